@@ -1,0 +1,77 @@
+"""Registry of the paper's tables and figures, keyed by their LaTeX labels.
+
+Each artifact lives in its own module of :mod:`lgacc.reproductions`, which
+defines a module-level ``ARTIFACT`` (an :class:`Artifact`).  The registry finds
+them by walking that package, so adding an artifact means adding one module.
+
+``build(hardware, **parameters)`` returns a :class:`pandas.DataFrame` for a
+table, a :class:`matplotlib.figure.Figure` for a figure, or a list of
+dictionaries for claims.  ``compare(reproduced)``, when present, returns a
+DataFrame that puts the paper's printed values beside the reproduced ones with
+an ``agrees`` column per compared cell.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable
+
+from .errors import UserInputError
+from .hardware import Hardware, load_hardware
+
+KINDS = ("table", "figure", "claims")
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One table or figure of the paper and how to reproduce it."""
+
+    label: str
+    title: str
+    kind: str
+    build: Callable[..., Any]
+    compare: Callable[[Any], Any] | None = None
+    page: str = ""
+    description: str = ""
+    parameters: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"artifact {self.label}: kind {self.kind!r} not in {KINDS}")
+
+    def reproduce(self, hardware: str | Hardware = "a100-80gb", **parameters: Any) -> Any:
+        """Build the artifact for ``hardware`` (a shipped name, a path or a :class:`Hardware`)."""
+        return self.build(load_hardware(hardware), **parameters)
+
+
+@lru_cache(maxsize=1)
+def registry() -> dict[str, Artifact]:
+    """All artifacts, keyed by label, in label order."""
+    from . import reproductions
+
+    found: dict[str, Artifact] = {}
+    for module_info in pkgutil.iter_modules(reproductions.__path__):
+        module = importlib.import_module(f"{reproductions.__name__}.{module_info.name}")
+        artifact = getattr(module, "ARTIFACT", None)
+        if artifact is None:
+            continue
+        if artifact.label in found:
+            raise RuntimeError(f"two modules define artifact {artifact.label}")
+        found[artifact.label] = artifact
+    return dict(sorted(found.items()))
+
+
+def get_artifact(label: str) -> Artifact:
+    """The artifact for ``label``, or a clear error listing the known labels."""
+    artifacts = registry()
+    if label not in artifacts:
+        raise UserInputError(f"unknown artifact {label!r}; known labels: {', '.join(artifacts)}")
+    return artifacts[label]
+
+
+def reproduce(label: str, hardware: str | Hardware = "a100-80gb", **parameters: Any) -> Any:
+    """Reproduce the artifact ``label`` for ``hardware``."""
+    return get_artifact(label).reproduce(hardware, **parameters)

@@ -1,0 +1,1 @@
+"""Subcommands of ``lgacc``; each module defines ``register(subparsers)``."""

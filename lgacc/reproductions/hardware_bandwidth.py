@@ -1,0 +1,68 @@
+"""``table:hardware_bandwidth``: bandwidths and arithmetic-intensity thresholds."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..artifacts import Artifact
+from ..hardware import GIB, LINKS, Hardware
+from ..paper import format_like, paper_table, parse_printed
+
+LABEL = "table:hardware_bandwidth"
+
+#: Links the paper names by their per-direction line rate in Gb/s.
+_RATED_LINKS = {"infiniband", "ethernet"}
+
+
+def link_name(hardware: Hardware, key: str) -> str:
+    """Row name as the paper prints it; network links carry their per-direction rate.
+
+    The rate is derived from the stored input + output bandwidth in the paper's
+    GB (GiB): half of it, times 8 bits, e.g. 50 GB/s -> "InfiniBand (200 Gb/s)".
+    """
+    link = next(link for link in LINKS if link.key == key)
+    if key not in _RATED_LINKS:
+        return link.name
+    per_direction_gbit = hardware.bandwidth(key) / GIB / 2 * 8
+    return f"{link.name} ({per_direction_gbit:g} Gb/s)"
+
+
+def build(hardware: Hardware) -> pd.DataFrame:
+    """Bandwidth (paper GB/s, i.e. GiB/s) and threshold ``peak / bandwidth`` (flop/B) per link."""
+    rows = [
+        {
+            "key": link.key,
+            "name": link_name(hardware, link.key),
+            "bandwidth_gb_s": hardware.bandwidth(link.key) / GIB,
+            "threshold_flops_per_byte": hardware.threshold(link.key),
+        }
+        for link in LINKS
+    ]
+    return pd.DataFrame(rows)
+
+
+def compare(reproduced: pd.DataFrame) -> pd.DataFrame:
+    """The paper's printed rows beside the reproduced ones, one ``agrees`` flag per cell."""
+    paper = paper_table(LABEL).set_index("key")
+    rows = []
+    for row in reproduced.itertuples(index=False):
+        printed = paper.loc[row.key]
+        out = {"name": row.name}
+        for column in ("bandwidth_gb_s", "threshold_flops_per_byte"):
+            value = getattr(row, column)
+            out[f"{column} (paper)"] = printed[column]
+            out[f"{column} (reproduced)"] = format_like(value, printed[column])
+            out[f"{column} agrees"] = parse_printed(printed[column]).agrees(value)
+        rows.append(out)
+    return pd.DataFrame(rows)
+
+
+ARTIFACT = Artifact(
+    label=LABEL,
+    title="Bandwidth and arithmetic-intensity thresholds",
+    kind="table",
+    build=build,
+    compare=compare,
+    page="hardware_bandwidth",
+    description="Bandwidth of each link and the arithmetic intensity above which an overlapped transfer is compute-bound.",
+)
