@@ -6,8 +6,11 @@ naming its source in the paper.  Nothing in ``lgacc`` computes from them: they
 are read only to be shown beside a reproduction and compared with it.
 
 A reproduced number *agrees to printed precision* with a printed one when it
-rounds to it: it lies within half a unit of the printed value's last digit
-(``143`` admits [142.5, 143.5]; ``4.61 k`` admits [4605, 4615]).
+rounds to it: it lies within half a unit of the printed value's last significant
+digit (``143`` admits [142.5, 143.5]; ``4.61 k`` admits [4605, 4615]).  Trailing
+zeros of a number printed without a decimal point are not significant
+(``2420`` admits [2415, 2425]), unless the caller states the number of
+significant digits (the paper prints times to two: ``100 d`` admits [95, 105]).
 """
 
 from __future__ import annotations
@@ -67,8 +70,11 @@ class PrintedValue:
         return self.value + self.half_unit
 
 
-def parse_printed(text: str | float | int) -> PrintedValue:
-    """Parse a printed number such as ``"143"``, ``"4.61 k"``, ``"2.91 M"`` or ``"6.8 d"``."""
+def parse_printed(text: str | float | int, significant: int | None = None) -> PrintedValue:
+    """Parse a printed number such as ``"143"``, ``"4.61 k"``, ``"2.91 M"`` or ``"6.8 d"``.
+
+    ``significant`` overrides the number of significant digits read from the text.
+    """
     raw = str(text)
     match = _PRINTED.match(raw)
     if match is None or match["suffix"] not in SUFFIXES:
@@ -76,6 +82,11 @@ def parse_printed(text: str | float | int) -> PrintedValue:
     number = Decimal(match["number"])
     scale = SUFFIXES[match["suffix"]]
     exponent = number.as_tuple().exponent  # -2 for "4.61"
+    if significant is not None and number != 0:
+        exponent = number.adjusted() - significant + 1
+    elif exponent == 0 and number != 0:
+        integer_digits = str(abs(int(number)))
+        exponent = len(integer_digits) - len(integer_digits.rstrip("0"))  # "2420" -> 1
     half_unit = 0.5 * float(Decimal(1).scaleb(exponent)) * scale
     return PrintedValue(text=raw, value=float(number) * scale, half_unit=half_unit)
 

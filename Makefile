@@ -1,0 +1,54 @@
+# Two commands do all the set-up from a fresh clone (see README.md):
+#   make book   - create .venv if needed, execute every notebook, build the HTML book
+#   make test   - create .venv if needed, run the test suite
+# Only the package registries are reached: PyPI (pip) and npm (MathJax).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+HARDWARE ?= a100-80gb
+BOOK := book
+HTML := $(BOOK)/_build/html
+MATHJAX_VERSION := 3.2.2
+NPM_PREFIX := build/npm
+MATHJAX := $(BOOK)/_mathjax/_static/mathjax/es5/tex-chtml.js
+
+.PHONY: book test notebooks check-book venv clean
+
+# The virtual environment is (re)built when missing or when pyproject.toml changes.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name lgacc --display-name "Python (lgacc)" >/dev/null
+	touch $@
+
+venv: $(STAMP)
+
+# MathJax 3 from the npm registry, kept outside book/_static (Jupyter Book injects
+# every .js found there into every page). html_extra_path copies book/_mathjax into
+# the HTML root, so the files land in _static/mathjax/ where mathjax_path points.
+$(MATHJAX):
+	mkdir -p $(NPM_PREFIX)
+	npm install --prefix $(NPM_PREFIX) --no-audit --no-fund --no-save --loglevel=error mathjax@$(MATHJAX_VERSION)
+	rm -rf $(BOOK)/_mathjax && mkdir -p $(BOOK)/_mathjax/_static/mathjax
+	cp -R $(NPM_PREFIX)/node_modules/mathjax/es5 $(BOOK)/_mathjax/_static/mathjax/es5
+
+notebooks: $(STAMP)
+	$(BIN)/python -m lgacc.run --hardware $(HARDWARE)
+
+book: notebooks $(MATHJAX)
+	rm -rf $(BOOK)/_build
+	$(BIN)/jupyter-book build $(BOOK) -W -n --keep-going
+	@echo "Book built for hardware $(HARDWARE): $(abspath $(HTML))/index.html"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+# Checks of the built book in headless Chromium (needs `make book` first).
+check-book: $(STAMP)
+	LGACC_REQUIRE_BOOK=1 $(BIN)/python -m pytest -m book
+
+clean:
+	rm -rf $(BOOK)/_build $(BOOK)/generated $(BOOK)/_mathjax build

@@ -1,0 +1,90 @@
+"""The built book as a reader sees it, in headless Chromium: every page loads with no
+failed request, no page reaches outside the book, equations are typeset by the
+vendored MathJax, and no notebook shows an error."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from .conftest import HTML
+
+pytestmark = pytest.mark.book
+
+SKIPPED_PAGES = {"search.html", "genindex.html"}  # Sphinx utility pages, not content
+PAGES = sorted(
+    str(path.relative_to(HTML)) for path in HTML.rglob("*.html") if path.name not in SKIPPED_PAGES and "_static" not in path.parts
+) if HTML.is_dir() else []
+
+
+@dataclass
+class PageVisit:
+    failed: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    typeset: int = 0
+    math: int = 0
+    tracebacks: int = 0
+    text: str = ""
+
+
+def visit(browser, server: str, page_path: str) -> PageVisit:
+    result = PageVisit()
+    page = browser.new_page()
+    page.on("requestfailed", lambda request: result.failed.append(f"{request.url} ({request.failure})"))
+    page.on(
+        "response",
+        lambda response: response.status >= 400 and result.failed.append(f"{response.url} (HTTP {response.status})"),
+    )
+    page.on(
+        "request",
+        lambda request: not request.url.startswith((server, "data:", "blob:")) and result.external.append(request.url),
+    )
+    page.on("pageerror", lambda error: result.errors.append(str(error)))
+    page.goto(f"{server}/{page_path}", wait_until="networkidle")
+    result.math = page.locator(".math").count()
+    if result.math:
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=15000)
+        page.evaluate("() => MathJax.startup.promise")
+        result.typeset = page.locator("mjx-container").count()
+    result.tracebacks = page.locator(".output.traceback, .output.error, .output_error").count()
+    result.text = page.inner_text("body")
+    page.close()
+    return result
+
+
+def test_the_book_has_pages(html_dir):
+    assert "index.html" in PAGES
+    assert any(page.startswith("generated/") for page in PAGES)
+
+
+@pytest.mark.parametrize("page_path", PAGES)
+def test_page_loads_offline_with_typeset_math(browser, server, page_path):
+    result = visit(browser, server, page_path)
+    assert not result.failed, f"failed requests on {page_path}: {result.failed}"
+    assert not result.external, f"{page_path} reaches outside the book: {result.external}"
+    assert not result.errors, f"JavaScript errors on {page_path}: {result.errors}"
+    assert result.tracebacks == 0, f"{page_path} shows a notebook error"
+    if result.math:
+        assert result.typeset >= result.math, f"{page_path}: {result.math} equations, {result.typeset} typeset"
+
+
+@pytest.mark.parametrize("html_file", PAGES)
+def test_no_page_references_a_cdn(html_dir, html_file):
+    text = (html_dir / html_file).read_text()
+    remote = re.findall(r"""<(?:script|link|img)[^>]*(?:src|href)=["'](https?:)?//[^"']+""", text)
+    assert not remote, f"{html_file} loads remote resources: {remote}"
+
+
+def test_hardware_page_reproduces_every_threshold(browser, server):
+    result = visit(browser, server, "generated/hardware_bandwidth.html")
+    assert "All 16 compared cells agree with the paper" in result.text
+    assert result.math >= 1 and result.typeset >= 1
+
+
+def test_front_page_states_the_hardware(browser, server):
+    result = visit(browser, server, "index.html")
+    assert re.search(r"for hardware \S+", result.text), "front page does not say which hardware it was built for"

@@ -1,0 +1,33 @@
+"""Shared fixtures: paths of the repository and small spec files for error tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def root() -> Path:
+    return ROOT
+
+
+@pytest.fixture
+def a100_spec() -> dict:
+    """The shipped A100 spec as a mapping, to be altered by a test."""
+    return yaml.safe_load((ROOT / "data" / "hardware" / "a100-80gb.yaml").read_text())
+
+
+@pytest.fixture
+def write_spec(tmp_path):
+    """Write a mapping (or raw text) as a YAML spec file and return its path."""
+
+    def write(spec, name: str = "spec.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(spec if isinstance(spec, str) else yaml.safe_dump(spec))
+        return path
+
+    return write

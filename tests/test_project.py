@@ -1,0 +1,76 @@
+"""Project hygiene: notebooks without outputs, one book page per notebook, one dependency list."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_committed_without_outputs(path):
+    notebook = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code":
+            assert not cell.outputs, f"{path.name} cell {index} has outputs: strip them before committing"
+            assert cell.execution_count is None, f"{path.name} cell {index} has an execution count"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_takes_hardware_as_a_papermill_parameter(path):
+    notebook = nbformat.read(path, as_version=4)
+    code_cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    parameters = [cell for cell in code_cells if "parameters" in cell.metadata.get("tags", [])]
+    assert len(parameters) == 1, f"{path.name} needs exactly one cell tagged 'parameters'"
+    assert parameters[0] is code_cells[0], f"{path.name}: the parameters cell must be the first code cell"
+    assert re.search(r"^hardware\s*=", parameters[0].source, re.M), f"{path.name}: no 'hardware = ...' parameter"
+
+
+def _toc_files(entries) -> list[str]:
+    files = []
+    for entry in entries or []:
+        if "file" in entry:
+            files.append(entry["file"])
+        for key in ("chapters", "sections", "parts"):
+            files.extend(_toc_files(entry.get(key)))
+    return files
+
+
+def test_every_notebook_is_a_page_of_the_book_and_every_page_exists():
+    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
+    files = _toc_files(toc.get("parts")) + _toc_files(toc.get("chapters"))
+    generated = {f.split("/", 1)[1] for f in files if f.startswith("generated/")}
+    assert generated == {path.stem for path in NOTEBOOKS}
+    for page in files:
+        if not page.startswith("generated/"):
+            assert (ROOT / "book" / f"{page}.md").is_file() or (ROOT / "book" / f"{page}.ipynb").is_file(), page
+
+
+def _requirement_names(requirements: list[str]) -> dict[str, str]:
+    parsed = {}
+    for requirement in requirements:
+        match = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", requirement)
+        parsed[match[1].lower()] = match[2].replace(" ", "")
+    return parsed
+
+
+def test_environment_yml_mirrors_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]
+    environment = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip_section = next(d["pip"] for d in environment["dependencies"] if isinstance(d, dict) and "pip" in d)
+    listed = [r for r in pip_section if not r.startswith("-e")]
+    assert _requirement_names(listed) == _requirement_names(wanted)
+    python = next(d for d in environment["dependencies"] if isinstance(d, str) and d.startswith("python="))
+    assert project["requires-python"] == ">=" + python.split("=", 1)[1]

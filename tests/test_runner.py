@@ -1,0 +1,56 @@
+"""The notebook runner: parameters, failures reported with their cell, outputs kept."""
+
+from __future__ import annotations
+
+import nbformat
+
+from lgacc import run
+
+
+def _notebook(path, *sources):
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    parameters = nbformat.v4.new_code_cell('hardware = "a100-80gb"')
+    parameters.metadata["tags"] = ["parameters"]
+    notebook.cells = [parameters] + [nbformat.v4.new_code_cell(source) for source in sources]
+    nbformat.write(notebook, path)
+    return path
+
+
+def test_failure_names_notebook_cell_exception_and_keeps_output(tmp_path, capsys):
+    source = tmp_path / "src"
+    source.mkdir()
+    good = _notebook(source / "good.ipynb", "import os\nprint(hardware, os.getcwd())")
+    bad = _notebook(source / "bad.ipynb", "x = 1", "raise ValueError('broken on purpose')")
+    out = tmp_path / "out"
+    results = run.run_all("a100-80gb", [good, bad], out, kernel="python3", timeout_s=120, jobs=2)
+    by_name = {r.notebook.name: r for r in results}
+    assert by_name["good.ipynb"].ok
+    failed = by_name["bad.ipynb"]
+    assert not failed.ok
+    # index 3 of the executed copy: parameters, papermill's injected parameters, x = 1, raise
+    assert (failed.cell_index, failed.exception) == (3, "ValueError")
+    assert "broken on purpose" in failed.message
+    assert (out / "bad.ipynb").is_file()
+    description = failed.describe()
+    assert "bad.ipynb" in description and "cell 3" in description and "raise ValueError" in description and "ValueError" in description
+    executed = nbformat.read(out / "good.ipynb", as_version=4)
+    printed = "".join(o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
+    assert "a100-80gb" in printed and str(source) in printed  # parameter injected, cwd is the notebook's folder
+    assert "Built" in (out / "build_info.md").read_text()
+
+
+def test_main_exits_nonzero_on_failure_and_two_on_bad_hardware(tmp_path, capsys):
+    bad = _notebook(tmp_path / "bad.ipynb", "1/0")
+    assert run.main([str(bad), "--output-dir", str(tmp_path / "o"), "--kernel", "python3", "--jobs", "1"]) == 1
+    assert "ZeroDivisionError" in capsys.readouterr().err
+    assert run.main([str(bad), "--hardware", "no-such-gpu", "--output-dir", str(tmp_path / "o")]) == 2
+
+
+def test_a_relative_spec_path_is_made_absolute(tmp_path, monkeypatch, a100_spec):
+    import yaml
+
+    (tmp_path / "mine.yaml").write_text(yaml.safe_dump(a100_spec))
+    monkeypatch.chdir(tmp_path)
+    assert run.hardware_parameter("mine.yaml") == str(tmp_path / "mine.yaml")
+    assert run.hardware_parameter("a100-80gb") == "a100-80gb"
