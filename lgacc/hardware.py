@@ -108,6 +108,8 @@ class Hardware:
     description: str = ""
     notes: str = ""
     path: str = ""
+    #: Display names given by the spec (``infiniband_name: InfiniBand (NDR 400 Gb/s)``).
+    link_names: tuple[tuple[str, str], ...] = ()
 
     def bandwidth(self, link: str) -> float:
         """Bandwidth of ``link`` (a key of :data:`LINKS`) in bytes/s."""
@@ -153,11 +155,12 @@ _QUANTITIES: dict[str, tuple[str, Mapping[str, float]]] = {
     **{f"{key}_bandwidth_bytes_per_s": (f"{key}_bandwidth", _RATE_UNITS) for key in LINK_KEYS},
 }
 _TEXT_FIELDS = {"name": True, "source": True, "description": False, "notes": False}
+_LINK_NAME_KEYS = {f"{key}_name": key for key in LINK_KEYS}
 _INTEGER_FIELDS = {"gpus_per_node"}
 
 
 def _allowed_keys() -> list[str]:
-    keys = list(_TEXT_FIELDS) + sorted(_INTEGER_FIELDS)
+    keys = list(_TEXT_FIELDS) + sorted(_INTEGER_FIELDS) + list(_LINK_NAME_KEYS)
     for stem, units in _QUANTITIES.values():
         keys.extend(f"{stem}_{unit}" for unit in units)
     return keys
@@ -224,6 +227,13 @@ def hardware_from_mapping(spec: Mapping[str, Any], origin: str = "<mapping>") ->
     if "gpus_per_node" not in spec:
         raise HardwareSpecError(origin, "gpus_per_node", "missing; expected a positive integer")
     values["gpus_per_node"] = _as_positive_number(origin, "gpus_per_node", spec["gpus_per_node"], integer=True)
+    names = []
+    for key, link in _LINK_NAME_KEYS.items():
+        if key in spec:
+            if not isinstance(spec[key], str) or not spec[key].strip():
+                raise HardwareSpecError(origin, key, f"expected a non-empty string, got {spec[key]!r}")
+            names.append((link, spec[key].strip()))
+    values["link_names"] = tuple(names)
     values["path"] = origin
     return Hardware(**values)
 

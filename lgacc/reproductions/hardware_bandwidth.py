@@ -15,11 +15,15 @@ _RATED_LINKS = {"infiniband", "ethernet"}
 
 
 def link_name(hardware: Hardware, key: str) -> str:
-    """Row name as the paper prints it; network links carry their per-direction rate.
+    """Row name: the spec's own name for the link if it gives one, else as the paper prints it.
 
-    The rate is derived from the stored input + output bandwidth in the paper's
-    GB (GiB): half of it, times 8 bits, e.g. 50 GB/s -> "InfiniBand (200 Gb/s)".
+    The paper names network links by their per-direction rate, which is derived
+    here from the stored input + output bandwidth in the paper's GB (GiB): half
+    of it, times 8 bits, e.g. 50 GB/s -> "InfiniBand (200 Gb/s)".
     """
+    given = dict(hardware.link_names)
+    if key in given:
+        return given[key]
     link = next(link for link in LINKS if link.key == key)
     if key not in _RATED_LINKS:
         return link.name
