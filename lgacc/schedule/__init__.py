@@ -1,0 +1,38 @@
+"""Event-level simulation of one training step (fig:gradient_accumulation,
+fig:gradient_accumulation_partitioned, fig:pipeline_comparison).
+
+>>> from lgacc.schedule import pipeline, simulate, measure
+>>> measure(simulate(pipeline(4, 8, 16, modular=True))).bubble_overhead
+Fraction(3, 32)
+
+Modules, one job each: :mod:`.operations` (vocabulary and input rules),
+:mod:`.builders` (the schedules), :mod:`.engine` (the simulation),
+:mod:`.measure` (quantities read off a timeline), :mod:`.analytic` (the paper's
+closed forms for them), :mod:`.gantt` (timeline drawings).
+"""
+
+from .analytic import pipeline_bubble
+from .builders import gradient_accumulation, pipeline
+from .engine import Interval, ScheduleDeadlock, Timeline, simulate
+from .measure import Measurements, buffer_profile, measure
+from .operations import MAX_OPERATIONS, BufferUse, Durations, Kind, Operation, Schedule, Stream
+
+__all__ = [
+    "MAX_OPERATIONS",
+    "BufferUse",
+    "Durations",
+    "Interval",
+    "Kind",
+    "Measurements",
+    "Operation",
+    "Schedule",
+    "ScheduleDeadlock",
+    "Stream",
+    "Timeline",
+    "buffer_profile",
+    "gradient_accumulation",
+    "measure",
+    "pipeline",
+    "pipeline_bubble",
+    "simulate",
+]

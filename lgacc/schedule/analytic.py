@@ -1,0 +1,68 @@
+"""The paper's closed forms for what :mod:`lgacc.schedule.measure` measures.
+
+Kept beside the simulator so that tests and pages compare a measurement with the
+formula it should equal.  All functions return exact :class:`fractions.Fraction`
+values for integer durations.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from numbers import Real
+
+from .operations import Durations
+
+#: table:mixed_buffering as printed: (pass, Stream 1, Stream 2, parameter buffers,
+#: gradient buffers, computation, network, arithmetic intensity).  ``i`` counts layers
+#: in processing order.  Values are relative to the double-buffered forward pass.
+MIXED_BUFFERING_TABLE = (
+    ("forward", "Activations(i-1)", "Restore(i)", 2, 0, 1, 1, 1),
+    ("forward", "Activations(i)", "Restore(i+1)", 2, 0, 1, 1, 1),
+    ("backward", "Gradients(i-1)", "Restore(i)", 2, 1, 2, 1, 2),
+    ("backward", "Activations(i)", "Reduce(i-1)", 1, 1, 1, 1, 1),
+    ("backward", "Gradients(i)", "Restore(i+1)", 2, 1, 2, 1, 2),
+    ("backward", "Activations(i+1)", "Reduce(i)", 1, 1, 1, 1, 1),
+)
+
+
+def pipeline_bubble(n_l: int, n_mu: int, d_l: int, *, modular: bool) -> Fraction:
+    """Bubble overhead: ``(n_l-1)/n_mu`` for a standard pipeline (sec:distributed),
+    divided by ``d_l/n_l`` for a modular one (sec:modular_pipeline; needs ``n_mu >= n_l``)."""
+    bubble = Fraction(n_l - 1, n_mu)
+    return bubble * Fraction(n_l, d_l) if modular else bubble
+
+
+def pipeline_step_time(n_l: int, n_mu: int, d_l: int, *, modular: bool, durations: Durations = Durations()) -> Real:
+    """Step time with free transfers: ``(1 + bubble)`` times the compute of one device."""
+    per_layer = durations.forward + durations.backward_pass
+    compute = Fraction(n_mu * d_l, n_l) * per_layer
+    return compute * (1 + pipeline_bubble(n_l, n_mu, d_l, modular=modular))
+
+
+def accumulation_restores(d_l: int, n_mu: int, *, layered: bool, state: str) -> int:
+    """Parameter restores per step: each layer twice (forward and backward) per pass over
+    its micro-batches: per micro-batch in standard accumulation, once in layered."""
+    if state == "replicated":
+        return 0
+    return 2 * d_l * (1 if layered else n_mu)
+
+
+def accumulation_reductions(d_l: int, n_mu: int, *, layered: bool, state: str) -> int:
+    """Gradient reductions per step: a replicated state reduces each layer once after its
+    last micro-batch; a partitioned one reduces per micro-batch, unless layered."""
+    if state == "replicated" or layered:
+        return d_l
+    return d_l * n_mu
+
+
+def partitioned_network_ratio(n_mu: int, *, layered: bool) -> Fraction:
+    """Network volume with a partitioned state over that with a replicated one:
+    ``3/2 n_mu`` for standard accumulation (appendix "Data parallel"), 3/2 for layered."""
+    return Fraction(3, 2) * (1 if layered else n_mu)
+
+
+def reduction_window(d_l: int, n_mu: int, *, layered: bool, durations: Durations = Durations()) -> Real:
+    """Compute time available to hide a replicated state's gradient reduction on one device:
+    the backward of the last micro-batch in standard accumulation, the whole backward pass
+    in layered accumulation, less the layer whose gradients come first (boundary effect)."""
+    return (d_l - 1) * (n_mu if layered else 1) * durations.backward_pass
