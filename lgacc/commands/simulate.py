@@ -1,0 +1,116 @@
+"""``lgacc simulate``: simulate one training step of a standard or modular pipeline.
+
+Prints the measured bubble beside the paper's formula (sec:distributed,
+sec:modular_pipeline), the step time and each device's busy fraction.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import pandas as pd
+
+from ..schedule import MAX_OPERATIONS, Durations, measure, pipeline, simulate
+from ..schedule.analytic import pipeline_bubble
+from ._output import dumps
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    # Integral durations stay integers so the simulation and the bubble are exact.
+    return int(value) if value.is_integer() else value
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "simulate",
+        help="simulate one step of a standard or modular pipeline and measure its bubble",
+        description=(
+            "Simulate one training step of a standard (contiguous, GPipe) or modular pipeline "
+            "(layer i on device i mod n_l) and print the measured bubble beside the paper's "
+            f"formula. Durations are per layer and micro-batch; at most {MAX_OPERATIONS:,} "
+            "operations are simulated."
+        ),
+    )
+    parser.add_argument("--schedule", choices=("standard", "modular"), required=True)
+    parser.add_argument("--n-l", type=_integer, required=True, help="pipeline-parallel devices n_l")
+    parser.add_argument("--n-mu", type=_integer, required=True, help="micro-batches n_mu")
+    parser.add_argument("--d-l", type=_integer, required=True, help="layers d_l (a multiple of n_l)")
+    parser.add_argument("--n-b", type=_integer, default=1, help="data-parallel instances n_b (default 1: no gradient reduction)")
+    parser.add_argument("--state", choices=("replicated", "partitioned", "offloaded"), default="replicated")
+    parser.add_argument("--forward", type=_number, default=1, help="forward duration (default 1)")
+    parser.add_argument("--backward", type=_number, default=2, help="gradient computation duration (default 2)")
+    parser.add_argument(
+        "--no-recompute", dest="recompute", action="store_false",
+        help="no activation recomputation (by default the backward pass is recompute + gradients = 1 + 2)",
+    )
+    parser.add_argument("--send", type=_number, default=0, help="pipeline transfer duration (default 0: free)")
+    parser.add_argument("--restore", type=_number, default=0, help="parameter restore duration (default 0)")
+    parser.add_argument("--reduce", type=_number, default=0, help="reduce-scatter duration; all-reduce takes twice (default 0)")
+    parser.add_argument("--format", choices=("json", "table"), default="table", help="output format (default: table)")
+    parser.set_defaults(handler=run)
+
+
+def result(args: argparse.Namespace) -> dict:
+    """The simulation's measurements as plain numbers."""
+    durations = Durations(
+        forward=args.forward, backward=args.backward, recompute=args.recompute,
+        send=args.send, restore=args.restore, reduce=args.reduce,
+    )
+    modular = args.schedule == "modular"
+    schedule = pipeline(args.n_l, args.n_mu, args.d_l, modular=modular, state=args.state, n_b=args.n_b, durations=durations)
+    measured = measure(simulate(schedule))
+    free = args.send == 0 and args.restore == 0 and args.reduce == 0
+    # The closed form holds with free transfers, and for modular only with n_mu >= n_l.
+    applies = free and (not modular or args.n_mu >= args.n_l)
+    share = measured.reduction_hidden_share
+    return {
+        "schedule": args.schedule,
+        "n_l": args.n_l,
+        "n_mu": args.n_mu,
+        "d_l": args.d_l,
+        "n_b": args.n_b,
+        "state": args.state,
+        "bubble_overhead": float(measured.bubble_overhead),
+        "analytic_bubble_overhead": float(pipeline_bubble(args.n_l, args.n_mu, args.d_l, modular=modular)) if applies else None,
+        "step_time": float(measured.step_time),
+        "bubble_free_step_time": float(measured.bubble_free_step_time),
+        "busy_fraction_per_device": [float(f) for f in measured.busy_fraction_per_device],
+        "operations": measured.operations,
+        "pipeline_sends": measured.sends,
+        "restores": measured.restores,
+        "reductions": measured.reductions,
+        "network_volume_layers": float(measured.network_volume),
+        "reduction_hidden_share": None if share is None else float(share),
+        "peak_parameter_buffers": measured.peak_parameter_buffers,
+        "peak_gradient_buffers": measured.peak_gradient_buffers,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    values = result(args)
+    if args.format == "json":
+        print(dumps(values))
+        return 0
+    rows = [
+        (key, ", ".join(f"{v:.4g}" for v in value) if isinstance(value, list) else ("-" if value is None else value))
+        for key, value in values.items()
+    ]
+    print(pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False))
+    return 0
+
+
+__all__ = ["register", "run", "result"]
