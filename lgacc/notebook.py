@@ -6,6 +6,8 @@ computes anything of the paper's.
 
 from __future__ import annotations
 
+import base64
+import io
 from typing import Any
 
 import pandas as pd
@@ -85,9 +87,65 @@ def styled_comparison(comparison: pd.DataFrame):
     return shown.style.map(highlight, subset=flags).hide(axis="index")
 
 
+def _download_link(payload: bytes, filename: str, mime: str, text: str) -> str:
+    encoded = base64.b64encode(payload).decode("ascii")
+    return f'<a download="{filename}" href="data:{mime};base64,{encoded}">{text}</a>'
+
+
+def artifact_filename(label: str, suffix: str) -> str:
+    """``table:x_model`` -> ``table_x_model.csv``."""
+    return label.replace(":", "_") + suffix
+
+
+def show_csv_download(frame: pd.DataFrame, label: str) -> None:
+    """A link that downloads the reproduced table as CSV (embedded: the book stays offline)."""
+    link = _download_link(frame.to_csv(index=False).encode(), artifact_filename(label, ".csv"), "text/csv", "Download the reproduced table (CSV)")
+    _html(link)
+
+
+def show_svg_figure(figure, label: str) -> None:
+    """Display a figure as SVG with a link that downloads the same SVG."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="svg", bbox_inches="tight")
+    svg = buffer.getvalue()
+    _html(svg.decode("utf-8"))
+    _html(_download_link(svg, artifact_filename(label, ".svg"), "image/svg+xml", "Download the figure (SVG)"))
+
+
+def _html(text: str) -> None:
+    try:
+        from IPython.display import HTML, display
+    except ImportError:
+        print(text)
+    else:
+        display(HTML(text))
+
+
 def show_comparison(artifact: Artifact, reproduced: Any) -> pd.DataFrame:
-    """Display the paper beside the reproduction, then one line saying whether they agree."""
+    """Display the paper beside the reproduction, then one line saying whether they agree.
+
+    A reproduced table also gets a CSV download link.
+    """
     comparison = artifact.compare(reproduced)
     _display(styled_comparison(comparison))
     _markdown(comparison_sentence(comparison))
+    if isinstance(reproduced, pd.DataFrame):
+        show_csv_download(reproduced, artifact.label)
     return comparison
+
+
+def linked_scorecard(frame: pd.DataFrame):
+    """The scorecard with each label linked to its page and the status coloured."""
+    shown = frame.copy()
+    shown["label"] = [
+        f'<a href="{page}.html">{label}</a>' if page else label for label, page in zip(shown["label"], shown["page"])
+    ]
+    shown = shown.drop(columns=["page"])
+    colours = {
+        "agrees to printed precision": "background-color: #d1e7dd",
+        "reproduced (no printed values to compare)": "background-color: #cfe2ff",
+        "differs": "background-color: #f8d7da",
+        "fails to build": "background-color: #f8d7da",
+        "not reproduced yet": "background-color: #fff3cd",
+    }
+    return shown.style.map(lambda status: colours.get(status, ""), subset=["status"]).hide(axis="index")

@@ -111,7 +111,21 @@ def run_notebook(
         )
     except Exception as error:  # kernel missing, timeout, unreadable notebook, ...
         return NotebookResult(notebook, output, time.perf_counter() - start, False, None, type(error).__name__, str(error))
+    _hide_default_parameters(output)
     return NotebookResult(notebook, output, time.perf_counter() - start, True)
+
+
+def _hide_default_parameters(path: Path) -> None:
+    """Hide the default ``parameters`` cell in the book; papermill's injected cell,
+    which shows the values actually used, stays visible."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+    nbformat.write(notebook, path)
 
 
 def _first_line_of_failed_cell(path: Path) -> str:

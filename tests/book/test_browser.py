@@ -88,3 +88,19 @@ def test_hardware_page_reproduces_every_threshold(browser, server):
 def test_front_page_states_the_hardware(browser, server):
     result = visit(browser, server, "index.html")
     assert re.search(r"for hardware \S+", result.text), "front page does not say which hardware it was built for"
+
+
+@pytest.mark.parametrize("html_file", PAGES)
+def test_internal_links_and_images_resolve(html_dir, html_file):
+    """Every local link and image of a page points at a file of the build."""
+    page = html_dir / html_file
+    text = page.read_text()
+    targets = re.findall(r"""<(?:a|img)\s[^>]*(?:href|src)=["']([^"'#?]+)""", text)
+    broken = []
+    for target in targets:
+        if re.match(r"^[a-z]+:", target) or target.startswith("//"):
+            continue  # mailto:, data:, ... (remote resources are caught above)
+        resolved = (page.parent / target).resolve()
+        if not resolved.exists():
+            broken.append(target)
+    assert not broken, f"{html_file} has broken links or images: {broken}"

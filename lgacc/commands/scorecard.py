@@ -1,0 +1,23 @@
+"""``lgacc scorecard``: every table and figure of the paper with its verdict."""
+
+from __future__ import annotations
+
+from ..hardware import DEFAULT_HARDWARE
+from ..scorecard import scorecard
+from ._output import FORMATS, render_table
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "scorecard",
+        help="how each table and figure of the paper is reproduced",
+        description="One row per table and figure of the paper: paper value, reproduced value, status.",
+    )
+    parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help="shipped spec name or path to a YAML spec")
+    parser.add_argument("--format", choices=FORMATS, default="table")
+    parser.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    print(render_table(scorecard(args.hardware), args.format))
+    return 0
