@@ -90,3 +90,10 @@ def test_console_script_exit_code():
     )
     assert done.returncode == 2
     assert "n_l = 3 must divide d_l = 4" in done.stderr
+
+
+@pytest.mark.parametrize("label", ["fig:gradient_accumulation", "fig:gradient_accumulation_partitioned", "fig:pipeline_comparison"])
+def test_reproduce_writes_each_figure_as_svg(tmp_path, capsys, label):
+    out = tmp_path / "figure.svg"
+    assert main(["reproduce", label, "--out", str(out)]) == 0
+    assert out.read_text().lstrip().startswith("<?xml") and "<svg" in out.read_text()

@@ -250,3 +250,45 @@ def test_cyclic_dependencies_are_reported():
 def test_bad_input_names_the_value_and_rule(call, message):
     with pytest.raises(UserInputError, match=message):
         call()
+
+
+# --- figures -------------------------------------------------------------------------
+
+FIGURES = ["fig:gradient_accumulation", "fig:gradient_accumulation_partitioned", "fig:pipeline_comparison"]
+
+
+@pytest.mark.parametrize("label", FIGURES)
+def test_figure_draws_every_timed_operation_standard_on_top(label):
+    from matplotlib.patches import Rectangle
+
+    from lgacc.artifacts import get_artifact
+
+    artifact = get_artifact(label)
+    module = __import__(artifact.build.__module__, fromlist=["timelines"])
+    figure = artifact.reproduce("a100-80gb")
+    axes = figure.axes
+    assert len(axes) == 2
+    assert axes[0].get_title(loc="left").startswith("Standard")
+    for ax, timeline in zip(axes, module.timelines()):
+        blocks = [p for p in ax.patches if isinstance(p, Rectangle)]
+        assert len(blocks) == sum(i.end > i.start for i in timeline.intervals)
+        # Micro-batch indices are written in the compute blocks.
+        assert {t.get_text() for t in ax.texts} >= {str(m) for m in range(timeline.schedule.n_mu)}
+
+
+def test_figure_parameters_change_the_drawing():
+    from lgacc.artifacts import reproduce
+
+    figure = reproduce("fig:pipeline_comparison", n_l=2, n_mu=3, d_l=6)
+    assert len(figure.axes[0].get_yticks()) == 2 * 2  # compute + network row per device
+    with pytest.raises(UserInputError, match="n_l = 4 must divide d_l = 6"):
+        reproduce("fig:pipeline_comparison", n_l=4, d_l=6)
+
+
+def test_agreement_sentence_reports_disagreement():
+    import pandas as pd
+
+    from lgacc.schedule.report import agreement_sentence
+
+    assert agreement_sentence(pd.DataFrame({"agrees": [True, True]})).startswith("✓ All 2")
+    assert agreement_sentence(pd.DataFrame({"agrees": [True, False, None]})).startswith("✗ 1 of 2")

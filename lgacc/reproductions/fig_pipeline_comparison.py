@@ -38,9 +38,7 @@ def timelines(
     )
 
 
-def measured_vs_analytic(
-    n_l: int = DEFAULTS["n_l"], n_mu: int = DEFAULTS["n_mu"], d_l: int = DEFAULTS["d_l"], n_b: int = DEFAULTS["n_b"]
-) -> pd.DataFrame:
+def measured_vs_analytic(n_l: int = DEFAULTS["n_l"], n_mu: int = DEFAULTS["n_mu"], d_l: int = DEFAULTS["d_l"]) -> pd.DataFrame:
     """Bubble overhead (with free transfers, the formula's setting) and pipeline transfers per step."""
     rows = []
     for timeline in timelines(n_l, n_mu, d_l, n_b=1, durations=Durations()):
