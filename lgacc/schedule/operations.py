@@ -162,6 +162,7 @@ class Schedule:
     d_l: int
     n_b: int
     state: str
+    #: Layered order (all micro-batches of a layer in a row): layered accumulation or modular pipeline.
     layered: bool
     durations: Durations
     operations: tuple[Operation, ...]
