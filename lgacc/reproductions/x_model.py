@@ -1,0 +1,122 @@
+"""``table:x_model``: the X_[x] family and some large transformers, with ``p`` and ``b_c``.
+
+``p`` is the exact per-operation count (biases and layer norms included);
+``b_c`` is eq:critical_batch with its constant derived from GPT-3 at 3.2 M
+tokens.  ``b`` is the batch a named model was actually trained with (an input,
+printed in parentheses by the paper).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+
+import pandas as pd
+
+from ..artifacts import Artifact
+from ..hardware import Hardware
+from ..models import Transformer, named_model
+from ..paper import format_like, paper_table, parse_printed
+
+__all__ = ["LABEL", "ROWS", "build", "compare", "printed_agrees", "printed_format", "ARTIFACT"]
+
+LABEL = "table:x_model"
+
+#: The models of the table, in the paper's order.
+ROWS = ("X2", "BERT", "X32", "Megatron-LM", "X64", "T-NLG", "GPT-3", "X108", "X160")
+
+COLUMNS = ("p", "b_c", "b", "d_s", "d_a", "d_h", "d_m", "d_l")
+
+_INTEGER_WITH_ZEROS = re.compile(r"^\s*(?P<digits>\d*[1-9])(?P<zeros>0+)\s*(?P<suffix>[A-Za-z]?)\s*$")
+
+
+def printed_agrees(text: str, value: float) -> bool:
+    """Whether ``value`` rounds to the printed ``text``.
+
+    As :func:`lgacc.paper.parse_printed`, except that the trailing zeros of a
+    printed integer are read as not significant: the paper prints its results to
+    two or three significant digits, so "2420" (b_c of X_160) means 2.42 x 10^3 and
+    "630 y" means 6.3 x 10^2 years.  This is the looser of the two readings.
+    """
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return False
+    printed = parse_printed(text)
+    match = _INTEGER_WITH_ZEROS.match(str(text))
+    if match:
+        half_unit = printed.half_unit * 10 ** len(match["zeros"])
+        return abs(value - printed.value) <= half_unit * (1 + 1e-9)
+    return printed.agrees(value)
+
+
+def printed_format(value: float, text: str) -> str:
+    """``value`` formatted like the printed ``text`` (suffix, decimals)."""
+    if value is None:
+        return ""
+    match = _INTEGER_WITH_ZEROS.match(str(text))
+    if match:
+        digits = len(match["digits"]) + len(match["zeros"])
+        scale = parse_printed(text).value / float(Decimal(match["digits"] + match["zeros"]))
+        scaled = value / scale
+        significant = len(match["digits"])
+        rounded = round(scaled, significant - digits)
+        return f"{rounded:.0f}" + (f" {match['suffix']}" if match["suffix"] else "")
+    return format_like(value, text)
+
+
+def _row(model: Transformer) -> dict:
+    return {
+        "model": model.name,
+        "p": model.p,
+        "b_c": model.critical_batch,
+        "b": model.trained_batch,
+        "d_s": model.d_s,
+        "d_a": model.d_a,
+        "d_h": model.d_h,
+        "d_m": model.d_m,
+        "d_l": model.d_l,
+        "p_leading": model.p_leading,
+    }
+
+
+def build(hardware: Hardware | None = None) -> pd.DataFrame:
+    """One row per model: exact ``p``, critical batch ``b_c`` (samples), trained batch, dimensions.
+
+    The hardware does not enter this table; it is accepted for the registry's contract.
+    """
+    return pd.DataFrame([_row(named_model(name)) for name in ROWS])
+
+
+def compare(reproduced: pd.DataFrame) -> pd.DataFrame:
+    """The paper's printed cells beside the reproduced ones, one ``agrees`` flag per cell."""
+    paper = paper_table(LABEL).set_index("model")
+    rows = []
+    for row in reproduced.itertuples(index=False):
+        printed = paper.loc[row.model]
+        out = {"model": row.model}
+        for column in COLUMNS:
+            text = printed[column]
+            value = getattr(row, column)
+            if text in ("", "None", "nan") and (value is None or (isinstance(value, float) and math.isnan(value))):
+                continue
+            if text in ("", "None", "nan") or value is None or (isinstance(value, float) and math.isnan(value)):
+                out[f"{column} (paper)"] = text
+                out[f"{column} (reproduced)"] = "" if value is None else str(value)
+                out[f"{column} agrees"] = False
+                continue
+            out[f"{column} (paper)"] = text
+            out[f"{column} (reproduced)"] = printed_format(float(value), text)
+            out[f"{column} agrees"] = printed_agrees(text, float(value))
+        rows.append(out)
+    return pd.DataFrame(rows)
+
+
+ARTIFACT = Artifact(
+    label=LABEL,
+    title="X_[x] model configurations and large transformers",
+    kind="table",
+    build=build,
+    compare=compare,
+    page="x_model",
+    description="Parameter count, critical batch size and dimensions of the X family and of BERT, Megatron-LM, T-NLG and GPT-3.",
+)
