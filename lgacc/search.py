@@ -1,0 +1,675 @@
+"""The paper's configuration-selection rules as a search (sec:methodology, "Optimal configuration").
+
+For a model, a hardware spec, a method and the allowed parallelism, :func:`fastest`
+returns the fastest configuration that obeys the paper's rules, and
+:func:`cheapest` the one with the fewest GPUs that trains within a target time
+(``table:smaller_cluster``).  Nothing here is typed in from the paper's tables:
+every configuration comes out of :func:`lgacc.evaluate.evaluate_many`.
+
+The rules, as stated in "Optimal configuration" and appendix sec:resource_usage,
+each a filter on candidate configurations (:func:`rule_masks`):
+
+``structure``
+    Only the allowed parallel dimensions exceed one.  A pipeline stage holds whole
+    layers (``n_l`` divides ``d_l``) and tensor parallelism splits whole heads
+    (``n_a`` divides ``d_a``).  "In the partitioned approach, we do not consider
+    pipeline parallelism": ``n_l = 1``.
+``critical batch``
+    "We train at or slightly below the critical batch size": ``b <= b_c``, and for
+    the fastest configuration ``b`` is the largest multiple of ``n_b b_mu`` below
+    ``b_c`` (``n_mu = floor(b_c / (n_b b_mu))``).
+``micro-batches``
+    ``n_mu >= n_l``.  The extra micro-batches that overlap the pipeline transfers are
+    not imposed: they are one more candidate, kept where faster (``table:parallel_methods_comparison``
+    overlaps in the baseline and not in the improved method, as the paper says).
+``GPU budget``
+    ``n_gpu <= max_gpus`` when a budget is given.
+``memory``
+    The memory fits in the GPU (with offload: the non-offloadable part).
+``overhead cap``
+    Every overhead but the bubble is at most ``max_overhead`` (25 %,
+    ``eq:overhead_condition``): the gradient reduction with pipeline parallelism
+    and tensor parallelism (NVLink up to the node size, InfiniBand beyond).
+``bottleneck``
+    "The smallest micro-batch size that does not cause a communication
+    bottleneck": the overlapped transfers (gradient reduction, state and checkpoint
+    offload, the PCIe link shared by offload and InfiniBand) have zero overhead.
+    The baseline's gradient reduction with a pipeline is not overlapped and is only
+    capped.
+``offload``
+    "Offload when needed (and possible)": only when the configuration does not
+    fit in GPU memory otherwise, and only if offloading is allowed.
+
+Among the configurations that pass, the fastest wins (then fewer GPUs, then the
+smaller micro-batch).  One rule is an order, not a filter: "In the baseline, we
+select the highest possible pipeline parallelism", so with a pipeline allowed the
+baseline first maximizes ``n_l``.
+
+The search (:func:`fastest`) visits a pruned set of candidates; the exhaustive
+:mod:`lgacc.search_reference` visits every integer configuration within bounds
+with the same rules and objective, and the tests check the two agree.  Pruning:
+
+* ``n_mu`` follows from ``(n_b, b_mu)`` (``critical batch``), and only the largest
+  ``n_b`` for each ``n_mu`` is kept: the intensities depend on ``b / n_b``, not
+  on ``n_b``, and more GPUs at the same efficiency are faster;
+* micro-batch sizes above the smallest one that is bottleneck-free at ``n_mu =
+  n_l`` are dropped (intensities grow with ``b_mu`` and ``n_mu``);
+* candidates are visited by decreasing GPU count and the visit stops once the GPU
+  count alone (at perfect efficiency) cannot beat the best time found.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from .config import Method, TrainingConfig, parse_method
+from .errors import UserInputError
+from .evaluate import DEFAULT_MAX_OVERHEAD, Evaluation, evaluate, evaluate_many
+from .hardware import GIB, Hardware, load_hardware
+from .models import Transformer, named_model
+
+__all__ = [
+    "Parallelism",
+    "parse_parallelism",
+    "RULES",
+    "SearchResult",
+    "fastest",
+    "cheapest",
+    "rule_masks",
+    "select",
+    "divisors",
+]
+
+
+class Parallelism(str, enum.Enum):
+    """Which parallel dimensions may exceed one, spelled as in ``table:parallel_methods_comparison``."""
+
+    NONE = "None"
+    DATA = "Data"
+    DATA_PIPE = "Data + pipe"
+    DATA_TENSOR = "Data + tensor"
+    PIPE_TENSOR = "Pipe + tensor"
+    THREE_D = "3d"
+
+    @property
+    def data(self) -> bool:
+        return self in (Parallelism.DATA, Parallelism.DATA_PIPE, Parallelism.DATA_TENSOR, Parallelism.THREE_D)
+
+    @property
+    def pipe(self) -> bool:
+        return self in (Parallelism.DATA_PIPE, Parallelism.PIPE_TENSOR, Parallelism.THREE_D)
+
+    @property
+    def tensor(self) -> bool:
+        return self in (Parallelism.DATA_TENSOR, Parallelism.PIPE_TENSOR, Parallelism.THREE_D)
+
+
+_PARALLELISM_KEYS = {"".join(ch for ch in p.value.lower() if ch.isalnum()): p for p in Parallelism}
+
+
+def parse_parallelism(value: "Parallelism | str") -> Parallelism:
+    """A :class:`Parallelism` from the paper's spelling or a loose one (``data+pipe``, ``3D``, ``none``)."""
+    if isinstance(value, Parallelism):
+        return value
+    key = "".join(ch for ch in str(value).lower() if ch.isalnum())
+    if key in _PARALLELISM_KEYS:
+        return _PARALLELISM_KEYS[key]
+    raise UserInputError(
+        f"unknown parallelism {value!r}; expected one of {', '.join(repr(p.value) for p in Parallelism)}"
+    )
+
+
+#: The rules in the order they are reported, with what each requires.
+RULES: dict[str, str] = {
+    "structure": "allowed parallel dimensions only; n_l divides d_l, n_a divides d_a; no pipeline when partitioned",
+    "critical batch": "b at or just below the critical batch b_c",
+    "micro-batches": "at least n_l micro-batches",
+    "GPU budget": "n_gpu within the budget",
+    "memory": "memory within the GPU",
+    "overhead cap": "each overhead except the bubble at most max_overhead",
+    "bottleneck": "no communication bottleneck in the overlapped transfers (data, offload, PCIe)",
+    "offload": "offload only when memory needs it, and only if allowed",
+}
+
+#: Overheads that must be zero for a configuration to be free of communication bottlenecks.
+_OVERLAPPED = ("state_offload", "checkpoint_offload", "pcie")
+_TOLERANCE = 1e-12
+
+
+def divisors(n: int) -> np.ndarray:
+    """The divisors of ``n`` in increasing order."""
+    values = np.arange(1, n + 1)
+    return values[n % values == 0]
+
+
+def _pipelined_baseline(method: Method, n_l: np.ndarray) -> np.ndarray:
+    """Where the gradient reduction is not overlapped (baseline, unpartitioned, with a pipeline)."""
+    return (method is Method.BASELINE) & (n_l > 1)
+
+
+def rule_masks(
+    model: Transformer,
+    hardware: Hardware,
+    method: Method,
+    parallelism: Parallelism,
+    candidates: Mapping[str, np.ndarray],
+    evaluated: Mapping[str, np.ndarray] | None,
+    *,
+    max_gpus: int | None,
+    allow_offload: bool,
+    just_below: bool,
+) -> dict[str, np.ndarray]:
+    """One boolean array per rule of :data:`RULES` (True where the candidate obeys it).
+
+    ``candidates`` holds integer arrays ``n_b, n_l, n_a, n_mu, b_mu`` and a boolean
+    ``offload``; ``evaluated`` is :func:`evaluate_many`'s output for them, or
+    ``None`` to compute only the rules that need no evaluation.  Shared by the
+    search and the exhaustive reference so that both apply the same rules.
+    """
+    n_b, n_l, n_a, n_mu, b_mu, offload = (
+        np.asarray(candidates[key]) for key in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")
+    )
+    b_c = model.critical_batch
+    b = n_b * n_mu * b_mu
+    structure = (
+        ((n_b == 1) | parallelism.data)
+        & ((n_l == 1) | (parallelism.pipe and method is not Method.PARTITIONED))
+        & ((n_a == 1) | parallelism.tensor)
+        & (model.d_l % n_l == 0)
+        & (model.d_a % n_a == 0)
+    )
+    batch = b <= b_c
+    if just_below:
+        batch = batch & (b + n_b * b_mu > b_c)
+    masks = {
+        "structure": structure,
+        "critical batch": batch,
+        "micro-batches": n_mu >= n_l,
+        "GPU budget": np.ones(b.shape, bool) if max_gpus is None else n_b * n_l * n_a <= max_gpus,
+    }
+    if evaluated is None:
+        return masks
+    r = evaluated
+    masks["memory"] = np.asarray(r["ok_memory"], bool)
+    masks["overhead cap"] = np.asarray(r["ok_overheads"], bool)
+    free = np.ones(b.shape, bool)
+    for name in _OVERLAPPED:
+        free &= r[name] <= _TOLERANCE
+    free &= (r["data"] <= _TOLERANCE) | _pipelined_baseline(method, n_l)
+    masks["bottleneck"] = free
+    needs_offload = r["total"] > hardware.memory_bytes
+    masks["offload"] = ~offload | (needs_offload & allow_offload)
+    return masks
+
+
+def _order_keys(method: Method, parallelism: Parallelism, c: Mapping[str, np.ndarray], r: Mapping[str, np.ndarray]):
+    """Sort keys, most significant last (``np.lexsort``): the paper's preference order."""
+    keys = [-c["n_a"], c["offload"].astype(int), c["b_mu"], r["n_gpu"], r["time_days"]]
+    if method is Method.BASELINE and parallelism.pipe:
+        keys.append(-c["n_l"])  # "the highest possible pipeline parallelism"
+    return keys
+
+
+def select(
+    method: Method,
+    parallelism: Parallelism,
+    candidates: Mapping[str, np.ndarray],
+    evaluated: Mapping[str, np.ndarray],
+    valid: np.ndarray,
+) -> int | None:
+    """Index of the preferred valid candidate (fastest, with the baseline's ``n_l`` first), or ``None``."""
+    index = np.flatnonzero(valid)
+    if index.size == 0:
+        return None
+    c = {k: np.asarray(v)[index] for k, v in candidates.items()}
+    r = {k: np.asarray(v)[index] for k, v in evaluated.items()}
+    order = np.lexsort(_order_keys(method, parallelism, c, r))
+    return int(index[order[0]])
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The configuration a search chose, its evaluation and what limits it.
+
+    ``binding`` names, for a feasible result, why the next more parallel
+    configurations (one more data-parallel instance, a smaller micro-batch, more
+    pipeline or tensor parallelism) were not taken; for an infeasible request, the
+    rule that removed the last candidates and the evaluator's reason.
+    """
+
+    model: Transformer
+    hardware: Hardware
+    method: Method
+    parallelism: Parallelism
+    objective: str
+    config: TrainingConfig | None
+    evaluation: Evaluation | None
+    binding: tuple[str, ...]
+    candidates: int
+    target_days: float | None = None
+
+    @property
+    def feasible(self) -> bool:
+        return self.evaluation is not None
+
+    def summary(self) -> dict[str, Any]:
+        """The command line's JSON object: ``lgacc evaluate``'s keys plus the configuration."""
+        if self.evaluation is None:
+            return {
+                "model": self.model.name,
+                "method": self.method.value,
+                "parallelism": self.parallelism.value,
+                "feasible": False,
+                "reasons": list(self.binding),
+            }
+        c = self.config
+        out = self.evaluation.summary()
+        out.update(
+            parallelism=self.parallelism.value,
+            n_b=c.n_b,
+            n_l=c.n_l,
+            n_a=c.n_a,
+            n_mu=c.n_mu,
+            b_mu=c.b_mu,
+            offload=c.offload,
+            binding=list(self.binding),
+        )
+        return out
+
+
+# --- candidate generation --------------------------------------------------------------------
+
+
+@cache
+def _levels(K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(n_b, n_mu = K // n_b)`` keeping the largest ``n_b`` for each ``n_mu``."""
+    n_b = np.arange(1, K + 1)
+    n_mu = K // n_b
+    keep = np.append(n_mu[1:] != n_mu[:-1], True)
+    return n_b[keep], n_mu[keep]
+
+
+def _lattice(
+    B: int, n_l: int, n_a: int, b_mu_max: int, max_gpus: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(n_b, n_mu, b_mu)`` just below the critical batch with ``n_mu >= n_l``, largest ``n_b`` per level."""
+    cap = None if max_gpus is None else max_gpus // (n_l * n_a)
+    parts_b, parts_mu, parts_bmu = [], [], []
+    for b_mu in range(1, b_mu_max + 1):
+        K = B // b_mu
+        if K < n_l:
+            break
+        n_b, n_mu = _levels(K)
+        if cap is not None:
+            if cap < 1:
+                break
+            n_b = np.minimum(n_b, cap)
+            n_mu = K // n_b
+        keep = n_mu >= n_l
+        n_b, n_mu = n_b[keep], n_mu[keep]
+        if cap is not None:
+            n_b, first = np.unique(n_b, return_index=True)
+            n_mu = n_mu[first]
+        parts_b.append(n_b)
+        parts_mu.append(n_mu)
+        parts_bmu.append(np.full(n_b.shape, b_mu))
+    if not parts_b:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty
+    return np.concatenate(parts_b), np.concatenate(parts_mu), np.concatenate(parts_bmu)
+
+
+def _dimension_values(model: Transformer, method: Method, parallelism: Parallelism, max_gpus: int | None):
+    n_ls = divisors(model.d_l) if parallelism.pipe and method is not Method.PARTITIONED else np.array([1])
+    n_as = divisors(model.d_a) if parallelism.tensor else np.array([1])
+    if max_gpus is not None:
+        n_ls = n_ls[n_ls <= max_gpus]
+        n_as = n_as[n_as <= max_gpus]
+    return n_ls, n_as
+
+
+def _micro_batch_caps(
+    model: Transformer,
+    hardware: Hardware,
+    method: Method,
+    B: int,
+    groups: list[tuple[int, int, bool]],
+    max_overhead: float,
+    max_gpus: int | None,
+) -> dict[tuple[int, int, bool], int]:
+    """Per ``(n_l, n_a, offload)``: a micro-batch size at or above the smallest bottleneck-free one.
+
+    Probed at ``n_mu = n_l`` and the largest ``n_b`` on sizes 1..16 then doubling;
+    larger micro-batches only lower the GPU count or the micro-batch count.
+    """
+    probes = sorted(set(range(1, 17)) | {2**k for k in range(5, max(5, B.bit_length()) + 1)} | {B})
+    probes = np.array([p for p in probes if p <= B])
+    rows = []
+    for n_l, n_a, off in groups:
+        for p in probes:
+            if B // p < n_l:
+                break
+            n_b = max(1, B // (p * n_l))
+            if max_gpus is not None:
+                n_b = max(1, min(n_b, max_gpus // (n_l * n_a)))
+            rows.append((n_b, n_l, n_a, B // (p * n_b), p, off))
+    caps = {group: 0 for group in groups}
+    if not rows:
+        return caps
+    a = np.array(rows, dtype=np.int64)
+    r = evaluate_many(
+        model, hardware, method, n_b=a[:, 0], n_l=a[:, 1], n_a=a[:, 2], n_mu=a[:, 3], b_mu=a[:, 4],
+        offload=a[:, 5].astype(bool), max_overhead=max_overhead,
+    )
+    free = np.ones(len(a), bool)
+    for name in _OVERLAPPED:
+        free &= r[name] <= _TOLERANCE
+    free &= (r["data"] <= _TOLERANCE) | _pipelined_baseline(method, a[:, 1])
+    for (n_b, n_l, n_a, n_mu, p, off), ok in zip(rows, free):
+        key = (n_l, n_a, bool(off))
+        if caps[key] == 0 or (caps[key] < 0):
+            pass
+        if ok and (caps[key] == 0 or p < caps[key]):
+            caps[key] = int(p)
+    for key in caps:
+        if caps[key] == 0:  # never free: keep every size up to B // n_l so the rules decide
+            caps[key] = B // key[0]
+    return caps
+
+
+def _prepare(model, hardware, method, parallelism):
+    model = named_model(model) if isinstance(model, str) else model
+    hardware = load_hardware(hardware)
+    return model, hardware, parse_method(method), parse_parallelism(parallelism)
+
+
+def _candidates(model, hardware, method, parallelism, *, max_gpus, allow_offload, max_overhead):
+    """The pruned candidate set, as arrays, grouped by ``n_l`` (largest first)."""
+    B = int(math.floor(model.critical_batch))
+    n_ls, n_as = _dimension_values(model, method, parallelism, max_gpus)
+    offloads = (False, True) if allow_offload else (False,)
+    groups = [(int(n_l), int(n_a), off) for n_l in n_ls for n_a in n_as for off in offloads]
+    caps = _micro_batch_caps(model, hardware, method, B, groups, max_overhead, max_gpus)
+    columns: dict[str, list[np.ndarray]] = {k: [] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")}
+    for (n_l, n_a, off), cap in caps.items():
+        n_b, n_mu, b_mu = _lattice(B, n_l, n_a, cap, max_gpus)
+        if n_b.size == 0:
+            continue
+        columns["n_b"].append(n_b)
+        columns["n_mu"].append(n_mu)
+        columns["b_mu"].append(b_mu)
+        columns["n_l"].append(np.full(n_b.shape, n_l))
+        columns["n_a"].append(np.full(n_b.shape, n_a))
+        columns["offload"].append(np.full(n_b.shape, off))
+    if not columns["n_b"]:
+        return {k: np.zeros(0, bool if k == "offload" else np.int64) for k in columns}
+    return {k: np.concatenate(v) for k, v in columns.items()}
+
+
+def _take(c: Mapping[str, np.ndarray], index) -> dict[str, np.ndarray]:
+    return {k: np.asarray(v)[index] for k, v in c.items()}
+
+
+def _evaluate(model, hardware, method, c, max_overhead):
+    return evaluate_many(
+        model, hardware, method, n_b=c["n_b"], n_l=c["n_l"], n_a=c["n_a"], n_mu=c["n_mu"], b_mu=c["b_mu"],
+        offload=c["offload"], max_overhead=max_overhead,
+    )
+
+
+def _config(method: Method, c: Mapping[str, np.ndarray], i: int) -> TrainingConfig:
+    return TrainingConfig(
+        method,
+        n_b=int(c["n_b"][i]),
+        n_l=int(c["n_l"][i]),
+        n_a=int(c["n_a"][i]),
+        n_mu=int(c["n_mu"][i]),
+        b_mu=int(c["b_mu"][i]),
+        offload=bool(c["offload"][i]),
+    )
+
+
+def _all_valid(masks: Mapping[str, np.ndarray]) -> np.ndarray:
+    return np.all(list(masks.values()), axis=0)
+
+
+def _gpu_days(model, hardware, method, max_overhead) -> float:
+    """``time x efficiency x n_gpu``: GPU-days at perfect efficiency, the same for every configuration."""
+    r = evaluate_many(model, hardware, method, n_b=1, max_overhead=max_overhead)
+    return float(r["time_days"] * r["efficiency"] * r["n_gpu"])
+
+
+def _infeasible_reason(model, hardware, method, parallelism, c, r, masks) -> tuple[str, ...]:
+    """The rule that removed the last candidates, with the evaluator's reason for the nearest miss."""
+    alive = np.ones(len(c["n_b"]), bool)
+    for name in RULES:
+        if name not in masks:
+            continue
+        survivors = alive & masks[name]
+        if not survivors.any():
+            if not alive.any():
+                break
+            # nearest miss: among candidates alive before this rule, the fastest
+            index = np.flatnonzero(alive)
+            best = int(index[np.argmin(np.asarray(r["time_days"])[index])]) if r is not None else int(index[0])
+            config = _config(method, c, best)
+            detail = ""
+            if r is not None:
+                evaluation = evaluate(model, hardware, config)
+                detail = "; ".join(evaluation.reasons) or _bottleneck_detail(evaluation, method)
+            text = f"{name}: {RULES[name]}"
+            if detail:
+                text += f" (e.g. n_b={config.n_b}, n_l={config.n_l}, n_a={config.n_a}, n_mu={config.n_mu}, b_mu={config.b_mu}, offload={config.offload}: {detail})"
+            return (text,)
+        alive = survivors
+    return ("structure: no configuration of this parallelism fits the model",)
+
+
+def _bottleneck_detail(evaluation: Evaluation, method: Method) -> str:
+    over = {k: v for k, v in evaluation.overheads.items() if k in _OVERLAPPED + ("data",) and v > _TOLERANCE}
+    if not over:
+        return ""
+    return ", ".join(f"{k} overhead {v:.3g}" for k, v in over.items())
+
+
+def _neighbors(model: Transformer, method: Method, config: TrainingConfig, n_ls, n_as) -> dict[str, TrainingConfig]:
+    B = int(math.floor(model.critical_batch))
+    out = {}
+
+    def just_below(n_b, n_l, n_a, b_mu, offload):
+        n_mu = B // (n_b * b_mu)
+        if n_mu < 1:
+            return None
+        return TrainingConfig(method, n_b=n_b, n_l=n_l, n_a=n_a, n_mu=n_mu, b_mu=b_mu, offload=offload)
+
+    c = config
+    out["one more data-parallel instance"] = just_below(c.n_b + 1, c.n_l, c.n_a, c.b_mu, c.offload)
+    if c.b_mu > 1:
+        out["a smaller micro-batch"] = just_below(c.n_b, c.n_l, c.n_a, c.b_mu - 1, c.offload)
+    larger_l = [int(v) for v in n_ls if v > c.n_l]
+    if larger_l:
+        out["more pipeline stages"] = just_below(c.n_b, larger_l[0], c.n_a, c.b_mu, c.offload)
+    larger_a = [int(v) for v in n_as if v > c.n_a]
+    if larger_a:
+        out["more tensor parallelism"] = just_below(c.n_b, c.n_l, larger_a[0], c.b_mu, c.offload)
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _explain(model, hardware, method, parallelism, evaluation: Evaluation, *, max_gpus, allow_offload, max_overhead, just_below=True):
+    """Why the chosen configuration is not more parallel: the rules its neighbours break, or 'slower'."""
+    config = evaluation.config
+    n_ls, n_as = _dimension_values(model, method, parallelism, None)
+    found = []
+    for what, neighbor in _neighbors(model, method, config, n_ls, n_as).items():
+        c = {k: np.array([getattr(neighbor, k)]) for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")}
+        r = _evaluate(model, hardware, method, c, max_overhead)
+        masks = rule_masks(model, hardware, method, parallelism, c, r, max_gpus=max_gpus, allow_offload=allow_offload, just_below=just_below)
+        broken = [name for name, m in masks.items() if not m[0]]
+        if "offload" in broken and not neighbor.offload and allow_offload:
+            broken = [b for b in broken if b != "offload"]
+        if broken:
+            found.append(f"{what}: breaks {', '.join(broken)}")
+        else:
+            found.append(f"{what}: allowed but slower ({float(r['time_days'][0]):.3g} d)")
+    return tuple(found)
+
+
+# --- the searches ----------------------------------------------------------------------------
+
+
+def fastest(
+    model: Transformer | str,
+    hardware: Hardware | str,
+    method: Method | str,
+    parallelism: Parallelism | str,
+    *,
+    max_gpus: int | None = None,
+    allow_offload: bool = True,
+    max_overhead: float = DEFAULT_MAX_OVERHEAD,
+    explain: bool = True,
+) -> SearchResult:
+    """The fastest configuration under the paper's rules (``table:parallel_methods_comparison``).
+
+    Raises nothing for an impossible request: the result has ``evaluation=None``
+    and ``binding`` names the rule that removed the last candidates.
+    """
+    model, hardware, method, parallelism = _prepare(model, hardware, method, parallelism)
+    if max_gpus is not None and (isinstance(max_gpus, bool) or int(max_gpus) != max_gpus or max_gpus < 1):
+        raise UserInputError(f"max_gpus={max_gpus!r} must be a positive integer")
+    c = _candidates(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload, max_overhead=max_overhead)
+    n = len(c["n_b"])
+    kwargs = dict(max_gpus=max_gpus, allow_offload=allow_offload, just_below=True)
+    if n == 0:
+        return SearchResult(model, hardware, method, parallelism, "fastest", None, None,
+                            ("critical batch: no configuration of this parallelism fits below the critical batch",), 0)
+    n_gpu = c["n_b"] * c["n_l"] * c["n_a"]
+    gpu_days = _gpu_days(model, hardware, method, max_overhead)
+    by_layers = method is Method.BASELINE and parallelism.pipe
+    # Visit by decreasing n_l (baseline with a pipeline), then decreasing GPU count, in chunks.
+    order = np.lexsort((-n_gpu, -c["n_l"])) if by_layers else np.argsort(-n_gpu, kind="stable")
+    c = _take(c, order)
+    n_gpu = n_gpu[order]
+    visited = 0
+    best: tuple[int, dict, dict] | None = None
+    chunk = 4096
+    layer_levels = [c["n_l"][0]] if by_layers else [None]
+    if by_layers:
+        layer_levels = list(dict.fromkeys(c["n_l"].tolist()))
+    for level in layer_levels:
+        index = np.flatnonzero(c["n_l"] == level) if level is not None else np.arange(n)
+        best_time = math.inf
+        best_here = None
+        start = 0
+        while start < index.size:
+            if gpu_days / n_gpu[index[start]] > best_time * (1 + 1e-12):
+                break  # perfect efficiency on this many GPUs cannot beat the best time found
+            part = index[start:start + chunk]
+            start += chunk
+            cc = _take(c, part)
+            r = _evaluate(model, hardware, method, cc, max_overhead)
+            visited += part.size
+            valid = _all_valid(rule_masks(model, hardware, method, parallelism, cc, r, **kwargs))
+            i = select(method, parallelism, cc, r, valid)
+            if i is None:
+                continue
+            candidate = (float(r["time_days"][i]), cc, r, i)
+            if best_here is None or _better(method, parallelism, candidate, best_here):
+                best_here = candidate
+                best_time = candidate[0]
+        if best_here is not None:
+            best = best_here
+            break
+    if best is None:
+        r = _evaluate(model, hardware, method, c, max_overhead)
+        masks = rule_masks(model, hardware, method, parallelism, c, r, **kwargs)
+        reason = _infeasible_reason(model, hardware, method, parallelism, c, r, masks)
+        return SearchResult(model, hardware, method, parallelism, "fastest", None, None, reason, n)
+    _, cc, r, i = best
+    config = _config(method, cc, i)
+    evaluation = evaluate(model, hardware, config, max_overhead=max_overhead)
+    binding = _explain(model, hardware, method, parallelism, evaluation, max_gpus=max_gpus,
+                       allow_offload=allow_offload, max_overhead=max_overhead) if explain else ()
+    return SearchResult(model, hardware, method, parallelism, "fastest", config, evaluation, binding, visited)
+
+
+def _better(method, parallelism, a, b) -> bool:
+    """Whether candidate ``a`` is preferred to ``b`` (both ``(time, candidates, evaluated, index)``)."""
+    c = {k: np.array([a[1][k][a[3]], b[1][k][b[3]]]) for k in a[1]}
+    r = {k: np.array([a[2][k][a[3]], b[2][k][b[3]]]) for k in ("n_gpu", "time_days")}
+    return int(np.lexsort(_order_keys(method, parallelism, c, r))[0]) == 0
+
+
+def cheapest(
+    model: Transformer | str,
+    hardware: Hardware | str,
+    method: Method | str,
+    parallelism: Parallelism | str,
+    target_days: float,
+    *,
+    max_gpus: int | None = None,
+    allow_offload: bool = True,
+    max_overhead: float = DEFAULT_MAX_OVERHEAD,
+    explain: bool = True,
+) -> SearchResult:
+    """The fewest GPUs that train within ``target_days`` under the paper's rules (``table:smaller_cluster``).
+
+    The batch may be below the critical batch (the paper's smaller clusters train
+    at ``b`` = 102 to 2416); ties on the GPU count go to the faster configuration.
+    Candidates: every level of the fastest search's lattice with ``n_b`` lowered
+    to the fewest instances that still meet the target.
+    """
+    model, hardware, method, parallelism = _prepare(model, hardware, method, parallelism)
+    if not (isinstance(target_days, (int, float)) and not isinstance(target_days, bool) and target_days > 0):
+        raise UserInputError(f"target time {target_days!r} must be a positive number of days")
+    c = _candidates(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload, max_overhead=max_overhead)
+    kwargs = dict(max_gpus=max_gpus, allow_offload=allow_offload, just_below=False)
+    if len(c["n_b"]) == 0:
+        return SearchResult(model, hardware, method, parallelism, "cheapest", None, None,
+                            ("critical batch: no configuration of this parallelism fits below the critical batch",), 0, target_days)
+    gpu_days = _gpu_days(model, hardware, method, max_overhead)
+    # Efficiency barely depends on n_b: evaluate at the largest n_b, then at the fewest that meets the target.
+    r = _evaluate(model, hardware, method, c, max_overhead)
+    reach = r["time_days"] <= target_days
+    top = _all_valid(rule_masks(model, hardware, method, parallelism, c, r, **kwargs)) & reach
+    if not top.any():
+        masks = rule_masks(model, hardware, method, parallelism, c, r, **kwargs)
+        masks["target time"] = reach
+        reason = _infeasible_reason(model, hardware, method, parallelism, c, r, masks)
+        if _all_valid({k: v for k, v in masks.items() if k != "target time"}).any():
+            fastest_time = float(np.min(r["time_days"][_all_valid({k: v for k, v in masks.items() if k != 'target time'})]))
+            reason = (f"target time: the fastest configuration takes {fastest_time:.3g} d > {target_days:g} d",)
+        return SearchResult(model, hardware, method, parallelism, "cheapest", None, None, reason, len(c["n_b"]), target_days)
+    c = _take(c, top)
+    r_eff = r["efficiency"][top]
+    per_instance = c["n_l"] * c["n_a"]
+    needed = np.ceil(gpu_days / (target_days * r_eff * per_instance) * (1 - 1e-12)).astype(np.int64)
+    needed = np.clip(needed, 1, c["n_b"])
+    # every n_b from the estimate up to the largest, for the few where efficiency moved with n_b
+    spans = c["n_b"] - needed + 1
+    spans = np.minimum(spans, 8)
+    rep = np.repeat(np.arange(len(needed)), spans)
+    offset = np.arange(rep.size) - np.repeat(np.cumsum(spans) - spans, spans)
+    cand = _take(c, rep)
+    cand["n_b"] = needed[rep] + offset
+    r2 = _evaluate(model, hardware, method, cand, max_overhead)
+    valid = _all_valid(rule_masks(model, hardware, method, parallelism, cand, r2, **kwargs)) & (r2["time_days"] <= target_days)
+    # top-level configurations already meet the target: keep them as candidates too
+    cand = {k: np.concatenate([cand[k], c[k]]) for k in cand}
+    r_top = {k: np.asarray(v)[top] for k, v in r.items()}
+    r2 = {k: np.concatenate([np.asarray(r2[k]), np.asarray(r_top[k])]) for k in r2}
+    valid = np.concatenate([valid, np.ones(len(c["n_b"]), bool)])
+    keys = [-cand["n_a"], cand["offload"].astype(int), cand["b_mu"], r2["time_days"], r2["n_gpu"]]
+    index = np.flatnonzero(valid)
+    order = np.lexsort([k[index] for k in keys])
+    i = int(index[order[0]])
+    config = _config(method, cand, i)
+    evaluation = evaluate(model, hardware, config, max_overhead=max_overhead)
+    binding = (f"target time {target_days:g} d: {evaluation.time_days:.3g} d on {evaluation.n_gpu} GPUs at efficiency {evaluation.efficiency:.3g}",)
+    return SearchResult(model, hardware, method, parallelism, "cheapest", config, evaluation, binding,
+                        len(c["n_b"]) + rep.size, target_days)
