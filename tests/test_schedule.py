@@ -10,6 +10,8 @@ from fractions import Fraction
 
 import pytest
 
+from lgacc.paper import paper_table
+
 from lgacc.errors import UserInputError
 from lgacc.schedule import (
     MAX_OPERATIONS,
@@ -179,7 +181,13 @@ def test_operation_sequence_matches_table_mixed_buffering():
     rows = buffer_profile(timeline).to_dict(orient="records")
     forward = [r for r in rows if r["pass"] == "forward"][1:-2]
     backward = [r for r in rows if r["pass"] == "backward"][2:-2]
-    table = {(p, s1.split("(")[0], s2.split("(")[0]): row for p, s1, s2, *row in analytic.MIXED_BUFFERING_TABLE}
+    table = {
+        (row["phase"].lower(), row["stream_1"].split("(")[0], row["stream_2"].split("(")[0]): tuple(
+            int(row[key])
+            for key in ("parameter_buffers", "gradient_buffers", "computation", "network", "arithmetic_intensity")
+        )
+        for row in paper_table("table:mixed_buffering").to_dict(orient="records")
+    }
     assert forward and backward
     for r in forward + backward:
         compute, transfer = r["stream_1"].split("(")[0], r["stream_2"].split("(")[0]

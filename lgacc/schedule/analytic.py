@@ -12,19 +12,6 @@ from numbers import Real
 
 from .operations import Durations
 
-#: table:mixed_buffering as printed: (pass, Stream 1, Stream 2, parameter buffers,
-#: gradient buffers, computation, network, arithmetic intensity).  ``i`` counts layers
-#: in processing order.  Values are relative to the double-buffered forward pass.
-MIXED_BUFFERING_TABLE = (
-    ("forward", "Activations(i-1)", "Restore(i)", 2, 0, 1, 1, 1),
-    ("forward", "Activations(i)", "Restore(i+1)", 2, 0, 1, 1, 1),
-    ("backward", "Gradients(i-1)", "Restore(i)", 2, 1, 2, 1, 2),
-    ("backward", "Activations(i)", "Reduce(i-1)", 1, 1, 1, 1, 1),
-    ("backward", "Gradients(i)", "Restore(i+1)", 2, 1, 2, 1, 2),
-    ("backward", "Activations(i+1)", "Reduce(i)", 1, 1, 1, 1, 1),
-)
-
-
 def pipeline_bubble(n_l: int, n_mu: int, d_l: int, *, modular: bool) -> Fraction:
     """Bubble overhead: ``(n_l-1)/n_mu`` for a standard pipeline (sec:distributed),
     divided by ``d_l/n_l`` for a modular one (sec:modular_pipeline; needs ``n_mu >= n_l``)."""
