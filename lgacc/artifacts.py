@@ -75,3 +75,14 @@ def get_artifact(label: str) -> Artifact:
 def reproduce(label: str, hardware: str | Hardware = "a100-80gb", **parameters: Any) -> Any:
     """Reproduce the artifact ``label`` for ``hardware``."""
     return get_artifact(label).reproduce(hardware, **parameters)
+
+
+def agreement(comparison) -> tuple[int, int]:
+    """(cells that agree, cells compared) over the ``... agrees`` columns of a comparison.
+
+    A missing flag (NaN or None) marks a cell the paper does not print, which is
+    not compared.
+    """
+    flags = comparison[[c for c in comparison.columns if str(c).endswith("agrees")]]
+    values = [bool(v) for v in flags.to_numpy().ravel() if v is not None and v == v]
+    return sum(values), len(values)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from .artifacts import Artifact
+from .artifacts import Artifact, agreement
 from .hardware import GIB, Hardware
 
 AGREE_MARK = "✓"
@@ -60,8 +60,7 @@ def agreement_columns(frame: pd.DataFrame) -> list[str]:
 
 def summarize_agreement(comparison: pd.DataFrame) -> tuple[int, int]:
     """(cells that agree, cells compared) over every ``... agrees`` column."""
-    flags = comparison[agreement_columns(comparison)]
-    return int(flags.to_numpy().sum()), int(flags.size)
+    return agreement(comparison)
 
 
 def comparison_sentence(comparison: pd.DataFrame) -> str:
@@ -79,7 +78,7 @@ def styled_comparison(comparison: pd.DataFrame):
     shown = comparison.copy()
     flags = agreement_columns(shown)
     for column in flags:
-        shown[column] = shown[column].map(lambda ok: AGREE_MARK if ok else DIFFER_MARK)
+        shown[column] = shown[column].map(lambda ok: "" if ok is None or ok != ok else AGREE_MARK if ok else DIFFER_MARK)
 
     def highlight(value: Any) -> str:
         return "background-color: #f8d7da; color: #842029" if value == DIFFER_MARK else ""

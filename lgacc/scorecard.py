@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from .artifacts import registry
+from .artifacts import agreement, registry
 from .hardware import DEFAULT_HARDWARE, Hardware, load_hardware
 from .paper import PAPER_DIR
 
@@ -44,11 +44,6 @@ def paper_artifacts() -> list[dict[str, Any]]:
     return yaml.safe_load((PAPER_DIR / "artifacts.yaml").read_text())["artifacts"]
 
 
-def _agreement(comparison: pd.DataFrame) -> tuple[int, int]:
-    flags = comparison[[c for c in comparison.columns if str(c).endswith("agrees")]]
-    return int(flags.to_numpy().sum()), int(flags.size)
-
-
 def score_artifact(label: str, hardware: Hardware, entry: dict[str, Any] | None = None) -> ScoreRow:
     """Build one artifact and grade it against the paper."""
     entry = entry or {}
@@ -65,7 +60,10 @@ def score_artifact(label: str, hardware: Hardware, entry: dict[str, Any] | None 
         return ScoreRow(label, artifact.kind, artifact.title, "", f"{type(error).__name__}: {error}", FAILED, page)
     if artifact.compare is None:
         return ScoreRow(label, artifact.kind, artifact.title, "no printed values", "built", REPRODUCED, page)
-    agree, total = _agreement(artifact.compare(result))
+    try:
+        agree, total = agreement(artifact.compare(result))
+    except Exception as error:
+        return ScoreRow(label, artifact.kind, artifact.title, "", f"comparison fails: {type(error).__name__}: {error}", FAILED, page)
     status = AGREES if agree == total and total > 0 else DIFFERS
     return ScoreRow(label, artifact.kind, artifact.title, f"{total} printed cells", f"{agree} of {total} agree", status, page)
 
