@@ -80,6 +80,8 @@ class Derivation:
         """Size of the approximation at ``values``: ``paper / exact - 1`` evaluated numerically."""
         exact = sympy.N(self.exact.subs(values))
         paper = sympy.N(self.paper.subs(values))
+        if not (exact.is_number and paper.is_number):
+            return float("nan")  # a symbol not given a value (e.g. x, K_c, tau)
         if exact == 0:
             return float("nan") if paper != 0 else 0.0
         if exact == sympy.zoo or exact == sympy.oo:

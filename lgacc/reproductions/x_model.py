@@ -84,7 +84,10 @@ def build(hardware: Hardware | None = None) -> pd.DataFrame:
 
     The hardware does not enter this table; it is accepted for the registry's contract.
     """
-    return pd.DataFrame([_row(named_model(name)) for name in ROWS])
+    frame = pd.DataFrame([_row(named_model(name)) for name in ROWS])
+    # keep trained batches as integers beside the missing ones (not a float column)
+    frame["b"] = pd.Series([named_model(name).trained_batch for name in ROWS], dtype=object)
+    return frame
 
 
 def compare(reproduced: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,77 @@
+"""``lgacc evaluate``: one training configuration evaluated with the derived resource model."""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from ..config import Method, TrainingConfig
+from ..evaluate import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
+from ..hardware import DEFAULT_HARDWARE
+from ..models import named_model
+from ._output import dumps
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="evaluate one training configuration: efficiency, time, memory per GPU, feasibility",
+        description=(
+            "Evaluate one distributed training configuration with the paper's resource model: "
+            "efficiency (with each overhead named), training time (100 k steps at the critical batch), "
+            "memory per GPU in the paper's GB (GiB), and every violated constraint."
+        ),
+    )
+    parser.add_argument("--model", required=True, help="X<x> with an even x (e.g. X160) or BERT, Megatron-LM, T-NLG, GPT-3")
+    parser.add_argument("--method", required=True, help=f"one of {', '.join(m.value for m in Method)}")
+    parser.add_argument("--n-b", type=int, required=True, help="data-parallel degree n_b")
+    parser.add_argument("--n-l", type=int, default=1, help="pipeline-parallel degree n_l (default 1)")
+    parser.add_argument("--n-a", type=int, default=1, help="tensor-parallel degree n_a (default 1)")
+    parser.add_argument("--n-mu", type=int, default=1, help="micro-batches per batch n_mu (default 1)")
+    parser.add_argument("--b-mu", type=int, default=1, help="micro-batch size b_mu (default 1)")
+    parser.add_argument("--offload", action="store_true", help="offload the training state and checkpoints to CPU")
+    partition = parser.add_mutually_exclusive_group()
+    partition.add_argument("--partitioned", dest="partitioned", action="store_true", default=None,
+                           help="partition the training state (default: the method's)")
+    partition.add_argument("--no-partitioned", dest="partitioned", action="store_false",
+                           help="do not partition the training state")
+    parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help=f"shipped spec name or YAML path (default: {DEFAULT_HARDWARE})")
+    parser.add_argument("--max-overhead", type=float, default=DEFAULT_MAX_OVERHEAD,
+                        help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
+    parser.add_argument("--steps", type=int, default=DEFAULT_STEPS, help=f"training steps at the critical batch (default {DEFAULT_STEPS})")
+    parser.add_argument("--form", choices=FORMS, default="paper", help="evaluate the paper's printed forms or the exact counts")
+    parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    parser.set_defaults(handler=run)
+
+
+def _table(summary: dict) -> str:
+    rows = [("model", summary["model"]), ("method", summary["method"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
+            ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}")]
+    rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
+    rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
+    rows.append(("feasible", summary["feasible"]))
+    rows += [("reason", reason) for reason in summary["reasons"]]
+    return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    model = named_model(args.model)
+    config = TrainingConfig(
+        method=args.method,
+        n_b=args.n_b,
+        n_l=args.n_l,
+        n_a=args.n_a,
+        n_mu=args.n_mu,
+        b_mu=args.b_mu,
+        offload=args.offload,
+        partitioned=args.partitioned,
+    )
+    result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form)
+    summary = result.summary()
+    if args.format == "json":
+        out = {key: summary[key] for key in ("b", "n_gpu", "efficiency", "time_days", "memory_gib", "overheads", "feasible", "reasons")}
+        print(dumps(out))
+    else:
+        print(_table(summary))
+    return 0

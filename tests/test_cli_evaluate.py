@@ -1,0 +1,78 @@
+"""The `lgacc evaluate` command line and the two reproduced tables."""
+
+import json
+
+import pytest
+
+from lgacc.cli import main
+
+HEADLINE = ["evaluate", "--model", "X160", "--method", "improved", "--n-b", "483", "--n-l", "5", "--n-a", "16",
+            "--n-mu", "5", "--b-mu", "1", "--format", "json"]
+
+
+def run(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_output_has_the_contract_keys(capsys):
+    code, out, err = run(capsys, HEADLINE)
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data) == {"b", "n_gpu", "efficiency", "time_days", "memory_gib", "overheads", "feasible", "reasons"}
+    assert set(data["memory_gib"]) == {"state", "checkpoint", "buffers", "activations", "offloadable", "non_offloadable"}
+    assert data["b"] == 2415 and data["n_gpu"] == 38640 and data["feasible"] is True
+    assert round(data["efficiency"], 2) == 0.88
+    assert "bubble" in data["overheads"]
+
+
+def test_table_output_and_named_model(capsys):
+    code, out, _ = run(capsys, ["evaluate", "--model", "GPT-3", "--method", "baseline", "--n-b", "8", "--n-l", "8",
+                                "--n-a", "8", "--n-mu", "16", "--b-mu", "1", "--offload"])
+    assert code == 0
+    assert "efficiency" in out and "memory_gib.state" in out
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"--model": "X3"}, "must be even"),
+        ({"--model": "GPT-9"}, "unknown model"),
+        ({"--method": "fastest"}, "unknown method"),
+        ({"--n-l": "200"}, "n_l=200 exceeds"),
+        ({"--n-mu": "0"}, "n_mu=0"),
+        ({"--n-b": "-3"}, "n_b=-3"),
+        ({"--hardware": "tpu-v9"}, "no such hardware"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_code_2(capsys, changes, message):
+    argv = list(HEADLINE)
+    for flag, value in changes.items():
+        if flag in argv:
+            argv[argv.index(flag) + 1] = value
+        else:
+            argv += [flag, value]
+    code, out, err = run(capsys, argv)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_reproduce_x_model_json(capsys):
+    code, out, _ = run(capsys, ["reproduce", "table:x_model", "--format", "json"])
+    assert code == 0
+    rows = json.loads(out)
+    assert {"model", "p", "b_c", "b", "d_s", "d_a", "d_h", "d_m", "d_l"} <= set(rows[0])
+    x160 = next(r for r in rows if r["model"] == "X160")
+    assert x160["p"] == 12 * 160**5 + 13 * 160**3
+    bert = next(r for r in rows if r["model"] == "BERT")
+    assert bert["b"] == 256
+
+
+def test_reproduce_mixed_buffering_compare(capsys):
+    code, out, _ = run(capsys, ["reproduce", "table:mixed_buffering", "--compare", "--format", "json"])
+    assert code == 0
+    rows = json.loads(out)
+    assert len(rows) == 6
+    assert all(value for row in rows for key, value in row.items() if key.endswith("agrees"))
