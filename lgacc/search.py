@@ -621,8 +621,10 @@ def cheapest(
 
     The batch may be below the critical batch (the paper's smaller clusters train
     at ``b`` = 102 to 2416); ties on the GPU count go to the faster configuration.
-    Candidates: every level of the fastest search's lattice with ``n_b`` lowered
-    to the fewest instances that still meet the target.
+    Candidates: for each ``(n_l, n_a, offload, b_mu)`` of the fastest search, every
+    ``n_b`` with enough GPUs to meet the target at perfect efficiency, and the
+    largest ``n_mu`` below the critical batch whose memory fits (efficiency grows
+    with ``n_mu``, and so does the checkpoint memory).
     """
     model, hardware, method, parallelism = _prepare(model, hardware, method, parallelism)
     if not (isinstance(target_days, (int, float)) and not isinstance(target_days, bool) and target_days > 0):
@@ -633,43 +635,60 @@ def cheapest(
         return SearchResult(model, hardware, method, parallelism, "cheapest", None, None,
                             ("critical batch: no configuration of this parallelism fits below the critical batch",), 0, target_days)
     gpu_days = _gpu_days(model, hardware, method, max_overhead)
-    # Efficiency barely depends on n_b: evaluate at the largest n_b, then at the fewest that meets the target.
-    r = _evaluate(model, hardware, method, c, max_overhead)
-    reach = r["time_days"] <= target_days
-    top = _all_valid(rule_masks(model, hardware, method, parallelism, c, r, **kwargs)) & reach
-    if not top.any():
-        masks = rule_masks(model, hardware, method, parallelism, c, r, **kwargs)
-        masks["target time"] = reach
-        reason = _infeasible_reason(model, hardware, method, parallelism, c, r, masks)
-        if _all_valid({k: v for k, v in masks.items() if k != "target time"}).any():
-            fastest_time = float(np.min(r["time_days"][_all_valid({k: v for k, v in masks.items() if k != 'target time'})]))
-            reason = (f"target time: the fastest configuration takes {fastest_time:.3g} d > {target_days:g} d",)
-        return SearchResult(model, hardware, method, parallelism, "cheapest", None, None, reason, len(c["n_b"]), target_days)
-    c = _take(c, top)
-    r_eff = r["efficiency"][top]
-    per_instance = c["n_l"] * c["n_a"]
-    needed = np.ceil(gpu_days / (target_days * r_eff * per_instance) * (1 - 1e-12)).astype(np.int64)
-    needed = np.clip(needed, 1, c["n_b"])
-    # every n_b from the estimate up to the largest, for the few where efficiency moved with n_b
-    spans = c["n_b"] - needed + 1
-    spans = np.minimum(spans, 8)
-    rep = np.repeat(np.arange(len(needed)), spans)
-    offset = np.arange(rep.size) - np.repeat(np.cumsum(spans) - spans, spans)
-    cand = _take(c, rep)
-    cand["n_b"] = needed[rep] + offset
-    r2 = _evaluate(model, hardware, method, cand, max_overhead)
-    valid = _all_valid(rule_masks(model, hardware, method, parallelism, cand, r2, **kwargs)) & (r2["time_days"] <= target_days)
-    # top-level configurations already meet the target: keep them as candidates too
-    cand = {k: np.concatenate([cand[k], c[k]]) for k in cand}
-    r_top = {k: np.asarray(v)[top] for k, v in r.items()}
-    r2 = {k: np.concatenate([np.asarray(r2[k]), np.asarray(r_top[k])]) for k in r2}
-    valid = np.concatenate([valid, np.ones(len(c["n_b"]), bool)])
-    keys = [-cand["n_a"], cand["offload"].astype(int), cand["b_mu"], r2["time_days"], r2["n_gpu"]]
+    B = int(math.floor(model.critical_batch))
+    # Every data-parallel degree of every (n_l, n_a, offload, b_mu) group, enough GPUs to possibly meet the target.
+    groups = {(int(l), int(a), bool(o), int(m)) for l, a, o, m in zip(c["n_l"], c["n_a"], c["offload"], c["b_mu"])}
+    columns: dict[str, list] = {k: [] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")}
+    for n_l, n_a, off, b_mu in groups:
+        top = B // (b_mu * n_l)
+        if max_gpus is not None:
+            top = min(top, max_gpus // (n_l * n_a))
+        low = max(1, math.ceil(gpu_days / (target_days * n_l * n_a) * (1 - 1e-9)))
+        if top < low:
+            continue
+        n_b = np.arange(low, top + 1)
+        columns["n_b"].append(n_b)
+        columns["n_mu"].append(B // (n_b * b_mu))
+        for key, value in (("n_l", n_l), ("n_a", n_a), ("b_mu", b_mu), ("offload", off)):
+            columns[key].append(np.full(n_b.shape, value))
+    if not columns["n_b"]:
+        return SearchResult(model, hardware, method, parallelism, "cheapest", None, None,
+                            (f"target time: even at perfect efficiency {target_days:g} d needs more GPUs than the rules allow",),
+                            0, target_days)
+    cand = {k: np.concatenate(v) for k, v in columns.items()}
+    # Efficiency grows with n_mu and the memory with it: take the largest n_mu whose memory fits (bisection).
+    hi = cand["n_mu"].copy()
+    lo = np.minimum(cand["n_l"], hi)
+    r = _evaluate(model, hardware, method, cand, max_overhead)
+    fits = np.asarray(r["ok_memory"], bool)
+    visited = hi.size
+    probe = dict(cand)
+    probe["n_mu"] = lo
+    r_lo = _evaluate(model, hardware, method, probe, max_overhead)
+    search = ~fits & np.asarray(r_lo["ok_memory"], bool)
+    lo_s, hi_s = lo[search], hi[search]  # memory fits at lo, not at hi
+    sub = _take(cand, search)
+    while (hi_s - lo_s > 1).any():
+        mid = (lo_s + hi_s) // 2
+        sub["n_mu"] = mid
+        ok = np.asarray(_evaluate(model, hardware, method, sub, max_overhead)["ok_memory"], bool)
+        visited += mid.size
+        lo_s = np.where(ok, mid, lo_s)
+        hi_s = np.where(ok, hi_s, mid)
+    cand["n_mu"] = cand["n_mu"].copy()
+    cand["n_mu"][search] = lo_s
+    r = _evaluate(model, hardware, method, cand, max_overhead)
+    masks = rule_masks(model, hardware, method, parallelism, cand, r, **kwargs)
+    reach = np.asarray(r["time_days"]) <= target_days
+    valid = _all_valid(masks) & reach
+    if not valid.any():
+        reason = _infeasible_reason(model, hardware, method, parallelism, cand, r, masks | {"target time": reach})
+        return SearchResult(model, hardware, method, parallelism, "cheapest", None, None, reason, visited, target_days)
+    keys = [-cand["n_a"], cand["offload"].astype(int), cand["b_mu"], r["time_days"], r["n_gpu"]]
     index = np.flatnonzero(valid)
-    order = np.lexsort([k[index] for k in keys])
+    order = np.lexsort([np.asarray(k)[index] for k in keys])
     i = int(index[order[0]])
     config = _config(method, cand, i)
     evaluation = evaluate(model, hardware, config, max_overhead=max_overhead)
     binding = (f"target time {target_days:g} d: {evaluation.time_days:.3g} d on {evaluation.n_gpu} GPUs at efficiency {evaluation.efficiency:.3g}",)
-    return SearchResult(model, hardware, method, parallelism, "cheapest", config, evaluation, binding,
-                        len(c["n_b"]) + rep.size, target_days)
+    return SearchResult(model, hardware, method, parallelism, "cheapest", config, evaluation, binding, visited, target_days)

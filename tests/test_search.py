@@ -1,0 +1,197 @@
+"""The configuration search against the exhaustive reference, and its rules one by one."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from lgacc.config import Method, TrainingConfig
+from lgacc.errors import UserInputError
+from lgacc.evaluate import evaluate
+from lgacc.hardware import load_hardware
+from lgacc.models import x_model
+from lgacc.search import Parallelism, cheapest, divisors, fastest, parse_parallelism, rule_masks
+from lgacc.search_reference import enumerate_all, reference_cheapest, reference_fastest
+
+A100 = load_hardware("a100-80gb")
+
+
+def random_case(rng: random.Random):
+    """A small model on perturbed hardware, so that every rule binds somewhere.
+
+    Small models have low arithmetic intensities, so the links are made faster
+    (x 30, then randomly x 1/8 .. 8) and the memory smaller for the constraints to bite.
+    """
+    x = rng.choice([2, 2, 4, 4, 6, 8])
+    scale = lambda: 30 * 2 ** rng.uniform(-3, 3)  # noqa: E731
+    hardware = A100.replace(
+        memory_bytes=A100.memory_bytes * 2 ** rng.uniform(-16, -6),
+        infiniband_bandwidth_bytes_per_s=A100.infiniband_bandwidth_bytes_per_s * scale(),
+        nvlink_bandwidth_bytes_per_s=A100.nvlink_bandwidth_bytes_per_s * scale(),
+        cpu_gpu_bandwidth_bytes_per_s=A100.cpu_gpu_bandwidth_bytes_per_s * scale(),
+        pcie_bandwidth_bytes_per_s=A100.pcie_bandwidth_bytes_per_s * scale(),
+        gpus_per_node=rng.choice([1, 2, 4, 8, 16]),
+    )
+    method = rng.choice(list(Method))
+    parallelism = rng.choice(list(Parallelism))
+    max_gpus = rng.choice([None, None, rng.randint(1, 48)])
+    allow_offload = rng.random() < 0.8
+    return x_model(x), hardware, method, parallelism, max_gpus, allow_offload
+
+
+CASES = 500
+
+
+def test_search_is_as_fast_as_the_exhaustive_reference():
+    """On 500 random cases the search finds the reference's best time, never a slower one."""
+    rng = random.Random(20210)
+    feasible = infeasible = 0
+    for case in range(CASES):
+        model, hardware, method, parallelism, max_gpus, allow_offload = random_case(rng)
+        found = fastest(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload, explain=False)
+        best, visited = reference_fastest(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload)
+        label = f"case {case}: {model.name} {method.value} {parallelism.value} max_gpus={max_gpus} offload={allow_offload}"
+        assert found.feasible == (best is not None), label
+        if best is None:
+            infeasible += 1
+            assert found.binding, label
+            continue
+        feasible += 1
+        assert visited >= found.candidates, label
+        t = found.evaluation.time_days
+        assert t <= best["time_days"] * (1 + 1e-9), f"{label}: search {t} slower than reference {best}"
+        assert t >= best["time_days"] * (1 - 1e-9), f"{label}: search {t} beats the reference {best}: reference not exhaustive"
+        if method is Method.BASELINE and parallelism.pipe:
+            assert found.config.n_l == best["n_l"], label
+        # the search's answer obeys every rule
+        c = {k: np.array([getattr(found.config, k)]) for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")}
+        from lgacc.evaluate import evaluate_many
+
+        r = evaluate_many(model, hardware, method, **c)
+        masks = rule_masks(model, hardware, method, parallelism, c, r, max_gpus=max_gpus, allow_offload=allow_offload, just_below=True)
+        assert all(m[0] for m in masks.values()), (label, {k: bool(m[0]) for k, m in masks.items()})
+    # the random cases exercise both outcomes
+    assert feasible > 300 and infeasible > 5, (feasible, infeasible)
+
+
+def test_cheapest_matches_the_exhaustive_reference():
+    rng = random.Random(7)
+    met = 0
+    for case in range(60):
+        model, hardware, method, parallelism, max_gpus, allow_offload = random_case(rng)
+        quick = fastest(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload, explain=False)
+        if not quick.feasible:
+            continue
+        target = quick.evaluation.time_days * rng.uniform(1.0, 6.0)
+        found = cheapest(model, hardware, method, parallelism, target, max_gpus=max_gpus, allow_offload=allow_offload)
+        best, _ = reference_cheapest(model, hardware, method, parallelism, target, max_gpus=max_gpus, allow_offload=allow_offload)
+        label = f"case {case}: {model.name} {method.value} {parallelism.value} target={target:.4g} d"
+        assert best is not None and found.feasible, label
+        assert found.evaluation.time_days <= target, label
+        assert found.evaluation.n_gpu == best["n_gpu"], f"{label}: search {found.config} vs reference {best}"
+        met += 1
+    assert met > 30
+
+
+def test_reference_visits_every_configuration_within_bounds():
+    model = x_model(2)  # d_l = 2, d_a = 1, floor(b_c) = 130
+    B = math.floor(model.critical_batch)
+    triples = sum(B // (n_b * b_mu) for n_b in range(1, B + 1) for b_mu in range(1, B // n_b + 1))
+    total = sum(chunk["n_b"].size for chunk in enumerate_all(model))
+    assert total == triples * model.d_l * model.d_a * 2
+    chunks = list(enumerate_all(model, max_gpus=1, allow_offload=False))
+    assert all((c["n_b"] * c["n_l"] * c["n_a"] <= 1).all() and not c["offload"].any() for c in chunks)
+
+
+def test_parallelism_spelling():
+    assert [p.value for p in Parallelism] == ["None", "Data", "Data + pipe", "Data + tensor", "Pipe + tensor", "3d"]
+    assert parse_parallelism("data+pipe") is Parallelism.DATA_PIPE
+    assert parse_parallelism("3D") is Parallelism.THREE_D
+    assert parse_parallelism("pipe-tensor") is Parallelism.PIPE_TENSOR
+    with pytest.raises(UserInputError, match="unknown parallelism"):
+        parse_parallelism("pipe")
+    assert Parallelism.THREE_D.data and Parallelism.THREE_D.pipe and Parallelism.THREE_D.tensor
+    assert not (Parallelism.NONE.data or Parallelism.NONE.pipe or Parallelism.NONE.tensor)
+
+
+def test_divisors():
+    assert divisors(160).tolist() == [1, 2, 4, 5, 8, 10, 16, 20, 32, 40, 80, 160]
+
+
+X160 = x_model(160)
+
+
+@pytest.mark.parametrize(
+    "parallelism, method, expected",
+    [
+        # (n_b, n_l, n_a, n_mu, b_mu, offload) of table:parallel_methods_comparison, checked here
+        # against the search so that a change to the rules shows up in a unit test too
+        ("Data + pipe", "baseline", (3, 160, 1, 201, 4, True)),
+        ("3d", "improved", (483, 5, 16, 5, 1, False)),
+    ],
+)
+def test_x160_rows(parallelism, method, expected):
+    c = fastest(X160, A100, method, parallelism).config
+    assert (c.n_b, c.n_l, c.n_a, c.n_mu, c.b_mu, c.offload) == expected
+
+
+def test_rules_each_reject_what_they_say():
+    model, method = X160, Method.BASELINE
+
+    def masks(par, **c):
+        c = {k: np.array([v]) for k, v in c.items()}
+        from lgacc.evaluate import evaluate_many
+
+        r = evaluate_many(model, A100, method, **c)
+        return {k: bool(v[0]) for k, v in rule_masks(model, A100, method, parse_parallelism(par), c, r, max_gpus=None, allow_offload=True, just_below=True).items()}
+
+    # the paper's Data baseline row passes every rule
+    row = dict(n_b=483, n_l=1, n_a=1, n_mu=1, b_mu=5, offload=True)
+    assert all(masks("Data", **row).values())
+    assert not masks("None", **row)["structure"]
+    # one micro-batch smaller: the PCIe link shared by offload and InfiniBand is a bottleneck
+    assert not masks("Data", **(row | dict(b_mu=4, n_b=604)))["bottleneck"]
+    # room for one more micro-batch per instance below the critical batch: not "at or just below"
+    assert not masks("Data", **(row | dict(n_b=400, b_mu=3)))["critical batch"]
+    assert masks("Data", **(row | dict(n_b=400, b_mu=3, n_mu=2)))["critical batch"]
+    assert not masks("Data", **(row | dict(n_b=400, b_mu=3, n_mu=3)))["critical batch"]
+    # without offload the state does not fit
+    assert not masks("Data", **(row | dict(offload=False)))["memory"]
+    # n_l must divide d_l
+    assert not masks("Data + pipe", **(row | dict(n_b=1, n_l=3, n_mu=483)))["structure"]
+    # offload when the configuration fits anyway is not allowed
+    fits = dict(n_b=14, n_l=160, n_a=16, n_mu=172, b_mu=1)
+    assert masks("3d", **fits, offload=False)["offload"]
+    assert not masks("3d", **fits, offload=True)["offload"]
+
+
+def test_no_feasible_configuration_names_the_binding_rule():
+    result = fastest(X160, A100, "baseline", "Data", max_gpus=1, allow_offload=False)
+    assert not result.feasible
+    assert result.binding[0].startswith("memory")
+    assert "GiB" in result.binding[0]
+
+
+def test_gpu_budget_is_respected():
+    result = fastest(X160, A100, "improved", "3d", max_gpus=1000)
+    assert result.feasible and result.evaluation.n_gpu <= 1000
+
+
+def test_cheapest_meets_the_target_and_one_gpu_less_would_not():
+    result = cheapest(X160, A100, "improved", "3d", 180.0)
+    assert result.evaluation.time_days <= 180.0
+    # the GPU count is within rounding of the perfect-efficiency bound
+    bound = result.evaluation.time_days * result.evaluation.efficiency * result.evaluation.n_gpu / 180.0
+    assert bound <= result.evaluation.n_gpu <= bound / 0.9
+
+
+def test_bad_input():
+    with pytest.raises(UserInputError):
+        fastest(X160, A100, "baseline", "Data", max_gpus=0)
+    with pytest.raises(UserInputError):
+        cheapest(X160, A100, "baseline", "Data", -1)
+    with pytest.raises(UserInputError):
+        fastest(X160, A100, "fast", "Data")
