@@ -448,7 +448,7 @@ def _gpu_days(model, hardware, method, max_overhead) -> float:
 def _infeasible_reason(model, hardware, method, parallelism, c, r, masks) -> tuple[str, ...]:
     """The rule that removed the last candidates, with the evaluator's reason for the nearest miss."""
     alive = np.ones(len(c["n_b"]), bool)
-    for name in RULES:
+    for name in [*RULES, *(k for k in masks if k not in RULES)]:
         if name not in masks:
             continue
         survivors = alive & masks[name]
@@ -463,7 +463,7 @@ def _infeasible_reason(model, hardware, method, parallelism, c, r, masks) -> tup
             if r is not None:
                 evaluation = evaluate(model, hardware, config)
                 detail = "; ".join(evaluation.reasons) or _bottleneck_detail(evaluation, method)
-            text = f"{name}: {RULES[name]}"
+            text = f"{name}: {RULES.get(name, 'within the target time')}"
             if detail:
                 text += f" (e.g. n_b={config.n_b}, n_l={config.n_l}, n_a={config.n_a}, n_mu={config.n_mu}, b_mu={config.b_mu}, offload={config.offload}: {detail})"
             return (text,)
