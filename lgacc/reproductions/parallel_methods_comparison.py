@@ -64,6 +64,11 @@ def build(hardware: Hardware, rows: tuple[tuple[str, str], ...] = ROWS, x: int =
     return pd.DataFrame(out)
 
 
+def two_digits(value: float) -> str:
+    """``value`` to two significant digits in plain notation, as the paper prints times (630, 1.3, 6.8)."""
+    return f"{float(f'{value:.2g}'):g}"
+
+
 def _printed_offload(text: str) -> bool:
     return str(text).strip().lower() in ("yes", "true", "✓")
 
@@ -95,7 +100,7 @@ def compare_columns(reproduced: pd.DataFrame, label: str, columns: dict[str, str
             shown = parse_printed(text, significant=significant)
             if column == "time":
                 unit = 365.0 if str(text).strip().endswith("y") else 1.0
-                out[f"{column} (reproduced)"] = f"{value / unit:.2g} {'y' if unit > 1 else 'd'}"
+                out[f"{column} (reproduced)"] = two_digits(value / unit) + (" y" if unit > 1 else " d")
             else:
                 out[f"{column} (reproduced)"] = format_like(float(value), text)
             out[f"{column} agrees"] = bool(shown.agrees(float(value)))
