@@ -1,0 +1,71 @@
+"""``lgacc optimize``: the fastest (or, with ``--target-days``, the cheapest) configuration under the paper's rules."""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from ..config import Method
+from ..errors import UserInputError
+from ..evaluate import DEFAULT_MAX_OVERHEAD
+from ..hardware import DEFAULT_HARDWARE
+from ..models import named_model
+from ..search import Parallelism, cheapest, fastest, parse_parallelism
+from ._output import dumps
+
+#: ``lgacc evaluate``'s JSON keys, then the configuration's.
+KEYS = ("b", "n_gpu", "efficiency", "time_days", "memory_gib", "overheads", "feasible", "reasons",
+        "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "optimize",
+        help="search the fastest configuration (or the cheapest meeting --target-days) under the paper's rules",
+        description=(
+            "Search the training configuration the paper's rules select (sec:methodology, 'Optimal configuration'): "
+            "the fastest, or with --target-days the one with the fewest GPUs that trains within that time."
+        ),
+    )
+    parser.add_argument("--model", required=True, help="X<x> with an even x (e.g. X160) or BERT, Megatron-LM, T-NLG, GPT-3")
+    parser.add_argument("--method", required=True, help=f"one of {', '.join(m.value for m in Method)}")
+    parser.add_argument("--parallelism", required=True,
+                        help="allowed parallelism: " + ", ".join(f"'{p.value}'" for p in Parallelism) + " (e.g. data+pipe, 3d)")
+    parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help=f"shipped spec name or YAML path (default: {DEFAULT_HARDWARE})")
+    parser.add_argument("--max-gpus", type=int, default=None, help="largest GPU count allowed")
+    parser.add_argument("--target-days", type=float, default=None, help="find the fewest GPUs training within this many days")
+    parser.add_argument("--no-offload", dest="allow_offload", action="store_false", help="never offload to CPU memory")
+    parser.add_argument("--max-overhead", type=float, default=DEFAULT_MAX_OVERHEAD,
+                        help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
+    parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    parser.set_defaults(handler=run)
+
+
+def _table(summary: dict) -> str:
+    rows = [(key, summary[key]) for key in ("model", "method", "parallelism", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "b", "n_gpu")]
+    rows += [("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}")]
+    rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
+    rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
+    rows += [("binding", text) for text in summary.get("binding", [])]
+    return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_gpus is not None and args.max_gpus < 1:
+        raise UserInputError(f"--max-gpus {args.max_gpus} must be a positive integer")
+    model = named_model(args.model)
+    parallelism = parse_parallelism(args.parallelism)
+    options = dict(max_gpus=args.max_gpus, allow_offload=args.allow_offload, max_overhead=args.max_overhead)
+    if args.target_days is None:
+        result = fastest(model, args.hardware, args.method, parallelism, **options)
+    else:
+        result = cheapest(model, args.hardware, args.method, parallelism, args.target_days, **options)
+    if not result.feasible:
+        raise UserInputError("no feasible configuration: " + "; ".join(result.binding))
+    summary = result.summary()
+    if args.format == "json":
+        print(dumps({key: summary[key] for key in KEYS}))
+    else:
+        print(_table(summary))
+    return 0
