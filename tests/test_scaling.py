@@ -1,0 +1,110 @@
+"""Scaling sweeps (lgacc.scaling) and the five scaling figures."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from matplotlib.figure import Figure
+
+from lgacc import scaling
+from lgacc.artifacts import get_artifact
+from lgacc.hardware import GIB, load_hardware
+from lgacc.models import x_model
+from lgacc.search import fastest
+
+HW = load_hardware("a100-80gb")
+XS = (2, 16, 64, 160, 256, 352, 416, 512)
+
+
+@pytest.fixture(scope="module")
+def limited():
+    return scaling.scaling_sweep(HW, "limited", xs=XS)
+
+
+def test_grid_heads_divisible_by_16_from_x64():
+    xs = scaling.sweep_xs()
+    assert xs[0] == 2 and xs[-1] >= 1900
+    assert all(x % 2 == 0 for x in xs)
+    assert all((x // 2) % 16 == 0 for x in xs if x >= 64)
+    assert len(xs) == len(set(xs)) >= 20
+
+
+def test_x160_improved_row_equals_fastest(limited):
+    row = limited[(limited.method == "improved") & (limited.x == 160)].iloc[0]
+    r = fastest(x_model(160), HW, "improved", "3d", explain=False)
+    assert row.time_days == pytest.approx(r.evaluation.time_days, rel=1e-12)
+    assert row.memory_gib == pytest.approx(r.evaluation.memory.total / GIB, rel=1e-12)
+    assert (row.n_b, row.n_l, row.n_a) == (r.config.n_b, r.config.n_l, r.config.n_a)
+
+
+def test_memory_fits_where_feasible_and_curve_stops(limited):
+    feasible = limited[limited.feasible.astype(bool)]
+    limit = HW.memory_bytes / GIB
+    on_gpu = feasible.non_offloadable_gib.where(feasible.offload.astype(bool), feasible.memory_gib)
+    assert (on_gpu <= limit + 1e-9).all()
+    improved = limited[limited.method == "improved"]
+    assert improved.feasible.iloc[0] and not improved.feasible.iloc[-1]
+    assert math.isnan(improved.time_days.iloc[-1]) and improved.reason.iloc[-1]
+
+
+def test_feasibility_limit_brackets_the_memory_crossing():
+    limit = scaling.feasibility_limit(HW)
+    low = scaling.fastest_row(limit.x_low, HW, "improved")
+    high = scaling.fastest_row(limit.x_high, HW, "improved")
+    assert low["feasible"] and not high["feasible"]
+    assert limit.p_low < limit.p < limit.p_high
+    # just below the limit the model needs (almost) the whole GPU: offloaded, non-offloadable part near 80 GB
+    assert low["offload"] and low["non_offloadable_gib"] > 0.5 * HW.memory_bytes / GIB
+
+
+def test_time_limits_interpolate_between_bracketing_models():
+    month = scaling.time_limit(scaling.ONE_MONTH_DAYS, HW)
+    low = scaling.fastest_row(month.x_low, HW, "improved")
+    high = scaling.fastest_row(month.x_high, HW, "improved")
+    assert low["time_days"] <= scaling.ONE_MONTH_DAYS < high["time_days"]
+    assert month.p_low <= month.p <= month.p_high
+    assert low["memory_gib"] <= month.memory_gib <= high["memory_gib"]
+    year = scaling.time_limit(scaling.ONE_YEAR_DAYS, HW)
+    assert year.p > month.p
+
+
+def test_unlimited_node_is_never_slower():
+    unlimited = scaling.scaling_sweep(HW, "unlimited", methods=("improved",), xs=(160, 256))
+    limited = scaling.scaling_sweep(HW, "limited", methods=("improved",), xs=(160, 256))
+    assert (unlimited.time_days.values <= limited.time_days.values * (1 + 1e-12)).all()
+    assert (unlimited.n_a.values > 16).any()
+
+
+def test_ethernet_swaps_the_inter_node_link():
+    spec = scaling.scenario_hardware(HW, "ethernet")
+    assert spec.threshold("infiniband") == pytest.approx(HW.threshold("ethernet"))
+    with pytest.raises(ValueError):
+        scaling.scenario_hardware(HW, "carrier pigeon")
+
+
+def test_constant_time_ratio_decreases_with_model_size():
+    frame = scaling.constant_time_sweep(HW, methods=("improved",), xs=(64, 160, 512, 1024))
+    ratio = frame[frame.method == "improved"].ratio_s.values
+    assert (ratio[1:] < ratio[:-1]).all()
+    # one month exactly: ratio = memory of an instance / compute it needs
+    row = frame[(frame.method == "improved") & (frame.x == 160)].iloc[0]
+    assert row.ratio_s == pytest.approx(row.memory_gib_per_instance * GIB * scaling.ONE_MONTH_DAYS
+                                        / (row.time_days_without_tensor * HW.peak_flop_per_s))
+
+
+def test_offload_bandwidth_is_peak_over_intensity():
+    frame = scaling.offload_sweep(HW, methods=("partitioned",), xs=(160,))
+    row = frame.iloc[0]
+    assert row.bandwidth_state_bytes_per_s * row.nu_state == pytest.approx(HW.peak_flop_per_s)
+    # sec:fast_checkpoints: the partitioned state of a trillion-parameter model can go to a hard drive
+    assert row.nu_state > HW.threshold("hdd")
+
+
+@pytest.mark.parametrize("label", ["fig:scaling_limited", "fig:scaling_constant_time"])
+def test_figures_have_log_axes_with_units(label):
+    figure = get_artifact(label).reproduce("a100-80gb")
+    assert isinstance(figure, Figure)
+    for ax in figure.axes:
+        assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+        assert "(" in ax.get_ylabel() and "parameters" in ax.get_xlabel()
