@@ -15,7 +15,7 @@ from ..artifacts import Artifact
 from ..formulas.memory import mixed_buffering_table
 from ..hardware import Hardware
 from ..paper import paper_table
-from .x_model import printed_agrees, printed_format
+from ..paper import format_like, parse_printed
 
 __all__ = ["LABEL", "build", "compare", "ARTIFACT"]
 
@@ -54,8 +54,8 @@ def compare(reproduced: pd.DataFrame) -> pd.DataFrame:
         for column in NUMERIC:
             value = float(getattr(row, column))
             out[f"{column} (paper)"] = printed[column]
-            out[f"{column} (reproduced)"] = printed_format(value, printed[column])
-            out[f"{column} agrees"] = printed_agrees(printed[column], value)
+            out[f"{column} (reproduced)"] = format_like(value, printed[column])
+            out[f"{column} agrees"] = parse_printed(printed[column]).agrees(value)
         rows.append(out)
     return pd.DataFrame(rows)
 

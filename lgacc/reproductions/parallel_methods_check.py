@@ -29,7 +29,7 @@ from ..evaluate import Evaluation, evaluate
 from ..hardware import Hardware
 from ..models import Transformer, x_model
 from ..paper import load_paper
-from .x_model import printed_agrees, printed_format
+from ..paper import format_like, parse_printed
 
 __all__ = [
     "CheckRow",
@@ -182,9 +182,9 @@ def check_table(label: str, hardware: Hardware | str = "a100-80gb") -> pd.DataFr
                     "method": row.method,
                     "column": column,
                     "paper": text,
-                    "reproduced": printed_format(value, text),
+                    "reproduced": format_like(value, text),
                     "value": float(value),
-                    "agrees": printed_agrees(text, value),
+                    "agrees": parse_printed(text).agrees(value),
                 }
             )
     return pd.DataFrame(out)

@@ -9,8 +9,6 @@ printed in parentheses by the paper).
 from __future__ import annotations
 
 import math
-import re
-from decimal import Decimal
 
 import pandas as pd
 
@@ -19,7 +17,7 @@ from ..hardware import Hardware
 from ..models import Transformer, named_model
 from ..paper import format_like, paper_table, parse_printed
 
-__all__ = ["LABEL", "ROWS", "build", "compare", "printed_agrees", "printed_format", "ARTIFACT"]
+__all__ = ["LABEL", "ROWS", "build", "compare", "ARTIFACT"]
 
 LABEL = "table:x_model"
 
@@ -27,42 +25,6 @@ LABEL = "table:x_model"
 ROWS = ("X2", "BERT", "X32", "Megatron-LM", "X64", "T-NLG", "GPT-3", "X108", "X160")
 
 COLUMNS = ("p", "b_c", "b", "d_s", "d_a", "d_h", "d_m", "d_l")
-
-_INTEGER_WITH_ZEROS = re.compile(r"^\s*(?P<digits>\d*[1-9])(?P<zeros>0+)\s*(?P<suffix>[A-Za-z]?)\s*$")
-
-
-def printed_agrees(text: str, value: float) -> bool:
-    """Whether ``value`` rounds to the printed ``text``.
-
-    As :func:`lgacc.paper.parse_printed`, except that the trailing zeros of a
-    printed integer are read as not significant: the paper prints its results to
-    two or three significant digits, so "2420" (b_c of X_160) means 2.42 x 10^3 and
-    "630 y" means 6.3 x 10^2 years.  This is the looser of the two readings.
-    """
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return False
-    printed = parse_printed(text)
-    match = _INTEGER_WITH_ZEROS.match(str(text))
-    if match:
-        half_unit = printed.half_unit * 10 ** len(match["zeros"])
-        return abs(value - printed.value) <= half_unit * (1 + 1e-9)
-    return printed.agrees(value)
-
-
-def printed_format(value: float, text: str) -> str:
-    """``value`` formatted like the printed ``text`` (suffix, decimals)."""
-    if value is None:
-        return ""
-    match = _INTEGER_WITH_ZEROS.match(str(text))
-    if match:
-        digits = len(match["digits"]) + len(match["zeros"])
-        scale = parse_printed(text).value / float(Decimal(match["digits"] + match["zeros"]))
-        scaled = value / scale
-        significant = len(match["digits"])
-        rounded = round(scaled, significant - digits)
-        return f"{rounded:.0f}" + (f" {match['suffix']}" if match["suffix"] else "")
-    return format_like(value, text)
-
 
 def _row(model: Transformer) -> dict:
     return {
@@ -108,8 +70,8 @@ def compare(reproduced: pd.DataFrame) -> pd.DataFrame:
                 out[f"{column} agrees"] = False
                 continue
             out[f"{column} (paper)"] = text
-            out[f"{column} (reproduced)"] = printed_format(float(value), text)
-            out[f"{column} agrees"] = printed_agrees(text, float(value))
+            out[f"{column} (reproduced)"] = format_like(float(value), text)
+            out[f"{column} agrees"] = parse_printed(text).agrees(float(value))
         rows.append(out)
     return pd.DataFrame(rows)
 
