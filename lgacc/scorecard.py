@@ -68,11 +68,33 @@ def score_artifact(label: str, hardware: Hardware, entry: dict[str, Any] | None 
     return ScoreRow(label, artifact.kind, artifact.title, f"{total} printed cells", f"{agree} of {total} agree", status, page)
 
 
+CLAIMS_PAGE = "claims"
+
+
+def score_claims(hardware: Hardware) -> list[ScoreRow]:
+    """One row per prose claim of the paper, graded by :mod:`lgacc.claims`."""
+    from .claims import reproduce_claims
+
+    rows = []
+    for claim in reproduce_claims(hardware):
+        if claim.reproduced is None:
+            status, reproduced = MISSING, "—"
+        else:
+            status, reproduced = (AGREES if claim.agrees else DIFFERS), f"{claim.reproduced:.3g} {claim.unit}"
+        if claim.agrees and claim.tolerance.startswith("within"):
+            status = f"agrees {claim.tolerance}"
+        rows.append(
+            ScoreRow(f"claim:{claim.id}", "claim", claim.where, f"{claim.paper:.3g} {claim.unit} ({claim.printed})", reproduced, status, CLAIMS_PAGE)
+        )
+    return rows
+
+
 def scorecard(hardware: str | Hardware = DEFAULT_HARDWARE) -> pd.DataFrame:
-    """One row per table and figure of the paper (and any further registered artifact)."""
+    """One row per table, figure and prose claim of the paper (and any further artifact)."""
     spec = load_hardware(hardware)
     entries = paper_artifacts()
     labels = [entry["label"] for entry in entries]
     rows = [score_artifact(entry["label"], spec, entry) for entry in entries]
-    rows += [score_artifact(label, spec) for label in registry() if label not in labels]
+    rows += [score_artifact(label, spec) for label in registry() if label not in labels and registry()[label].kind != "claims"]
+    rows += score_claims(spec)
     return pd.DataFrame([asdict(row) for row in rows])

@@ -37,3 +37,13 @@ def test_scorecard_json(capsys):
     assert main(["scorecard", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {"label", "paper", "reproduced", "status", "page"} <= set(rows[0])
+
+
+def test_every_prose_claim_has_a_graded_row():
+    from lgacc.claims import printed_claims
+
+    card = scorecard("a100-80gb").set_index("label")
+    for claim in printed_claims():
+        row = card.loc[f"claim:{claim.id}"]
+        assert row["status"].startswith(("agrees", "differs", "not reproduced"))
+        assert row["page"] == "claims"
