@@ -332,7 +332,7 @@ def feasibility_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "l
     low, high = found
     p = math.sqrt(low["p"] * high["p"])
     how = (f"{low['model']} ({low['p']:.3g} parameters) is the largest feasible model and {high['model']} "
-           f"({high['p']:.3g}) is not ({high['reason'][:160]}); limit = their geometric mean")
+           f"({high['p']:.3g}) is not ({high['reason'][:240]}); limit = their geometric mean")
     return Limit(p, low["p"], high["p"], low["x"], high["x"], low["memory_gib"], how)
 
 
