@@ -287,42 +287,45 @@ class SearchResult:
 
 
 @cache
-def _levels(K: int) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs ``(n_b, n_mu = K // n_b)`` keeping the largest ``n_b`` for each ``n_mu``."""
-    n_b = np.arange(1, K + 1)
-    n_mu = K // n_b
-    keep = np.append(n_mu[1:] != n_mu[:-1], True)
-    return n_b[keep], n_mu[keep]
+def _levels(B: int, b_mu_max: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All ``(n_b, n_mu, b_mu)``, ``b_mu <= b_mu_max``, with ``n_mu = floor(B / (n_b b_mu))`` and ``n_b``
+    the largest for its ``n_mu``: about ``2 sqrt(B / b_mu)`` per micro-batch size.  Sorted by ``b_mu``."""
+    parts = []
+    for b_mu in range(1, min(b_mu_max, B) + 1):
+        K = B // b_mu
+        root = np.arange(1, math.isqrt(K) + 1)
+        n_b = np.union1d(root, K // root)
+        n_mu = K // n_b
+        keep = n_b == K // n_mu
+        parts.append(np.stack([n_b[keep], n_mu[keep], np.full(int(keep.sum()), b_mu)]))
+    table = np.concatenate(parts, axis=1) if parts else np.zeros((3, 0), np.int64)
+    table.flags.writeable = False
+    return table[0], table[1], table[2]
 
 
 def _lattice(
     B: int, n_l: int, n_a: int, b_mu_max: int, max_gpus: int | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(n_b, n_mu, b_mu)`` just below the critical batch with ``n_mu >= n_l``, largest ``n_b`` per level."""
-    cap = None if max_gpus is None else max_gpus // (n_l * n_a)
-    parts_b, parts_mu, parts_bmu = [], [], []
-    for b_mu in range(1, b_mu_max + 1):
-        K = B // b_mu
-        if K < n_l:
-            break
-        n_b, n_mu = _levels(K)
-        if cap is not None:
-            if cap < 1:
-                break
-            n_b = np.minimum(n_b, cap)
-            n_mu = K // n_b
-        keep = n_mu >= n_l
-        n_b, n_mu = n_b[keep], n_mu[keep]
-        if cap is not None:
-            n_b, first = np.unique(n_b, return_index=True)
-            n_mu = n_mu[first]
-        parts_b.append(n_b)
-        parts_mu.append(n_mu)
-        parts_bmu.append(np.full(n_b.shape, b_mu))
-    if not parts_b:
-        empty = np.zeros(0, np.int64)
-        return empty, empty, empty
-    return np.concatenate(parts_b), np.concatenate(parts_mu), np.concatenate(parts_bmu)
+    n_b, n_mu, b_mu = _levels(B, 1 << max(0, b_mu_max - 1).bit_length())  # shared per power of two
+    stop = int(np.searchsorted(b_mu, b_mu_max, side="right"))
+    n_b, n_mu, b_mu = n_b[:stop], n_mu[:stop], b_mu[:stop]
+    if max_gpus is not None:
+        cap = max_gpus // (n_l * n_a)
+        if cap < 1:
+            empty = np.zeros(0, np.int64)
+            return empty, empty, empty
+        under = n_b <= cap
+        # each b_mu whose levels reach beyond the cap adds the level (cap, K // cap)
+        sizes = np.arange(1, b_mu_max + 1)
+        K = B // sizes
+        extra = (K > cap) & (K // np.maximum(K // cap, 1) != cap)
+        extra &= K >= 1
+        n_b = np.concatenate([n_b[under], np.full(int(extra.sum()), cap)])
+        n_mu = np.concatenate([n_mu[under], K[extra] // cap])
+        b_mu = np.concatenate([b_mu[under], sizes[extra]])
+    keep = n_mu >= n_l
+    return n_b[keep], n_mu[keep], b_mu[keep]
 
 
 def _dimension_values(model: Transformer, method: Method, parallelism: Parallelism, max_gpus: int | None):
@@ -345,15 +348,15 @@ def _micro_batch_caps(
 ) -> dict[tuple[int, int, bool], int]:
     """Per ``(n_l, n_a, offload)``: a micro-batch size at or above the smallest bottleneck-free one.
 
-    Probed at ``n_mu = n_l`` and the largest ``n_b`` on sizes 1..16 then doubling;
-    larger micro-batches only lower the GPU count or the micro-batch count.
+    Probed at ``n_mu = n_l`` and the largest ``n_b`` on sizes 1..16 then doubling up to
+    ``B // n_l``; larger micro-batches only lower the GPU count or the micro-batch count.
     """
     probes = sorted(set(range(1, 17)) | {2**k for k in range(5, max(5, B.bit_length()) + 1)} | {B})
     probes = np.array([p for p in probes if p <= B])
     rows = []
     for n_l, n_a, off in groups:
-        for p in probes:
-            if B // p < n_l:
+        for p in [*(q for q in probes if q < B // n_l), B // n_l]:
+            if p < 1:
                 break
             n_b = max(1, B // (p * n_l))
             if max_gpus is not None:
@@ -377,9 +380,8 @@ def _micro_batch_caps(
             pass
         if ok and (caps[key] == 0 or p < caps[key]):
             caps[key] = int(p)
-    for key in caps:
-        if caps[key] == 0:  # never free: keep every size up to B // n_l so the rules decide
-            caps[key] = B // key[0]
+    # A group with no bottleneck-free probe, not even at the largest micro-batch and a single
+    # data-parallel instance (its most favourable point), is dropped (cap 0).
     return caps
 
 
@@ -523,6 +525,50 @@ def _explain(model, hardware, method, parallelism, evaluation: Evaluation, *, ma
 # --- the searches ----------------------------------------------------------------------------
 
 
+_SINGLE_PASS = 16384
+_CHUNK = 4096
+
+
+def _branch_and_bound(model, hardware, method, parallelism, c, n_gpu, max_overhead, kwargs):
+    """Visit candidates by decreasing ``n_l`` (the baseline with a pipeline) then decreasing GPU count, in chunks.
+
+    A chunk is skipped, and the visit of the level ends, once its largest GPU count at
+    perfect efficiency cannot beat the best time found: ``time x efficiency x n_gpu``
+    is the same for every configuration (the paper's fixed token count).
+    """
+    by_layers = method is Method.BASELINE and parallelism.pipe
+    order = np.lexsort((-n_gpu, -c["n_l"])) if by_layers else np.argsort(-n_gpu, kind="stable")
+    c = _take(c, order)
+    n_gpu = n_gpu[order]
+    levels = list(dict.fromkeys(c["n_l"].tolist())) if by_layers else [None]
+    visited = 0
+    gpu_days = None
+    for level in levels:
+        index = np.flatnonzero(c["n_l"] == level) if level is not None else np.arange(n_gpu.size)
+        best_here = None
+        start = 0
+        while start < index.size:
+            if best_here is not None and gpu_days / n_gpu[index[start]] > best_here[0] * (1 + 1e-12):
+                break  # perfect efficiency on this many GPUs cannot beat the best time found
+            part = index[start:start + _CHUNK]
+            start += _CHUNK
+            cc = _take(c, part)
+            r = _evaluate(model, hardware, method, cc, max_overhead)
+            visited += part.size
+            if gpu_days is None:
+                gpu_days = float(r["time_days"][0] * r["efficiency"][0] * r["n_gpu"][0])
+            valid = _all_valid(rule_masks(model, hardware, method, parallelism, cc, r, **kwargs))
+            i = select(method, parallelism, cc, r, valid)
+            if i is None:
+                continue
+            candidate = (float(r["time_days"][i]), cc, r, i)
+            if best_here is None or _better(method, parallelism, candidate, best_here):
+                best_here = candidate
+        if best_here is not None:
+            return best_here, visited
+    return None, visited
+
+
 def fastest(
     model: Transformer | str,
     hardware: Hardware | str,
@@ -549,42 +595,17 @@ def fastest(
         return SearchResult(model, hardware, method, parallelism, "fastest", None, None,
                             ("critical batch: no configuration of this parallelism fits below the critical batch",), 0)
     n_gpu = c["n_b"] * c["n_l"] * c["n_a"]
-    gpu_days = _gpu_days(model, hardware, method, max_overhead)
-    by_layers = method is Method.BASELINE and parallelism.pipe
-    # Visit by decreasing n_l (baseline with a pipeline), then decreasing GPU count, in chunks.
-    order = np.lexsort((-n_gpu, -c["n_l"])) if by_layers else np.argsort(-n_gpu, kind="stable")
-    c = _take(c, order)
-    n_gpu = n_gpu[order]
     visited = 0
-    best: tuple[int, dict, dict] | None = None
-    chunk = 4096
-    layer_levels = [c["n_l"][0]] if by_layers else [None]
-    if by_layers:
-        layer_levels = list(dict.fromkeys(c["n_l"].tolist()))
-    for level in layer_levels:
-        index = np.flatnonzero(c["n_l"] == level) if level is not None else np.arange(n)
-        best_time = math.inf
-        best_here = None
-        start = 0
-        while start < index.size:
-            if gpu_days / n_gpu[index[start]] > best_time * (1 + 1e-12):
-                break  # perfect efficiency on this many GPUs cannot beat the best time found
-            part = index[start:start + chunk]
-            start += chunk
-            cc = _take(c, part)
-            r = _evaluate(model, hardware, method, cc, max_overhead)
-            visited += part.size
-            valid = _all_valid(rule_masks(model, hardware, method, parallelism, cc, r, **kwargs))
-            i = select(method, parallelism, cc, r, valid)
-            if i is None:
-                continue
-            candidate = (float(r["time_days"][i]), cc, r, i)
-            if best_here is None or _better(method, parallelism, candidate, best_here):
-                best_here = candidate
-                best_time = candidate[0]
-        if best_here is not None:
-            best = best_here
-            break
+    best = None
+    if n <= _SINGLE_PASS:
+        # small enough: one vectorized pass over every candidate
+        r = _evaluate(model, hardware, method, c, max_overhead)
+        visited = n
+        i = select(method, parallelism, c, r, _all_valid(rule_masks(model, hardware, method, parallelism, c, r, **kwargs)))
+        if i is not None:
+            best = (float(r["time_days"][i]), c, r, i)
+    else:
+        best, visited = _branch_and_bound(model, hardware, method, parallelism, c, n_gpu, max_overhead, kwargs)
     if best is None:
         r = _evaluate(model, hardware, method, c, max_overhead)
         masks = rule_masks(model, hardware, method, parallelism, c, r, **kwargs)
