@@ -104,3 +104,19 @@ def test_internal_links_and_images_resolve(html_dir, html_file):
         if not resolved.exists():
             broken.append(target)
     assert not broken, f"{html_file} has broken links or images: {broken}"
+
+
+def test_every_reproduced_table_and_figure_is_downloadable(html_dir):
+    """Tables as CSV, figures as SVG, from the page of each artifact."""
+    from lgacc.artifacts import registry
+
+    wanted = {"table": ".csv", "figure": ".svg"}
+    missing = []
+    for artifact in registry().values():
+        suffix = wanted.get(artifact.kind)
+        if suffix is None:
+            continue
+        page = html_dir / "generated" / f"{artifact.page}.html"
+        if not page.is_file() or not re.search(rf'download="[^"]+\{suffix}"', page.read_text()):
+            missing.append(f"{artifact.label} ({artifact.page}.html, {suffix})")
+    assert not missing, f"no download link for: {missing}"
