@@ -45,12 +45,20 @@ def random_case(rng: random.Random):
 CASES = 500
 
 
-def test_search_is_as_fast_as_the_exhaustive_reference():
-    """On 500 random cases the search finds the reference's best time, never a slower one."""
+def test_search_is_as_fast_as_the_exhaustive_reference(monkeypatch):
+    """On 500 random cases the search finds the reference's best time, never a slower one.
+
+    Every other case forces the chunked branch-and-bound visit (used for large
+    candidate sets) with tiny chunks, so that both visits are checked.
+    """
+    import lgacc.search
+
     rng = random.Random(20210)
     feasible = infeasible = 0
     for case in range(CASES):
         model, hardware, method, parallelism, max_gpus, allow_offload = random_case(rng)
+        monkeypatch.setattr(lgacc.search, "_SINGLE_PASS", 0 if case % 2 else 16384)
+        monkeypatch.setattr(lgacc.search, "_CHUNK", 7)
         found = fastest(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload, explain=False)
         best, visited = reference_fastest(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload)
         label = f"case {case}: {model.name} {method.value} {parallelism.value} max_gpus={max_gpus} offload={allow_offload}"

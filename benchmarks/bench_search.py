@@ -1,0 +1,73 @@
+"""Benchmark of the configuration search (issue 4); not a test: run ``.venv/bin/python benchmarks/bench_search.py``.
+
+Targets: the 9 rows of table:parallel_methods_comparison under 0.5 s in all; one
+search for any x in [2, 2000] under 50 ms median; and the speed-up over the
+exhaustive reference (lgacc.search_reference) on the same small cases.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import time
+
+from lgacc.config import Method
+from lgacc.hardware import load_hardware
+from lgacc.models import x_model
+from lgacc.reproductions.parallel_methods_comparison import ROWS
+from lgacc.search import Parallelism, fastest
+from lgacc.search_reference import reference_fastest
+
+
+def timed(function, *args, **kwargs):
+    start = time.perf_counter()
+    result = function(*args, **kwargs)
+    return time.perf_counter() - start, result
+
+
+def main() -> int:
+    hardware = load_hardware("a100-80gb")
+    fastest(x_model(160), hardware, "improved", "3d")  # warm the lambdified formulas
+    ok = True
+
+    x160 = x_model(160)
+    total, _ = timed(lambda: [fastest(x160, hardware, m.lower(), Parallelism(p)) for p, m in ROWS])
+    ok &= total < 0.5
+    print(f"table:parallel_methods_comparison, 9 rows: {total * 1000:.0f} ms (target < 500 ms)")
+
+    rng = random.Random(4)
+    times = []
+    worst = (0.0, None)
+    for _ in range(200):
+        x = 2 * rng.randint(1, 1000)
+        method, parallelism = rng.choice(list(Method)), rng.choice(list(Parallelism))
+        t, _ = timed(fastest, x_model(x), hardware, method, parallelism)
+        times.append(t)
+        worst = max(worst, (t, (x, method.value, parallelism.value)))
+    median = statistics.median(times)
+    ok &= median < 0.05
+    print(f"one search, x in [2, 2000], 200 random (method, parallelism): median {median * 1000:.1f} ms "
+          f"(target < 50 ms), p90 {sorted(times)[179] * 1000:.1f} ms, worst {worst[0] * 1000:.0f} ms for X{worst[1][0]} {worst[1][1]} {worst[1][2]}")
+    for x in (2, 160, 2000):
+        t = statistics.median(timed(fastest, x_model(x), hardware, "improved", "3d")[0] for _ in range(5))
+        print(f"  X{x} improved 3d: {t * 1000:.1f} ms")
+
+    rng = random.Random(5)
+    ratios, search_total, reference_total = [], 0.0, 0.0
+    for _ in range(24):
+        model = x_model(rng.choice([8, 12, 16]))
+        method, parallelism = rng.choice(list(Method)), rng.choice(list(Parallelism))
+        t_search, _ = timed(fastest, model, hardware, method, parallelism, explain=False)
+        t_reference, _ = timed(reference_fastest, model, hardware, method, parallelism)
+        ratios.append(t_reference / t_search)
+        search_total += t_search
+        reference_total += t_reference
+    print(f"speed-up over the exhaustive reference, 24 cases X8..X16: median {statistics.median(ratios):.0f}x, "
+          f"total {reference_total / search_total:.0f}x ({reference_total:.2f} s vs {search_total:.3f} s)")
+    print("all targets met" if ok else "TARGET MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
