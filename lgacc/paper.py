@@ -118,3 +118,13 @@ def load_paper(label: str) -> dict[str, Any]:
 def paper_table(label: str) -> pd.DataFrame:
     """The printed rows of ``label`` as a DataFrame of printed text."""
     return pd.DataFrame(load_paper(label)["rows"]).astype(str)
+
+
+def compare_cell(column: str, printed: str, value: float, significant: int | None = None) -> dict[str, Any]:
+    """The three comparison columns of one numeric cell: printed, reproduced (formatted
+    like the printed text) and whether it agrees to printed precision."""
+    return {
+        f"{column} (paper)": printed,
+        f"{column} (reproduced)": format_like(value, printed),
+        f"{column} agrees": parse_printed(printed, significant).agrees(value),
+    }

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..artifacts import Artifact
 from ..hardware import GIB, LINKS, Hardware
-from ..paper import format_like, paper_table, parse_printed
+from ..paper import compare_cell, paper_table
 
 LABEL = "table:hardware_bandwidth"
 
@@ -53,10 +53,7 @@ def compare(reproduced: pd.DataFrame) -> pd.DataFrame:
         printed = paper.loc[row.key]
         out = {"name": row.name}
         for column in ("bandwidth_gb_s", "threshold_flops_per_byte"):
-            value = getattr(row, column)
-            out[f"{column} (paper)"] = printed[column]
-            out[f"{column} (reproduced)"] = format_like(value, printed[column])
-            out[f"{column} agrees"] = parse_printed(printed[column]).agrees(value)
+            out.update(compare_cell(column, printed[column], getattr(row, column)))
         rows.append(out)
     return pd.DataFrame(rows)
 

@@ -15,7 +15,7 @@ from ..artifacts import Artifact
 from ..formulas.memory import mixed_buffering_table
 from ..hardware import Hardware
 from ..paper import paper_table
-from ..paper import format_like, parse_printed
+from ..paper import compare_cell
 
 __all__ = ["LABEL", "build", "compare", "ARTIFACT"]
 
@@ -52,10 +52,7 @@ def compare(reproduced: pd.DataFrame) -> pd.DataFrame:
             out[f"{column} (reproduced)"] = getattr(row, column)
             out[f"{column} agrees"] = printed[column] == getattr(row, column)
         for column in NUMERIC:
-            value = float(getattr(row, column))
-            out[f"{column} (paper)"] = printed[column]
-            out[f"{column} (reproduced)"] = format_like(value, printed[column])
-            out[f"{column} agrees"] = parse_printed(printed[column]).agrees(value)
+            out.update(compare_cell(column, printed[column], float(getattr(row, column))))
         rows.append(out)
     return pd.DataFrame(rows)
 

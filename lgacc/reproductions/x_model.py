@@ -15,7 +15,7 @@ import pandas as pd
 from ..artifacts import Artifact
 from ..hardware import Hardware
 from ..models import Transformer, named_model
-from ..paper import format_like, paper_table, parse_printed
+from ..paper import compare_cell, paper_table
 
 __all__ = ["LABEL", "ROWS", "build", "compare", "ARTIFACT"]
 
@@ -69,9 +69,7 @@ def compare(reproduced: pd.DataFrame) -> pd.DataFrame:
                 out[f"{column} (reproduced)"] = "" if value is None else str(value)
                 out[f"{column} agrees"] = False
                 continue
-            out[f"{column} (paper)"] = text
-            out[f"{column} (reproduced)"] = format_like(float(value), text)
-            out[f"{column} agrees"] = parse_printed(text).agrees(float(value))
+            out.update(compare_cell(column, text, float(value)))
         rows.append(out)
     return pd.DataFrame(rows)
 
