@@ -37,6 +37,10 @@ class Artifact:
     page: str = ""
     description: str = ""
     parameters: dict[str, str] = field(default_factory=dict)
+    #: For an artifact the paper draws but prints no numbers for (the scheduling
+    #: figures): ``check(hardware)`` returns measured-against-analytic rows with an
+    #: ``agrees`` column, which the scorecard grades instead.
+    check: Callable[[Hardware], Any] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -143,6 +143,7 @@ def linked_scorecard(frame: pd.DataFrame):
     colours = {
         "agrees to printed precision": "background-color: #d1e7dd",
         "reproduced (no printed values to compare)": "background-color: #cfe2ff",
+        "agrees with the paper's formulas": "background-color: #d1e7dd",
         "differs": "background-color: #f8d7da",
         "fails to build": "background-color: #f8d7da",
         "not reproduced yet": "background-color: #fff3cd",

@@ -24,6 +24,7 @@ import yaml
 AGREES = "agrees to printed precision"
 DIFFERS = "differs"
 REPRODUCED = "reproduced (no printed values to compare)"
+MATCHES_FORMULAS = "agrees with the paper's formulas"
 MISSING = "not reproduced yet"
 FAILED = "fails to build"
 
@@ -58,6 +59,10 @@ def score_artifact(label: str, hardware: Hardware, entry: dict[str, Any] | None 
         result = artifact.build(hardware)
     except Exception as error:  # the scorecard reports a broken artifact rather than hiding it
         return ScoreRow(label, artifact.kind, artifact.title, "", f"{type(error).__name__}: {error}", FAILED, page)
+    if artifact.compare is None and artifact.check is not None:
+        agree, total = agreement(artifact.check(hardware))
+        status = MATCHES_FORMULAS if agree == total and total > 0 else DIFFERS
+        return ScoreRow(label, artifact.kind, artifact.title, f"{total} formulas", f"{agree} of {total} measured = analytic", status, page)
     if artifact.compare is None:
         return ScoreRow(label, artifact.kind, artifact.title, "no printed values", "built", REPRODUCED, page)
     try:

@@ -51,3 +51,10 @@ def test_scorecard_json(capsys, monkeypatch, card):
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == len(card)
     assert {"label", "paper", "reproduced", "status", "page"} <= set(rows[0])
+
+
+def test_scheduling_figures_are_graded_by_measured_against_analytic(card):
+    from lgacc.scorecard import MATCHES_FORMULAS
+
+    for label in ("fig:gradient_accumulation", "fig:gradient_accumulation_partitioned", "fig:pipeline_comparison"):
+        assert card.loc[label, "status"] == MATCHES_FORMULAS, card.loc[label].to_dict()

@@ -83,6 +83,7 @@ ARTIFACT = Artifact(
     label=LABEL,
     title="Standard and layered gradient accumulation with data parallelism",
     kind="figure",
+    check=lambda hardware: measured_vs_analytic(),
     build=build,
     page="fig_gradient_accumulation",
     description=(

@@ -90,6 +90,7 @@ ARTIFACT = Artifact(
     label=LABEL,
     title="Standard and layered gradient accumulation with a partitioned or offloaded state",
     kind="figure",
+    check=lambda hardware: measured_vs_analytic(),
     build=build,
     page="fig_gradient_accumulation_partitioned",
     description=(

@@ -88,6 +88,7 @@ ARTIFACT = Artifact(
     label=LABEL,
     title="Standard and modular pipeline parallelism",
     kind="figure",
+    check=lambda hardware: measured_vs_analytic(),
     build=build,
     page="fig_pipeline_comparison",
     description=(
