@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from typing import Any
 
 import pandas as pd
@@ -107,8 +108,16 @@ def show_svg_figure(figure, label: str) -> None:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="svg", bbox_inches="tight")
     svg = buffer.getvalue()
-    _html(svg.decode("utf-8"))
+    _html(_fit_to_page(svg.decode("utf-8")))
     _html(_download_link(svg, artifact_filename(label, ".svg"), "image/svg+xml", "Download the figure (SVG)"))
+
+
+def _fit_to_page(svg: str) -> str:
+    """Let an inline SVG shrink to the page's width (it keeps its viewBox, so its aspect)."""
+    head, sep, rest = svg.partition("<svg ")
+    tag, close, body = rest.partition(">")
+    tag = re.sub(r'\s(width|height)="[^"]*"', "", tag)
+    return f'{head}{sep}{tag} style="width: 100%; height: auto; max-width: 100%"{close}{body}'
 
 
 def _html(text: str) -> None:

@@ -4,7 +4,8 @@
 ``notebooks/`` (committed without outputs) into ``book/generated/`` (a build
 product), at most two at a time, each with an explicit kernel, working
 directory and per-cell timeout.  The hardware is passed to each notebook as its
-``hardware`` parameter.  On failure the runner names the notebook, the cell,
+``hardware`` parameter (and ``progress=False``: progress bars are for
+interactive runs, not for the book).  On failure the runner names the notebook, the cell,
 the exception and its message, keeps the failed output for inspection, and
 exits non-zero.
 
@@ -15,6 +16,7 @@ the book says which hardware it was built for.
 from __future__ import annotations
 
 import argparse
+import re
 import datetime as _dt
 import sys
 import time
@@ -71,6 +73,18 @@ def hardware_parameter(name_or_path: str) -> str:
     path = hardware_path(name_or_path)
     shipped = path.resolve().parent == (ROOT / "data" / "hardware").resolve() and str(name_or_path) == path.stem
     return str(name_or_path) if shipped else str(path.resolve())
+
+
+def _parameters(notebook: Path, hardware: str) -> dict:
+    """Papermill parameters: the hardware, and ``progress=False`` where the notebook takes it."""
+    import nbformat
+
+    cells = nbformat.read(notebook, as_version=4).cells
+    declared = "".join(c.source for c in cells if "parameters" in c.metadata.get("tags", []))
+    parameters = {"hardware": hardware}
+    if re.search(r"^progress\s*=", declared, re.M):
+        parameters["progress"] = False
+    return parameters
 
 
 def run_notebook(
@@ -188,7 +202,7 @@ def run_all(
                 run_notebook,
                 notebook,
                 output_dir / notebook.name,
-                {"hardware": parameter},
+                _parameters(notebook, parameter),
                 kernel,
                 timeout_s,
                 notebook.parent,

@@ -54,3 +54,13 @@ def test_a_relative_spec_path_is_made_absolute(tmp_path, monkeypatch, a100_spec)
     monkeypatch.chdir(tmp_path)
     assert run.hardware_parameter("mine.yaml") == str(tmp_path / "mine.yaml")
     assert run.hardware_parameter("a100-80gb") == "a100-80gb"
+
+
+def test_progress_bars_are_switched_off_only_where_a_notebook_takes_them(tmp_path):
+    with_progress = _notebook(tmp_path / "sweep.ipynb")
+    notebook = nbformat.read(with_progress, as_version=4)
+    notebook.cells[0].source += "\nprogress = True"
+    nbformat.write(notebook, with_progress)
+    plain = _notebook(tmp_path / "plain.ipynb")
+    assert run._parameters(with_progress, "a100-80gb") == {"hardware": "a100-80gb", "progress": False}
+    assert run._parameters(plain, "a100-80gb") == {"hardware": "a100-80gb"}
