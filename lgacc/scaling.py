@@ -11,7 +11,12 @@ X_[x], one method (baseline, partitioned, improved) and one *scenario*:
 ``unlimited`` (``fig:scaling_unlimited``)
     no node-size limit: tensor parallelism over NVLink at any degree.
 ``ethernet`` (``fig:scaling_Ethernet``)
-    25 Gb/s Ethernet per GPU instead of InfiniBand (sec:slow_network).
+    25 Gb/s Ethernet per GPU instead of InfiniBand (sec:slow_network).  This
+    scenario's sweep adds the paper's dotted line, :data:`NOT_PARTITIONED`: the
+    improved method (layered gradient accumulation, modular pipeline) without
+    the state partition ("For the smallest models, the partition can be avoided
+    to further reduce the training time at a minimal memory cost"), searched
+    with ``fastest(..., partitioned=False)``.
 
 Two derived sweeps:
 
@@ -63,6 +68,9 @@ from .search import fastest
 
 __all__ = [
     "METHODS",
+    "NOT_PARTITIONED",
+    "VARIANTS",
+    "scenario_methods",
     "SCENARIOS",
     "ONE_MONTH_DAYS",
     "ONE_YEAR_DAYS",
@@ -80,6 +88,13 @@ __all__ = [
 ]
 
 METHODS = ("baseline", "partitioned", "improved")
+#: The improved method without the state partition: the dotted line of ``fig:scaling_Ethernet``.
+NOT_PARTITIONED = "improved, not partitioned"
+#: Every series name of a sweep's ``method`` column: ``(method, partitioned)``, ``None`` the method's default.
+VARIANTS: dict[str, tuple[str, bool | None]] = {
+    **{m: (m, None) for m in METHODS},
+    NOT_PARTITIONED: ("improved", False),
+}
 SCENARIOS = ("limited", "unlimited", "ethernet")
 #: The paper's "one month" and "one year" training-time thresholds, in days.
 ONE_YEAR_DAYS = 365.25
@@ -113,6 +128,16 @@ def _refine(x_low: int, x_high: int) -> tuple[int, ...]:
     return tuple(x for x in range(start, x_high, step) if x % 2 == 0 and x > x_low)
 
 
+def scenario_methods(scenario: str) -> tuple[str, ...]:
+    """The series a scenario's figure draws: :data:`METHODS`, and for ``ethernet`` also :data:`NOT_PARTITIONED`."""
+    return METHODS + (NOT_PARTITIONED,) if scenario == "ethernet" else METHODS
+
+
+def _variant(name: str) -> tuple[str, bool | None]:
+    """``(method, partitioned)`` of a series name of :data:`VARIANTS` (any other name: the method, its default)."""
+    return VARIANTS.get(name, (name, None))
+
+
 def scenario_hardware(hardware: Hardware | str, scenario: str) -> Hardware:
     """The hardware of a scenario: as given, no node-size limit, or Ethernet instead of InfiniBand."""
     hardware = load_hardware(hardware)
@@ -134,15 +159,22 @@ _COLUMNS = (
 
 
 @lru_cache(maxsize=8192)
-def _fastest_cached(x: int, hardware: Hardware, method: str, parallelism: str, allow_offload: bool):
-    return fastest(x_model(x), hardware, method, parallelism, allow_offload=allow_offload, explain=False)
+def _fastest_cached(x: int, hardware: Hardware, method: str, parallelism: str, allow_offload: bool,
+                    partitioned: bool | None = None):
+    return fastest(x_model(x), hardware, method, parallelism, allow_offload=allow_offload, explain=False,
+                   partitioned=partitioned)
 
 
 def fastest_row(x: int, hardware: Hardware, method: str, scenario: str = "", parallelism: str = "3d",
                 allow_offload: bool = True) -> dict:
-    """One sweep row: the fastest configuration of X_[x] for ``method`` on ``hardware`` (cached)."""
+    """One sweep row: the fastest configuration of X_[x] for ``method`` on ``hardware`` (cached).
+
+    ``method`` is a series name of :data:`VARIANTS`: a method, or :data:`NOT_PARTITIONED`
+    (the improved method searched with ``partitioned=False``); the row keeps the name.
+    """
     model = x_model(x)
-    result = _fastest_cached(int(x), hardware, method, parallelism, allow_offload)
+    base, partitioned = _variant(method)
+    result = _fastest_cached(int(x), hardware, base, parallelism, allow_offload, partitioned)
     row = dict.fromkeys(_COLUMNS, math.nan)
     row.update(scenario=scenario, method=method, x=int(x), model=model.name, p=float(model.p))
     e = result.evaluation
@@ -172,7 +204,7 @@ def _progress(iterable, total: int, progress: bool, desc: str):
 def scaling_sweep(
     hardware: Hardware | str = "a100-80gb",
     scenario: str = "limited",
-    methods: Sequence[str] = METHODS,
+    methods: Sequence[str] | None = None,
     xs: Iterable[int] | None = None,
     *,
     progress: bool = False,
@@ -180,12 +212,17 @@ def scaling_sweep(
     """Fastest configuration per (model, method) in a scenario (``fig:scaling_limited``,
     ``fig:scaling_unlimited``, ``fig:scaling_Ethernet``).
 
+    ``methods`` are series names of :data:`VARIANTS`; by default the scenario's
+    (:func:`scenario_methods`: the Ethernet sweep adds :data:`NOT_PARTITIONED`,
+    the dotted line of ``fig:scaling_Ethernet``).
+
     One row per (x, method); infeasible models keep a row with ``feasible=False``
     and the search's reason, so that a method's curve stops where no
     configuration is feasible.  Memory in the paper's GB (GiB) per GPU.
     """
     spec = scenario_hardware(hardware, scenario)
     xs = tuple(sweep_xs() if xs is None else xs)
+    methods = scenario_methods(scenario) if methods is None else tuple(methods)
     pairs = [(x, m) for m in methods for x in xs]
     rows = [fastest_row(x, spec, m, scenario) for x, m in _progress(pairs, len(pairs), progress, f"{scenario} sweep")]
     return pd.DataFrame(rows, columns=list(_COLUMNS))

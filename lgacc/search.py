@@ -56,6 +56,17 @@ with the same rules and objective, and the tests check the two agree.  Pruning:
   n_l`` are dropped (intensities grow with ``b_mu`` and ``n_mu``);
 * candidates are visited by decreasing GPU count and the visit stops once the GPU
   count alone (at perfect efficiency) cannot beat the best time found.
+
+The state partition.  Every search takes ``partitioned`` (``None``: the
+method's default, partitioned for the partitioned and improved methods).  With
+``partitioned=False`` the improved method is layered gradient accumulation and
+the modular pipeline without the partition: the dotted line of
+``fig:scaling_Ethernet`` ("For the smallest models, the partition can be
+avoided", sec:slow_network).  The rules follow the partition, not the method's
+name: the no-pipeline rule of ``structure`` holds for a partitioned method
+without layered gradient accumulation, and the non-overlapped gradient
+reduction (``bottleneck``) and the highest-pipeline order for an unpartitioned
+one.
 """
 
 from __future__ import annotations
@@ -148,9 +159,24 @@ def divisors(n: int) -> np.ndarray:
     return values[n % values == 0]
 
 
-def _pipelined_baseline(method: Method, n_l: np.ndarray) -> np.ndarray:
+def _is_partitioned(method: Method, partitioned: bool | None) -> bool:
+    """Whether the training state is partitioned: ``partitioned``, or the method's default when ``None``."""
+    return method.default_partitioned if partitioned is None else bool(partitioned)
+
+
+def _no_pipeline(method: Method, partitioned: bool | None) -> bool:
+    """"In the partitioned approach, we do not consider pipeline parallelism" (partitioned, not layered)."""
+    return _is_partitioned(method, partitioned) and not method.layered
+
+
+def _baseline_like(method: Method, partitioned: bool | None) -> bool:
+    """Neither layered nor partitioned: the paper's baseline, whose reduction with a pipeline is not overlapped."""
+    return not method.layered and not _is_partitioned(method, partitioned)
+
+
+def _pipelined_baseline(method: Method, n_l: np.ndarray, partitioned: bool | None = None) -> np.ndarray:
     """Where the gradient reduction is not overlapped (baseline, unpartitioned, with a pipeline)."""
-    return (method is Method.BASELINE) & (n_l > 1)
+    return _baseline_like(method, partitioned) & (n_l > 1)
 
 
 def rule_masks(
@@ -164,6 +190,7 @@ def rule_masks(
     max_gpus: int | None,
     allow_offload: bool,
     just_below: bool,
+    partitioned: bool | None = None,
 ) -> dict[str, np.ndarray]:
     """One boolean array per rule of :data:`RULES` (True where the candidate obeys it).
 
@@ -171,6 +198,8 @@ def rule_masks(
     ``offload``; ``evaluated`` is :func:`evaluate_many`'s output for them, or
     ``None`` to compute only the rules that need no evaluation.  Shared by the
     search and the exhaustive reference so that both apply the same rules.
+    ``partitioned`` is the state partition the candidates were evaluated with
+    (``None``: the method's default).
     """
     n_b, n_l, n_a, n_mu, b_mu, offload = (
         np.asarray(candidates[key]) for key in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")
@@ -179,7 +208,7 @@ def rule_masks(
     b = n_b * n_mu * b_mu
     structure = (
         ((n_b == 1) | parallelism.data)
-        & ((n_l == 1) | (parallelism.pipe and method is not Method.PARTITIONED))
+        & ((n_l == 1) | (parallelism.pipe and not _no_pipeline(method, partitioned)))
         & ((n_a == 1) | parallelism.tensor)
         & (model.d_l % n_l == 0)
         & (model.d_a % n_a == 0)
@@ -201,17 +230,18 @@ def rule_masks(
     free = np.ones(b.shape, bool)
     for name in _OVERLAPPED:
         free &= r[name] <= _TOLERANCE
-    free &= (r["data"] <= _TOLERANCE) | _pipelined_baseline(method, n_l)
+    free &= (r["data"] <= _TOLERANCE) | _pipelined_baseline(method, n_l, partitioned)
     masks["bottleneck"] = free
     needs_offload = r["total"] > hardware.memory_bytes
     masks["offload"] = ~offload | (needs_offload & allow_offload)
     return masks
 
 
-def _order_keys(method: Method, parallelism: Parallelism, c: Mapping[str, np.ndarray], r: Mapping[str, np.ndarray]):
+def _order_keys(method: Method, parallelism: Parallelism, c: Mapping[str, np.ndarray], r: Mapping[str, np.ndarray],
+                partitioned: bool | None = None):
     """Sort keys, most significant last (``np.lexsort``): the paper's preference order."""
     keys = [-c["n_a"], c["offload"].astype(int), c["b_mu"], r["n_gpu"], r["time_days"]]
-    if method is Method.BASELINE and parallelism.pipe:
+    if _baseline_like(method, partitioned) and parallelism.pipe:
         keys.append(-c["n_l"])  # "the highest possible pipeline parallelism"
     return keys
 
@@ -222,6 +252,7 @@ def select(
     candidates: Mapping[str, np.ndarray],
     evaluated: Mapping[str, np.ndarray],
     valid: np.ndarray,
+    partitioned: bool | None = None,
 ) -> int | None:
     """Index of the preferred valid candidate (fastest, with the baseline's ``n_l`` first), or ``None``."""
     index = np.flatnonzero(valid)
@@ -229,7 +260,7 @@ def select(
         return None
     c = {k: np.asarray(v)[index] for k, v in candidates.items()}
     r = {k: np.asarray(v)[index] for k, v in evaluated.items()}
-    order = np.lexsort(_order_keys(method, parallelism, c, r))
+    order = np.lexsort(_order_keys(method, parallelism, c, r, partitioned))
     return int(index[order[0]])
 
 
@@ -241,6 +272,8 @@ class SearchResult:
     configurations (one more data-parallel instance, a smaller micro-batch, more
     pipeline or tensor parallelism) were not taken; for an infeasible request, the
     rule that removed the last candidates and the evaluator's reason.
+    ``partitioned`` is the search's state-partition option (``None``: the
+    method's default).
     """
 
     model: Transformer
@@ -253,6 +286,7 @@ class SearchResult:
     binding: tuple[str, ...]
     candidates: int
     target_days: float | None = None
+    partitioned: bool | None = None
 
     @property
     def feasible(self) -> bool:
@@ -328,8 +362,9 @@ def _lattice(
     return n_b[keep], n_mu[keep], b_mu[keep]
 
 
-def _dimension_values(model: Transformer, method: Method, parallelism: Parallelism, max_gpus: int | None):
-    n_ls = divisors(model.d_l) if parallelism.pipe and method is not Method.PARTITIONED else np.array([1])
+def _dimension_values(model: Transformer, method: Method, parallelism: Parallelism, max_gpus: int | None,
+                      partitioned: bool | None = None):
+    n_ls = divisors(model.d_l) if parallelism.pipe and not _no_pipeline(method, partitioned) else np.array([1])
     n_as = divisors(model.d_a) if parallelism.tensor else np.array([1])
     if max_gpus is not None:
         n_ls = n_ls[n_ls <= max_gpus]
@@ -345,6 +380,7 @@ def _micro_batch_caps(
     groups: list[tuple[int, int, bool]],
     max_overhead: float,
     max_gpus: int | None,
+    partitioned: bool | None = None,
 ) -> dict[tuple[int, int, bool], int]:
     """Per ``(n_l, n_a, offload)``: a micro-batch size at or above the smallest bottleneck-free one.
 
@@ -368,12 +404,12 @@ def _micro_batch_caps(
     a = np.array(rows, dtype=np.int64)
     r = evaluate_many(
         model, hardware, method, n_b=a[:, 0], n_l=a[:, 1], n_a=a[:, 2], n_mu=a[:, 3], b_mu=a[:, 4],
-        offload=a[:, 5].astype(bool), max_overhead=max_overhead,
+        offload=a[:, 5].astype(bool), partitioned=partitioned, max_overhead=max_overhead,
     )
     free = np.ones(len(a), bool)
     for name in _OVERLAPPED:
         free &= r[name] <= _TOLERANCE
-    free &= (r["data"] <= _TOLERANCE) | _pipelined_baseline(method, a[:, 1])
+    free &= (r["data"] <= _TOLERANCE) | _pipelined_baseline(method, a[:, 1], partitioned)
     for (n_b, n_l, n_a, n_mu, p, off), ok in zip(rows, free):
         key = (n_l, n_a, bool(off))
         if caps[key] == 0 or (caps[key] < 0):
@@ -391,13 +427,13 @@ def _prepare(model, hardware, method, parallelism):
     return model, hardware, parse_method(method), parse_parallelism(parallelism)
 
 
-def _candidates(model, hardware, method, parallelism, *, max_gpus, allow_offload, max_overhead):
+def _candidates(model, hardware, method, parallelism, *, max_gpus, allow_offload, max_overhead, partitioned=None):
     """The pruned candidate set, as arrays, grouped by ``n_l`` (largest first)."""
     B = int(math.floor(model.critical_batch))
-    n_ls, n_as = _dimension_values(model, method, parallelism, max_gpus)
+    n_ls, n_as = _dimension_values(model, method, parallelism, max_gpus, partitioned)
     offloads = (False, True) if allow_offload else (False,)
     groups = [(int(n_l), int(n_a), off) for n_l in n_ls for n_a in n_as for off in offloads]
-    caps = _micro_batch_caps(model, hardware, method, B, groups, max_overhead, max_gpus)
+    caps = _micro_batch_caps(model, hardware, method, B, groups, max_overhead, max_gpus, partitioned)
     columns: dict[str, list[np.ndarray]] = {k: [] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")}
     for (n_l, n_a, off), cap in caps.items():
         n_b, n_mu, b_mu = _lattice(B, n_l, n_a, cap, max_gpus)
@@ -418,14 +454,14 @@ def _take(c: Mapping[str, np.ndarray], index) -> dict[str, np.ndarray]:
     return {k: np.asarray(v)[index] for k, v in c.items()}
 
 
-def _evaluate(model, hardware, method, c, max_overhead):
+def _evaluate(model, hardware, method, c, max_overhead, partitioned=None):
     return evaluate_many(
         model, hardware, method, n_b=c["n_b"], n_l=c["n_l"], n_a=c["n_a"], n_mu=c["n_mu"], b_mu=c["b_mu"],
-        offload=c["offload"], max_overhead=max_overhead,
+        offload=c["offload"], partitioned=partitioned, max_overhead=max_overhead,
     )
 
 
-def _config(method: Method, c: Mapping[str, np.ndarray], i: int) -> TrainingConfig:
+def _config(method: Method, c: Mapping[str, np.ndarray], i: int, partitioned: bool | None = None) -> TrainingConfig:
     return TrainingConfig(
         method,
         n_b=int(c["n_b"][i]),
@@ -434,6 +470,7 @@ def _config(method: Method, c: Mapping[str, np.ndarray], i: int) -> TrainingConf
         n_mu=int(c["n_mu"][i]),
         b_mu=int(c["b_mu"][i]),
         offload=bool(c["offload"][i]),
+        partitioned=partitioned,
     )
 
 
@@ -441,13 +478,13 @@ def _all_valid(masks: Mapping[str, np.ndarray]) -> np.ndarray:
     return np.all(list(masks.values()), axis=0)
 
 
-def _gpu_days(model, hardware, method, max_overhead) -> float:
+def _gpu_days(model, hardware, method, max_overhead, partitioned=None) -> float:
     """``time x efficiency x n_gpu``: GPU-days at perfect efficiency, the same for every configuration."""
-    r = evaluate_many(model, hardware, method, n_b=1, max_overhead=max_overhead)
+    r = evaluate_many(model, hardware, method, n_b=1, partitioned=partitioned, max_overhead=max_overhead)
     return float(r["time_days"] * r["efficiency"] * r["n_gpu"])
 
 
-def _infeasible_reason(model, hardware, method, parallelism, c, r, masks) -> tuple[str, ...]:
+def _infeasible_reason(model, hardware, method, parallelism, c, r, masks, partitioned=None) -> tuple[str, ...]:
     """The rule that removed the last candidates, with the evaluator's reason for the nearest miss."""
     alive = np.ones(len(c["n_b"]), bool)
     for name in [*RULES, *(k for k in masks if k not in RULES)]:
@@ -460,7 +497,7 @@ def _infeasible_reason(model, hardware, method, parallelism, c, r, masks) -> tup
             # nearest miss: among candidates alive before this rule, the fastest
             index = np.flatnonzero(alive)
             best = int(index[np.argmin(np.asarray(r["time_days"])[index])]) if r is not None else int(index[0])
-            config = _config(method, c, best)
+            config = _config(method, c, best, partitioned)
             detail = ""
             if r is not None:
                 evaluation = evaluate(model, hardware, config)
@@ -481,6 +518,7 @@ def _bottleneck_detail(evaluation: Evaluation, method: Method) -> str:
 
 
 def _neighbors(model: Transformer, method: Method, config: TrainingConfig, n_ls, n_as) -> dict[str, TrainingConfig]:
+    """The next more parallel configurations, with ``config``'s state partition."""
     B = int(math.floor(model.critical_batch))
     out = {}
 
@@ -488,7 +526,8 @@ def _neighbors(model: Transformer, method: Method, config: TrainingConfig, n_ls,
         n_mu = B // (n_b * b_mu)
         if n_mu < 1:
             return None
-        return TrainingConfig(method, n_b=n_b, n_l=n_l, n_a=n_a, n_mu=n_mu, b_mu=b_mu, offload=offload)
+        return TrainingConfig(method, n_b=n_b, n_l=n_l, n_a=n_a, n_mu=n_mu, b_mu=b_mu, offload=offload,
+                              partitioned=config.partitioned)
 
     c = config
     out["one more data-parallel instance"] = just_below(c.n_b + 1, c.n_l, c.n_a, c.b_mu, c.offload)
@@ -503,15 +542,17 @@ def _neighbors(model: Transformer, method: Method, config: TrainingConfig, n_ls,
     return {k: v for k, v in out.items() if v is not None}
 
 
-def _explain(model, hardware, method, parallelism, evaluation: Evaluation, *, max_gpus, allow_offload, max_overhead, just_below=True):
+def _explain(model, hardware, method, parallelism, evaluation: Evaluation, *, max_gpus, allow_offload, max_overhead,
+             just_below=True, partitioned=None):
     """Why the chosen configuration is not more parallel: the rules its neighbours break, or 'slower'."""
     config = evaluation.config
-    n_ls, n_as = _dimension_values(model, method, parallelism, None)
+    n_ls, n_as = _dimension_values(model, method, parallelism, None, partitioned)
     found = []
     for what, neighbor in _neighbors(model, method, config, n_ls, n_as).items():
         c = {k: np.array([getattr(neighbor, k)]) for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")}
-        r = _evaluate(model, hardware, method, c, max_overhead)
-        masks = rule_masks(model, hardware, method, parallelism, c, r, max_gpus=max_gpus, allow_offload=allow_offload, just_below=just_below)
+        r = _evaluate(model, hardware, method, c, max_overhead, partitioned)
+        masks = rule_masks(model, hardware, method, parallelism, c, r, max_gpus=max_gpus, allow_offload=allow_offload,
+                           just_below=just_below, partitioned=partitioned)
         broken = [name for name, m in masks.items() if not m[0]]
         if "offload" in broken and not neighbor.offload and allow_offload:
             broken = [b for b in broken if b != "offload"]
@@ -530,13 +571,15 @@ _CHUNK = 4096
 
 
 def _branch_and_bound(model, hardware, method, parallelism, c, n_gpu, max_overhead, kwargs):
+    # ``kwargs`` are rule_masks' keywords, ``partitioned`` among them
     """Visit candidates by decreasing ``n_l`` (the baseline with a pipeline) then decreasing GPU count, in chunks.
 
     A chunk is skipped, and the visit of the level ends, once its largest GPU count at
     perfect efficiency cannot beat the best time found: ``time x efficiency x n_gpu``
     is the same for every configuration (the paper's fixed token count).
     """
-    by_layers = method is Method.BASELINE and parallelism.pipe
+    partitioned = kwargs.get("partitioned")
+    by_layers = _baseline_like(method, partitioned) and parallelism.pipe
     order = np.lexsort((-n_gpu, -c["n_l"])) if by_layers else np.argsort(-n_gpu, kind="stable")
     c = _take(c, order)
     n_gpu = n_gpu[order]
@@ -553,16 +596,16 @@ def _branch_and_bound(model, hardware, method, parallelism, c, n_gpu, max_overhe
             part = index[start:start + _CHUNK]
             start += _CHUNK
             cc = _take(c, part)
-            r = _evaluate(model, hardware, method, cc, max_overhead)
+            r = _evaluate(model, hardware, method, cc, max_overhead, partitioned)
             visited += part.size
             if gpu_days is None:
                 gpu_days = float(r["time_days"][0] * r["efficiency"][0] * r["n_gpu"][0])
             valid = _all_valid(rule_masks(model, hardware, method, parallelism, cc, r, **kwargs))
-            i = select(method, parallelism, cc, r, valid)
+            i = select(method, parallelism, cc, r, valid, partitioned)
             if i is None:
                 continue
             candidate = (float(r["time_days"][i]), cc, r, i)
-            if best_here is None or _better(method, parallelism, candidate, best_here):
+            if best_here is None or _better(method, parallelism, candidate, best_here, partitioned):
                 best_here = candidate
         if best_here is not None:
             return best_here, visited
@@ -579,51 +622,67 @@ def fastest(
     allow_offload: bool = True,
     max_overhead: float = DEFAULT_MAX_OVERHEAD,
     explain: bool = True,
+    partitioned: bool | None = None,
 ) -> SearchResult:
     """The fastest configuration under the paper's rules (``table:parallel_methods_comparison``).
 
-    Raises nothing for an impossible request: the result has ``evaluation=None``
-    and ``binding`` names the rule that removed the last candidates.
+    ``partitioned`` sets the state partition (``None``: the method's default);
+    ``partitioned=False`` with the improved method is the dotted line of
+    ``fig:scaling_Ethernet``.  Raises nothing for an impossible request: the
+    result has ``evaluation=None`` and ``binding`` names the rule that removed
+    the last candidates.
     """
     model, hardware, method, parallelism = _prepare(model, hardware, method, parallelism)
     if max_gpus is not None and (isinstance(max_gpus, bool) or int(max_gpus) != max_gpus or max_gpus < 1):
         raise UserInputError(f"max_gpus={max_gpus!r} must be a positive integer")
-    c = _candidates(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload, max_overhead=max_overhead)
+    partitioned = _check_partitioned(partitioned)
+    c = _candidates(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
+                    max_overhead=max_overhead, partitioned=partitioned)
     n = len(c["n_b"])
-    kwargs = dict(max_gpus=max_gpus, allow_offload=allow_offload, just_below=True)
+    kwargs = dict(max_gpus=max_gpus, allow_offload=allow_offload, just_below=True, partitioned=partitioned)
     if n == 0:
         return SearchResult(model, hardware, method, parallelism, "fastest", None, None,
-                            ("critical batch: no configuration of this parallelism fits below the critical batch",), 0)
+                            ("critical batch: no configuration of this parallelism fits below the critical batch",), 0,
+                            partitioned=partitioned)
     n_gpu = c["n_b"] * c["n_l"] * c["n_a"]
     visited = 0
     best = None
     if n <= _SINGLE_PASS:
         # small enough: one vectorized pass over every candidate
-        r = _evaluate(model, hardware, method, c, max_overhead)
+        r = _evaluate(model, hardware, method, c, max_overhead, partitioned)
         visited = n
-        i = select(method, parallelism, c, r, _all_valid(rule_masks(model, hardware, method, parallelism, c, r, **kwargs)))
+        i = select(method, parallelism, c, r, _all_valid(rule_masks(model, hardware, method, parallelism, c, r, **kwargs)),
+                   partitioned)
         if i is not None:
             best = (float(r["time_days"][i]), c, r, i)
     else:
         best, visited = _branch_and_bound(model, hardware, method, parallelism, c, n_gpu, max_overhead, kwargs)
     if best is None:
-        r = _evaluate(model, hardware, method, c, max_overhead)
+        r = _evaluate(model, hardware, method, c, max_overhead, partitioned)
         masks = rule_masks(model, hardware, method, parallelism, c, r, **kwargs)
-        reason = _infeasible_reason(model, hardware, method, parallelism, c, r, masks)
-        return SearchResult(model, hardware, method, parallelism, "fastest", None, None, reason, n)
+        reason = _infeasible_reason(model, hardware, method, parallelism, c, r, masks, partitioned)
+        return SearchResult(model, hardware, method, parallelism, "fastest", None, None, reason, n, partitioned=partitioned)
     _, cc, r, i = best
-    config = _config(method, cc, i)
+    config = _config(method, cc, i, partitioned)
     evaluation = evaluate(model, hardware, config, max_overhead=max_overhead)
-    binding = _explain(model, hardware, method, parallelism, evaluation, max_gpus=max_gpus,
-                       allow_offload=allow_offload, max_overhead=max_overhead) if explain else ()
-    return SearchResult(model, hardware, method, parallelism, "fastest", config, evaluation, binding, visited)
+    binding = _explain(model, hardware, method, parallelism, evaluation, max_gpus=max_gpus, allow_offload=allow_offload,
+                       max_overhead=max_overhead, partitioned=partitioned) if explain else ()
+    return SearchResult(model, hardware, method, parallelism, "fastest", config, evaluation, binding, visited,
+                        partitioned=partitioned)
 
 
-def _better(method, parallelism, a, b) -> bool:
+def _check_partitioned(partitioned) -> bool | None:
+    """``partitioned`` as given (``None``, True or False), or a clear error."""
+    if partitioned is not None and not isinstance(partitioned, (bool, np.bool_)):
+        raise UserInputError(f"partitioned={partitioned!r} must be true, false or unset")
+    return None if partitioned is None else bool(partitioned)
+
+
+def _better(method, parallelism, a, b, partitioned=None) -> bool:
     """Whether candidate ``a`` is preferred to ``b`` (both ``(time, candidates, evaluated, index)``)."""
     c = {k: np.array([a[1][k][a[3]], b[1][k][b[3]]]) for k in a[1]}
     r = {k: np.array([a[2][k][a[3]], b[2][k][b[3]]]) for k in ("n_gpu", "time_days")}
-    return int(np.lexsort(_order_keys(method, parallelism, c, r))[0]) == 0
+    return int(np.lexsort(_order_keys(method, parallelism, c, r, partitioned))[0]) == 0
 
 
 def cheapest(
@@ -637,8 +696,11 @@ def cheapest(
     allow_offload: bool = True,
     max_overhead: float = DEFAULT_MAX_OVERHEAD,
     explain: bool = True,
+    partitioned: bool | None = None,
 ) -> SearchResult:
     """The fewest GPUs that train within ``target_days`` under the paper's rules (``table:smaller_cluster``).
+
+    ``partitioned`` sets the state partition (``None``: the method's default).
 
     The batch may be below the critical batch (the paper's smaller clusters train
     at ``b`` = 102 to 2416); ties on the GPU count go to the faster configuration.
@@ -650,12 +712,15 @@ def cheapest(
     model, hardware, method, parallelism = _prepare(model, hardware, method, parallelism)
     if not (isinstance(target_days, (int, float)) and not isinstance(target_days, bool) and target_days > 0):
         raise UserInputError(f"target time {target_days!r} must be a positive number of days")
-    c = _candidates(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload, max_overhead=max_overhead)
-    kwargs = dict(max_gpus=max_gpus, allow_offload=allow_offload, just_below=False)
+    partitioned = _check_partitioned(partitioned)
+    c = _candidates(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
+                    max_overhead=max_overhead, partitioned=partitioned)
+    kwargs = dict(max_gpus=max_gpus, allow_offload=allow_offload, just_below=False, partitioned=partitioned)
     if len(c["n_b"]) == 0:
         return SearchResult(model, hardware, method, parallelism, "cheapest", None, None,
-                            ("critical batch: no configuration of this parallelism fits below the critical batch",), 0, target_days)
-    gpu_days = _gpu_days(model, hardware, method, max_overhead)
+                            ("critical batch: no configuration of this parallelism fits below the critical batch",), 0, target_days,
+                            partitioned)
+    gpu_days = _gpu_days(model, hardware, method, max_overhead, partitioned)
     B = int(math.floor(model.critical_batch))
     # Every data-parallel degree of every (n_l, n_a, offload, b_mu) group, enough GPUs to possibly meet the target.
     groups = {(int(l), int(a), bool(o), int(m)) for l, a, o, m in zip(c["n_l"], c["n_a"], c["offload"], c["b_mu"])}
@@ -675,41 +740,43 @@ def cheapest(
     if not columns["n_b"]:
         return SearchResult(model, hardware, method, parallelism, "cheapest", None, None,
                             (f"target time: even at perfect efficiency {target_days:g} d needs more GPUs than the rules allow",),
-                            0, target_days)
+                            0, target_days, partitioned)
     cand = {k: np.concatenate(v) for k, v in columns.items()}
     # Efficiency grows with n_mu and the memory with it: take the largest n_mu whose memory fits (bisection).
     hi = cand["n_mu"].copy()
     lo = np.minimum(cand["n_l"], hi)
-    r = _evaluate(model, hardware, method, cand, max_overhead)
+    r = _evaluate(model, hardware, method, cand, max_overhead, partitioned)
     fits = np.asarray(r["ok_memory"], bool)
     visited = hi.size
     probe = dict(cand)
     probe["n_mu"] = lo
-    r_lo = _evaluate(model, hardware, method, probe, max_overhead)
+    r_lo = _evaluate(model, hardware, method, probe, max_overhead, partitioned)
     search = ~fits & np.asarray(r_lo["ok_memory"], bool)
     lo_s, hi_s = lo[search], hi[search]  # memory fits at lo, not at hi
     sub = _take(cand, search)
     while (hi_s - lo_s > 1).any():
         mid = (lo_s + hi_s) // 2
         sub["n_mu"] = mid
-        ok = np.asarray(_evaluate(model, hardware, method, sub, max_overhead)["ok_memory"], bool)
+        ok = np.asarray(_evaluate(model, hardware, method, sub, max_overhead, partitioned)["ok_memory"], bool)
         visited += mid.size
         lo_s = np.where(ok, mid, lo_s)
         hi_s = np.where(ok, hi_s, mid)
     cand["n_mu"] = cand["n_mu"].copy()
     cand["n_mu"][search] = lo_s
-    r = _evaluate(model, hardware, method, cand, max_overhead)
+    r = _evaluate(model, hardware, method, cand, max_overhead, partitioned)
     masks = rule_masks(model, hardware, method, parallelism, cand, r, **kwargs)
     reach = np.asarray(r["time_days"]) <= target_days
     valid = _all_valid(masks) & reach
     if not valid.any():
-        reason = _infeasible_reason(model, hardware, method, parallelism, cand, r, masks | {"target time": reach})
-        return SearchResult(model, hardware, method, parallelism, "cheapest", None, None, reason, visited, target_days)
+        reason = _infeasible_reason(model, hardware, method, parallelism, cand, r, masks | {"target time": reach}, partitioned)
+        return SearchResult(model, hardware, method, parallelism, "cheapest", None, None, reason, visited, target_days,
+                            partitioned)
     keys = [-cand["n_a"], cand["offload"].astype(int), cand["b_mu"], r["time_days"], r["n_gpu"]]
     index = np.flatnonzero(valid)
     order = np.lexsort([np.asarray(k)[index] for k in keys])
     i = int(index[order[0]])
-    config = _config(method, cand, i)
+    config = _config(method, cand, i, partitioned)
     evaluation = evaluate(model, hardware, config, max_overhead=max_overhead)
     binding = (f"target time {target_days:g} d: {evaluation.time_days:.3g} d on {evaluation.n_gpu} GPUs at efficiency {evaluation.efficiency:.3g}",)
-    return SearchResult(model, hardware, method, parallelism, "cheapest", config, evaluation, binding, visited, target_days)
+    return SearchResult(model, hardware, method, parallelism, "cheapest", config, evaluation, binding, visited, target_days,
+                        partitioned)

@@ -3,7 +3,9 @@
 Visits all ``(n_b, n_l, n_a, n_mu, b_mu, offload)`` with ``1 <= n_l <= d_l``,
 ``1 <= n_a <= d_a`` and ``n_b n_mu b_mu <= floor(b_c)`` (and ``n_gpu <= max_gpus``),
 applies the same rules (:func:`lgacc.search.rule_masks`) and keeps the preferred
-valid one (:func:`lgacc.search.select`).  No pruning: it is slow by design and
+valid one (:func:`lgacc.search.select`).  ``partitioned`` is the search's
+state-partition option (``None``: the method's default; ``False`` with the
+improved method: the dotted line of ``fig:scaling_Ethernet``).  No pruning: it is slow by design and
 meant for small models in tests and the benchmark's speed-up figure.
 """
 
@@ -72,6 +74,7 @@ def reference_fastest(
     max_gpus: int | None = None,
     allow_offload: bool = True,
     max_overhead: float = DEFAULT_MAX_OVERHEAD,
+    partitioned: bool | None = None,
 ) -> tuple[dict | None, int]:
     """The preferred valid configuration by brute force, as a dict of its values and evaluation, and the count visited.
 
@@ -84,13 +87,13 @@ def reference_fastest(
     for c in enumerate_all(model, max_gpus=max_gpus, allow_offload=allow_offload):
         r = evaluate_many(
             model, hardware, method, n_b=c["n_b"], n_l=c["n_l"], n_a=c["n_a"], n_mu=c["n_mu"], b_mu=c["b_mu"],
-            offload=c["offload"], max_overhead=max_overhead,
+            offload=c["offload"], partitioned=partitioned, max_overhead=max_overhead,
         )
         visited += c["n_b"].size
         masks = rule_masks(model, hardware, method, parallelism, c, r, max_gpus=max_gpus,
-                           allow_offload=allow_offload, just_below=True)
+                           allow_offload=allow_offload, just_below=True, partitioned=partitioned)
         valid = np.all(list(masks.values()), axis=0)
-        i = select(method, parallelism, c, r, valid)
+        i = select(method, parallelism, c, r, valid, partitioned)
         if i is None:
             continue
         row = {k: v[i].item() for k, v in c.items()} | {k: np.asarray(r[k])[i].item() for k in ("time_days", "n_gpu", "efficiency", "b")}
@@ -99,7 +102,7 @@ def reference_fastest(
         else:
             pair_c = {k: np.array([row[k], best[k]]) for k in c}
             pair_r = {k: np.array([row[k], best[k]]) for k in ("time_days", "n_gpu", "efficiency", "b")}
-            if select(method, parallelism, pair_c, pair_r, np.array([True, True])) == 0:
+            if select(method, parallelism, pair_c, pair_r, np.array([True, True]), partitioned) == 0:
                 best = row
     return best, visited
 
@@ -114,6 +117,7 @@ def reference_cheapest(
     max_gpus: int | None = None,
     allow_offload: bool = True,
     max_overhead: float = DEFAULT_MAX_OVERHEAD,
+    partitioned: bool | None = None,
 ) -> tuple[dict | None, int]:
     """The fewest GPUs meeting ``target_days`` by brute force (batch anywhere up to the critical batch)."""
     model, hardware, method, parallelism = _prepare(model, hardware, method, parallelism)
@@ -122,11 +126,11 @@ def reference_cheapest(
     for c in enumerate_all(model, max_gpus=max_gpus, allow_offload=allow_offload):
         r = evaluate_many(
             model, hardware, method, n_b=c["n_b"], n_l=c["n_l"], n_a=c["n_a"], n_mu=c["n_mu"], b_mu=c["b_mu"],
-            offload=c["offload"], max_overhead=max_overhead,
+            offload=c["offload"], partitioned=partitioned, max_overhead=max_overhead,
         )
         visited += c["n_b"].size
         masks = rule_masks(model, hardware, method, parallelism, c, r, max_gpus=max_gpus,
-                           allow_offload=allow_offload, just_below=False)
+                           allow_offload=allow_offload, just_below=False, partitioned=partitioned)
         valid = np.all(list(masks.values()), axis=0) & (r["time_days"] <= target_days)
         index = np.flatnonzero(valid)
         if index.size == 0:

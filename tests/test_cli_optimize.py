@@ -105,3 +105,18 @@ def test_smaller_cluster_rows_are_met_or_beaten(capsys):
     rows = run_json(capsys, "reproduce", "table:smaller_cluster", "--compare", "--format", "json")
     assert len(rows) == 8
     assert all(row["n_gpu agrees"] and row["time agrees"] for row in rows)
+
+
+def test_optimize_no_partition_keeps_the_whole_state(capsys):
+    """``--no-partition``: the state per GPU is 12 p / (n_l n_a) (``fastest(..., partitioned=False)``)."""
+    from lgacc.models import x_model
+
+    argv = ("optimize", "--model", "X160", "--method", "improved", "--parallelism", "3d", "--format", "json")
+    default = run_json(capsys, *argv)
+    out = run_json(capsys, *argv, "--no-partition")
+    assert set(out) == EVALUATE_KEYS | CONFIG_KEYS
+    p = x_model(160).p
+    state = out["memory_gib"]["state"] * 2**30
+    assert state == pytest.approx(12 * p / (out["n_l"] * out["n_a"]), rel=1e-9)
+    assert default["memory_gib"]["state"] * 2**30 == pytest.approx(12 * p / default["n_gpu"], rel=1e-9)
+    assert out["n_b"] > 1

@@ -108,3 +108,42 @@ def test_figures_have_log_axes_with_units(label):
     for ax in figure.axes:
         assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
         assert "(" in ax.get_ylabel() and "parameters" in ax.get_xlabel()
+
+
+SMALL_XS = (2, 8, 16, 24, 32, 48, 64)
+
+
+@pytest.fixture(scope="module")
+def ethernet_small():
+    return scaling.scaling_sweep(HW, "ethernet", xs=SMALL_XS)
+
+
+def test_ethernet_sweep_has_the_unpartitioned_improved_series(ethernet_small):
+    """fig:scaling_Ethernet's dotted line: the improved method searched with ``partitioned=False``."""
+    assert scaling.NOT_PARTITIONED in scaling.scenario_methods("ethernet")
+    assert scaling.NOT_PARTITIONED not in scaling.scenario_methods("limited")
+    series = ethernet_small[ethernet_small.method == scaling.NOT_PARTITIONED]
+    assert tuple(series.x) == SMALL_XS and series.feasible.astype(bool).all()
+    # the whole state on each instance: 12 p / (n_l n_a), not 12 p / n_gpu
+    state = series.state_gib * GIB
+    assert state.values == pytest.approx((12 * series.p / (series.n_l * series.n_a)).values, rel=1e-9)
+    improved = ethernet_small[ethernet_small.method == "improved"]
+    assert (improved.state_gib * GIB).values == pytest.approx((12 * improved.p / improved.n_gpu).values, rel=1e-9)
+
+
+def test_ethernet_unpartitioned_is_no_slower_for_the_smallest_models(ethernet_small):
+    """"For the smallest models, the partition can be avoided to further reduce the training time"."""
+    series = ethernet_small[ethernet_small.method == scaling.NOT_PARTITIONED].set_index("x")
+    improved = ethernet_small[ethernet_small.method == "improved"].set_index("x")
+    both = series.feasible.astype(bool) & improved.feasible.astype(bool)
+    assert both.sum() >= 5
+    assert (series.time_days[both] <= improved.time_days[both] * (1 + 1e-12)).all()
+    # and strictly faster somewhere: the partition's communication is what Ethernet makes expensive
+    assert (series.time_days[both] < improved.time_days[both] * (1 - 1e-3)).any()
+
+
+def test_ethernet_figure_draws_the_dotted_line():
+    figure = get_artifact("fig:scaling_Ethernet").build(HW)
+    for ax in figure.axes:
+        dotted = [line for line in ax.get_lines() if line.get_linestyle() == ":"]
+        assert len(dotted) == 1 and len(dotted[0].get_xdata()) > 5

@@ -203,3 +203,79 @@ def test_bad_input():
         cheapest(X160, A100, "baseline", "Data", -1)
     with pytest.raises(UserInputError):
         fastest(X160, A100, "fast", "Data")
+
+
+# --- the state partition as a search option (the dotted line of fig:scaling_Ethernet) ---------
+
+
+def test_improved_without_partition_keeps_the_whole_state_per_instance():
+    """``partitioned=False``: the state is ``12 p / (n_l n_a)``, not ``12 p / n_gpu``, and is in the configuration."""
+    result = fastest(X160, A100, "improved", "3d", partitioned=False)
+    assert result.feasible and result.partitioned is False
+    c = result.config
+    assert c.partitioned is False and not c.is_partitioned
+    assert result.evaluation.memory.state == pytest.approx(12 * X160.p / (c.n_l * c.n_a), rel=1e-12)
+    assert c.n_b > 1  # so that the partitioned state 12 p / n_gpu would differ
+    default = fastest(X160, A100, "improved", "3d", explain=False)
+    assert default.evaluation.memory.state == pytest.approx(12 * X160.p / default.evaluation.n_gpu, rel=1e-12)
+    # None is the method's default, and True is the same as the default for the improved method
+    explicit = fastest(X160, A100, "improved", "3d", explain=False, partitioned=True)
+    assert explicit.config.is_partitioned and explicit.evaluation.time_days == default.evaluation.time_days
+    # the explanation's neighbours are evaluated without the partition too
+    assert result.binding and all(":" in text for text in result.binding)
+
+
+def test_partition_option_leaves_the_baseline_alone_and_checks_its_type():
+    default = fastest(X160, A100, "baseline", "Data + pipe", explain=False)
+    unpartitioned = fastest(X160, A100, "baseline", "Data + pipe", explain=False, partitioned=False)
+    assert default.config.n_l == unpartitioned.config.n_l
+    assert default.evaluation.time_days == unpartitioned.evaluation.time_days
+    with pytest.raises(UserInputError, match="partitioned"):
+        fastest(X160, A100, "improved", "3d", partitioned="no")
+
+
+def test_search_without_partition_matches_the_exhaustive_reference():
+    """On random small cases with ``partitioned=False`` the search finds the reference's best time."""
+    rng = random.Random(2021)
+    feasible = 0
+    for case in range(40):
+        model, hardware, method, parallelism, max_gpus, allow_offload = random_case(rng)
+        method = rng.choice([Method.IMPROVED, Method.IMPROVED, Method.PARTITIONED])
+        found = fastest(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
+                        explain=case % 4 == 0, partitioned=False)
+        best, _ = reference_fastest(model, hardware, method, parallelism, max_gpus=max_gpus,
+                                    allow_offload=allow_offload, partitioned=False)
+        label = f"case {case}: {model.name} {method.value} {parallelism.value} max_gpus={max_gpus} offload={allow_offload}"
+        assert found.feasible == (best is not None), label
+        if best is None:
+            continue
+        feasible += 1
+        assert found.config.partitioned is False, label
+        assert found.evaluation.time_days == pytest.approx(best["time_days"], rel=1e-9), f"{label}: {found.config} vs {best}"
+        assert found.evaluation.memory.state == pytest.approx(
+            12 * model.p / (found.config.n_l * found.config.n_a), rel=1e-12), label
+        if found.config.n_b > 1:
+            # more than the partitioned state 12 p / n_gpu: the option reached the evaluation
+            assert found.evaluation.memory.state > 12 * model.p / found.evaluation.n_gpu, label
+    assert feasible > 20, feasible
+
+
+def test_cheapest_without_partition_matches_the_exhaustive_reference():
+    rng = random.Random(11)
+    met = 0
+    for case in range(20):
+        model, hardware, _, parallelism, max_gpus, allow_offload = random_case(rng)
+        quick = fastest(model, hardware, "improved", parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
+                        explain=False, partitioned=False)
+        if not quick.feasible:
+            continue
+        target = quick.evaluation.time_days * rng.uniform(1.0, 6.0)
+        found = cheapest(model, hardware, "improved", parallelism, target, max_gpus=max_gpus,
+                         allow_offload=allow_offload, partitioned=False)
+        best, _ = reference_cheapest(model, hardware, "improved", parallelism, target, max_gpus=max_gpus,
+                                     allow_offload=allow_offload, partitioned=False)
+        label = f"case {case}: {model.name} {parallelism.value} target={target:.4g} d"
+        assert best is not None and found.feasible and found.config.partitioned is False, label
+        assert found.evaluation.n_gpu == best["n_gpu"], f"{label}: search {found.config} vs reference {best}"
+        met += 1
+    assert met > 8, met

@@ -36,6 +36,9 @@ def register(subparsers) -> None:
     parser.add_argument("--max-gpus", type=int, default=None, help="largest GPU count allowed")
     parser.add_argument("--target-days", type=float, default=None, help="find the fewest GPUs training within this many days")
     parser.add_argument("--no-offload", dest="allow_offload", action="store_false", help="never offload to CPU memory")
+    parser.add_argument("--no-partition", dest="partitioned", action="store_const", const=False, default=None,
+                        help="do not partition the training state (default: the method's own; improved without the "
+                             "partition is the dotted line of fig:scaling_Ethernet)")
     parser.add_argument("--max-overhead", type=float, default=DEFAULT_MAX_OVERHEAD,
                         help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
@@ -56,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserInputError(f"--max-gpus {args.max_gpus} must be a positive integer")
     model = named_model(args.model)
     parallelism = parse_parallelism(args.parallelism)
-    options = dict(max_gpus=args.max_gpus, allow_offload=args.allow_offload, max_overhead=args.max_overhead)
+    options = dict(max_gpus=args.max_gpus, allow_offload=args.allow_offload, max_overhead=args.max_overhead,
+                   partitioned=args.partitioned)
     if args.target_days is None:
         result = fastest(model, args.hardware, args.method, parallelism, **options)
     else:
