@@ -12,10 +12,10 @@ inferred (see ``book/assumptions.md``): ``n_b n_l = n_gpu / n_a`` and
 ``n_b``, ``n_l`` exceed one; the printed non-offloadable memory fixes ``b_mu``
 (the activations are ``b_mu d_s m_0 / n_a``) and the offloadable memory ``n_l`` for
 the baseline; among what remains, the paper's own selection rule picks the
-configuration: micro-batches of one sample and the largest ``n_b`` whose
-gradient reduction is not a bottleneck for the improved method (smallest
-bubble).  :func:`candidate_configurations` enumerates the alternatives so the
-choice can be inspected.
+configuration (:func:`infer_configuration`).  :func:`candidate_configurations`
+enumerates the alternatives so the choice can be inspected.  No configuration
+is typed in: the printed ones are read from ``data/paper/`` and the inferred
+ones computed.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import pandas as pd
 
 from ..config import Method, TrainingConfig
 from ..evaluate import Evaluation, evaluate
-from ..hardware import Hardware
+from ..hardware import Hardware, load_hardware
 from ..models import Transformer, x_model
 from ..paper import load_paper
 from ..paper import format_like, parse_printed
@@ -59,43 +59,76 @@ def _cfg(method: str, n_b: int, n_l: int, n_a: int, n_mu: int, b_mu: int, offloa
     return TrainingConfig(Method(method), n_b=n_b, n_l=n_l, n_a=n_a, n_mu=n_mu, b_mu=b_mu, offload=offload)
 
 
+def _printed_configuration(printed: dict) -> TrainingConfig:
+    return _cfg(
+        printed["method"].lower(),
+        *(int(printed[key]) for key in ("n_b", "n_l", "n_a", "n_mu", "b_mu")),
+        printed["offload"] == "yes",
+    )
+
+
 def comparison_rows() -> list[CheckRow]:
-    """The nine configurations printed in table:parallel_methods_comparison (inputs, as printed)."""
-    t = "table:parallel_methods_comparison"
+    """The nine configurations printed in table:parallel_methods_comparison (inputs, read
+    from the transcription in ``data/paper/``)."""
+    label = "table:parallel_methods_comparison"
     return [
-        CheckRow(t, "None", "Baseline", _cfg("baseline", 1, 1, 1, 604, 4, True)),
-        CheckRow(t, "Data", "Baseline", _cfg("baseline", 483, 1, 1, 1, 5, True)),
-        CheckRow(t, "Data", "Partitioned", _cfg("partitioned", 483, 1, 1, 1, 5, True)),
-        CheckRow(t, "Data + pipe", "Baseline", _cfg("baseline", 3, 160, 1, 201, 4, True)),
-        CheckRow(t, "Data + pipe", "Improved", _cfg("improved", 483, 5, 1, 5, 1, False)),
-        CheckRow(t, "Data + tensor", "Baseline", _cfg("baseline", 483, 1, 16, 1, 5, True)),
-        CheckRow(t, "Data + tensor", "Partitioned", _cfg("partitioned", 483, 1, 16, 1, 5, False)),
-        CheckRow(t, "3d", "Baseline", _cfg("baseline", 14, 160, 16, 172, 1, False)),
-        CheckRow(t, "3d", "Improved", _cfg("improved", 483, 5, 16, 5, 1, False)),
+        CheckRow(label, printed["parallelism"], printed["method"], _printed_configuration(printed))
+        for printed in _printed_rows(label)
     ]
+
+
+#: Printed cells of table:smaller_cluster that a configuration must reproduce; the
+#: time column is printed to two significant digits.
+_INFERENCE_COLUMNS = {"offloadable": None, "non_offloadable": None, "efficiency": None, "time": 2}
+
+
+def infer_configuration(printed: dict, model: Transformer | None = None) -> CheckRow:
+    """The configuration behind one row of table:smaller_cluster, which prints only
+    ``b, n_a, n_gpu``.
+
+    Among :func:`candidate_configurations` (with and without offload), the one whose
+    evaluation on the paper's hardware reproduces the most printed cells; ties go to the
+    paper's own preferences: a feasible configuration, no offload unless memory needs it,
+    the smallest micro-batch, then the most pipeline stages for the baseline ("the highest
+    possible pipeline parallelism") and the fewest for the improved method (the largest
+    ``n_b``, the smallest bubble).
+    """
+    model = model or x_model(MODEL_X)
+    hardware = load_hardware("a100-80gb")  # the paper's table, so the paper's hardware
+    baseline = printed["method"] == "Baseline"
+    candidates = [
+        config
+        for offload in (False, True)
+        for config in candidate_configurations(
+            printed["method"], printed["parallelism"], int(printed["b"]), int(printed["n_a"]), int(printed["n_gpu"]),
+            model.d_l, offload=offload,
+        )
+    ]
+    if not candidates:
+        raise ValueError(f"no configuration has the printed b, n_a, n_gpu of {printed}")
+    scored = []
+    for config in candidates:
+        evaluation = evaluate(model, hardware, config)
+        agree = sum(
+            parse_printed(printed[column], significant).agrees(_COLUMNS[column](evaluation))
+            for column, significant in _INFERENCE_COLUMNS.items()
+        )
+        key = (-agree, not evaluation.feasible, config.offload, config.b_mu, -config.n_l if baseline else config.n_l)
+        scored.append((key, agree, config))
+    scored.sort(key=lambda item: item[0])
+    (best_key, agree, config) = scored[0]
+    ties = sum(1 for key, _, _ in scored if key[0] == best_key[0])
+    note = (
+        f"{agree} of {len(_INFERENCE_COLUMNS)} printed cells reproduced; {ties} of {len(candidates)} candidates do as well, "
+        f"chosen by feasibility, no offload unless needed, smallest b_mu, "
+        f"{'most' if baseline else 'fewest'} pipeline stages"
+    )
+    return CheckRow("table:smaller_cluster", printed["parallelism"], printed["method"], config, True, note)
 
 
 def smaller_cluster_rows() -> list[CheckRow]:
     """The eight rows of table:smaller_cluster with their inferred configurations."""
-    t = "table:smaller_cluster"
-    return [
-        CheckRow(t, "Data + tensor", "Partitioned", _cfg("partitioned", 483, 1, 16, 1, 5, False), True,
-                 "same configuration as table:parallel_methods_comparison"),
-        CheckRow(t, "3d", "Baseline", _cfg("baseline", 4, 160, 16, 604, 1, False), True,
-                 "offloadable memory needs n_l n_a = 2560 (state 12p/(n_l n_a)); activations need b_mu = 1"),
-        CheckRow(t, "3d", "Improved", _cfg("improved", 370, 5, 4, 6, 1, False), True,
-                 "b_mu = 1; n_b n_l = 1850: n_l = 5 is the smallest stage count with n_mu = b/n_b >= n_l"),
-        CheckRow(t, "Data + tensor", "Partitioned", _cfg("partitioned", 166, 1, 8, 2, 5, False), True,
-                 "activations need b_mu = 5, so n_mu = b/(n_b b_mu) = 2"),
-        CheckRow(t, "Pipe + tensor", "Baseline", _cfg("baseline", 1, 160, 8, 2416, 1, False), True,
-                 "n_b = 1, n_l = n_gpu/n_a = 160; activations need b_mu = 1"),
-        CheckRow(t, "3d", "Improved", _cfg("improved", 132, 5, 2, 6, 1, False), True,
-                 "b_mu = 1; n_b divides gcd(b, n_gpu/n_a) = 132, n_l = 5 gives the smallest bubble"),
-        CheckRow(t, "Data + pipe", "Improved", _cfg("improved", 262, 5, 1, 6, 1, True), True,
-                 "b_mu = 1; n_b n_l = 1310, n_l = 5; offload since the 84 GiB total exceeds 80"),
-        CheckRow(t, "3d", "Improved", _cfg("improved", 17, 5, 16, 6, 1, False), True,
-                 "b_mu = 1; n_b n_l = 85, n_l = 5 (n_l = 17 would need n_mu = 102/5)"),
-    ]
+    return [infer_configuration(printed) for printed in _printed_rows("table:smaller_cluster")]
 
 
 def candidate_configurations(
