@@ -79,9 +79,18 @@ def test_no_page_references_a_cdn(html_dir, html_file):
     assert not remote, f"{html_file} loads remote resources: {remote}"
 
 
+def _built_for() -> str:
+    info = (HTML.parent.parent / "generated" / "build_info.md").read_text()
+    return re.search(r"for hardware \*\*([^*]+)\*\*", info)[1]
+
+
 def test_hardware_page_reproduces_every_threshold(browser, server):
+    """On the paper's hardware every threshold agrees; on another spec the page says what differs."""
     result = visit(browser, server, "generated/hardware_bandwidth.html")
-    assert "All 16 compared cells agree with the paper" in result.text
+    if _built_for() == "a100-80gb":
+        assert "All 16 compared cells agree with the paper" in result.text
+    else:
+        assert re.search(r"All 16 compared cells agree|\d+ of 16 compared cells differ", result.text)
     assert result.math >= 1 and result.typeset >= 1
 
 
