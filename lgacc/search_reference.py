@@ -16,10 +16,10 @@ import math
 import numpy as np
 
 from .config import Method
-from .evaluate import DEFAULT_MAX_OVERHEAD, evaluate_many
+from .evaluate import DEFAULT_MAX_OVERHEAD
 from .hardware import Hardware
 from .models import Transformer
-from .search import Parallelism, _prepare, rule_masks, select
+from .search import Parallelism, _evaluate, _prepare, rule_masks, select
 
 __all__ = ["enumerate_all", "reference_fastest"]
 
@@ -65,6 +65,14 @@ def enumerate_all(model: Transformer, *, max_gpus: int | None = None, allow_offl
         yield {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
+
+def _evaluated(model, hardware, method, parallelism, c, *, max_gpus, allow_offload, max_overhead, partitioned, just_below):
+    """Every candidate of ``c`` evaluated, and which of them pass every rule of the search."""
+    r = _evaluate(model, hardware, method, c, max_overhead, partitioned)
+    masks = rule_masks(model, hardware, method, parallelism, c, r, max_gpus=max_gpus,
+                       allow_offload=allow_offload, just_below=just_below, partitioned=partitioned)
+    return r, np.all(list(masks.values()), axis=0)
+
 def reference_fastest(
     model: Transformer | str,
     hardware: Hardware | str,
@@ -85,14 +93,9 @@ def reference_fastest(
     best = None
     visited = 0
     for c in enumerate_all(model, max_gpus=max_gpus, allow_offload=allow_offload):
-        r = evaluate_many(
-            model, hardware, method, n_b=c["n_b"], n_l=c["n_l"], n_a=c["n_a"], n_mu=c["n_mu"], b_mu=c["b_mu"],
-            offload=c["offload"], partitioned=partitioned, max_overhead=max_overhead,
-        )
+        r, valid = _evaluated(model, hardware, method, parallelism, c, max_gpus=max_gpus, allow_offload=allow_offload,
+                              max_overhead=max_overhead, partitioned=partitioned, just_below=True)
         visited += c["n_b"].size
-        masks = rule_masks(model, hardware, method, parallelism, c, r, max_gpus=max_gpus,
-                           allow_offload=allow_offload, just_below=True, partitioned=partitioned)
-        valid = np.all(list(masks.values()), axis=0)
         i = select(method, parallelism, c, r, valid, partitioned)
         if i is None:
             continue
@@ -124,14 +127,10 @@ def reference_cheapest(
     best = None
     visited = 0
     for c in enumerate_all(model, max_gpus=max_gpus, allow_offload=allow_offload):
-        r = evaluate_many(
-            model, hardware, method, n_b=c["n_b"], n_l=c["n_l"], n_a=c["n_a"], n_mu=c["n_mu"], b_mu=c["b_mu"],
-            offload=c["offload"], partitioned=partitioned, max_overhead=max_overhead,
-        )
+        r, valid = _evaluated(model, hardware, method, parallelism, c, max_gpus=max_gpus, allow_offload=allow_offload,
+                              max_overhead=max_overhead, partitioned=partitioned, just_below=False)
+        valid &= r["time_days"] <= target_days
         visited += c["n_b"].size
-        masks = rule_masks(model, hardware, method, parallelism, c, r, max_gpus=max_gpus,
-                           allow_offload=allow_offload, just_below=False, partitioned=partitioned)
-        valid = np.all(list(masks.values()), axis=0) & (r["time_days"] <= target_days)
         index = np.flatnonzero(valid)
         if index.size == 0:
             continue
