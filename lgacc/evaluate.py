@@ -37,7 +37,7 @@ import sympy
 
 from .config import Method, TrainingConfig, parse_method
 from .errors import UserInputError
-from .formulas import compute, memory, network
+from .formulas import compute, memory
 from .formulas import derivation as _derivation
 from .hardware import GIB, Hardware, load_hardware
 from .models import Transformer, named_model

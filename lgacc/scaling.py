@@ -60,7 +60,6 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .config import Method, TrainingConfig
 from .evaluate import evaluate_many
 from .hardware import GIB, Hardware, load_hardware
 from .models import x_model

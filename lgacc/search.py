@@ -73,16 +73,16 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
 from .config import Method, TrainingConfig, parse_method
 from .errors import UserInputError
 from .evaluate import DEFAULT_MAX_OVERHEAD, Evaluation, evaluate, evaluate_many
-from .hardware import GIB, Hardware, load_hardware
+from .hardware import Hardware, load_hardware
 from .models import Transformer, named_model
 
 __all__ = [

@@ -8,9 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from lgacc.config import Method, TrainingConfig
+from lgacc.config import Method
 from lgacc.errors import UserInputError
-from lgacc.evaluate import evaluate
 from lgacc.hardware import load_hardware
 from lgacc.models import x_model
 from lgacc.search import Parallelism, cheapest, divisors, fastest, parse_parallelism, rule_masks

@@ -19,7 +19,7 @@ from functools import cache
 
 import sympy
 
-from ..symbols import b, d_l, d_m, d_s, n_a, n_b, n_gpu, n_I, n_l, p
+from ..symbols import b, d_l, d_m, d_s, n_a, n_b, n_gpu, n_l, p
 from . import Derivation, leading_order
 from .model import LAYER_OPERATIONS, parameter_count_leading
 

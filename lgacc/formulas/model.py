@@ -28,7 +28,7 @@ from functools import cache
 
 import sympy
 
-from ..symbols import K_c, b_c, d_l, d_m, d_s, n_I, p
+from ..symbols import K_c, d_l, d_m, d_s, n_I, p
 from . import Derivation, leading_order
 
 __all__ = [

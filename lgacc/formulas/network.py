@@ -24,7 +24,7 @@ from functools import cache
 
 import sympy
 
-from ..symbols import b, c_gpu, d_l, d_m, d_s, epsilon, n_a, n_b, n_I, n_l, n_mu, nu_net, nu_op, p, p_l
+from ..symbols import b, c_gpu, d_l, d_m, d_s, epsilon, n_a, n_b, n_I, n_l, n_mu, nu_net, nu_op, p
 from . import Derivation, leading_order
 from .memory import HALF
 from .model import layer_parameters
