@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from .errors import UserInputError
+from .errors import UserInputError, positive_int
 
 __all__ = ["Method", "TrainingConfig", "parse_method"]
 
@@ -47,13 +47,7 @@ def parse_method(value: "Method | str") -> Method:
 
 
 def _count(field: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer():
-            return _count(field, int(value))
-        raise UserInputError(f"training configuration: {field}={value!r} must be a positive integer")
-    if value < 1:
-        raise UserInputError(f"training configuration: {field}={value} must be a positive integer (>= 1)")
-    return value
+    return positive_int("training configuration", field, value)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from functools import cache
 
 import sympy
 
-from .errors import UserInputError
+from .errors import UserInputError, positive_int
 from .formulas import model as model_formulas
 from .symbols import d_l, d_m, n_I
 
@@ -56,17 +56,6 @@ def _p_leading_function():
     return sympy.lambdify((d_m, d_l, n_I), model_formulas.parameter_count_leading(), "math")
 
 
-def _positive_int(owner: str, field: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise UserInputError(f"{owner}: {field}={value!r} must be a positive integer")
-    if value < 1:
-        raise UserInputError(f"{owner}: {field}={value} must be a positive integer (>= 1)")
-    return value
-
-
 @dataclass(frozen=True)
 class Transformer:
     """A dense transformer encoder (sec:methodology): ``d_l`` layers of width ``d_m = d_a d_h``.
@@ -89,9 +78,9 @@ class Transformer:
     def __post_init__(self) -> None:
         owner = f"model {self.name!r}"
         for field in ("d_l", "d_m", "d_a", "d_h", "d_s", "n_I"):
-            object.__setattr__(self, field, _positive_int(owner, field, getattr(self, field)))
+            object.__setattr__(self, field, positive_int(owner, field, getattr(self, field)))
         if self.trained_batch is not None:
-            object.__setattr__(self, "trained_batch", _positive_int(owner, "trained_batch", self.trained_batch))
+            object.__setattr__(self, "trained_batch", positive_int(owner, "trained_batch", self.trained_batch))
         if self.d_m != self.d_a * self.d_h:
             raise UserInputError(
                 f"{owner}: d_m={self.d_m} must equal d_a * d_h = {self.d_a} * {self.d_h} = {self.d_a * self.d_h}"
@@ -128,7 +117,7 @@ class Transformer:
 
 def x_model(x: int) -> Transformer:
     """The model X_[x] (appendix sec:transformer_scaling): d_a = x/2, d_h = 2x, d_l = x, d_s = 16x, d_m = x^2."""
-    x = _positive_int("X family", "x", x)
+    x = positive_int("X family", "x", x)
     if x % 2:
         raise UserInputError(f"X family: x={x} must be even, so that d_a = x/2 is a whole number of heads")
     family = model_formulas.x_family()

@@ -702,8 +702,8 @@ def cheapest(
 
     ``partitioned`` sets the state partition (``None``: the method's default).
 
-    The batch may be below the critical batch (the paper's smaller clusters train
-    at ``b`` = 102 to 2416); ties on the GPU count go to the faster configuration.
+    The batch may be well below the critical batch (the paper's smaller clusters
+    do so); ties on the GPU count go to the faster configuration.
     Candidates: for each ``(n_l, n_a, offload, b_mu)`` of the fastest search, every
     ``n_b`` with enough GPUs to meet the target at perfect efficiency, and the
     largest ``n_mu`` below the critical batch whose memory fits (efficiency grows
