@@ -1,0 +1,682 @@
+"""The resource model as a JavaScript module for the book's calculator page, printed from the derivations.
+
+``python -m lgacc.jsgen OUT.js`` writes one self-contained script (no import, no
+network) that defines ``window.lgacc`` (``globalThis.lgacc`` and
+``module.exports`` under node):
+
+* ``lgacc.evaluate(input)``: the object ``lgacc evaluate --format json`` prints;
+* ``lgacc.details(input)``: the same with the memory limit, the critical batch
+  and the intensities, for the page's memory bar;
+* ``lgacc.fastest(input)``: the configuration ``lgacc optimize`` selects.
+
+What is printed, and from where (nothing of the resource model is typed here):
+
+* every expression the evaluator lambdifies -- the intensities, the bubbles, the
+  memory terms, the flops per batch, the physical overlap fractions -- printed
+  with sympy's :class:`~sympy.printing.jscode.JavascriptCodePrinter` from
+  :mod:`lgacc.formulas`, one function per expression, with the evaluator's
+  argument order :data:`ARGUMENTS`, for both forms (``paper``, ``exact``);
+* the two overlap rules, printed from :mod:`lgacc.formulas.overlap` applied to a
+  symbol;
+* the model's parameter counts, the critical batch and the X family, printed
+  from :mod:`lgacc.formulas.model`;
+* as data (JSON): the shipped hardware specs (read by :func:`lgacc.hardware.load_hardware`,
+  SI units), the named models, the spec units, the methods, the assumptions'
+  defaults and choices, the evaluator's constants and the map from
+  (method, partition, pipeline) to derivation keys.
+
+The composition (:data:`RUNTIME`) is hand-written glue: it dispatches on that
+data and combines the printed functions as :func:`lgacc.evaluate.evaluate_many`
+does; ``tests/test_jsgen.py`` runs it under node against the Python evaluator.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import sympy
+from sympy.printing.jscode import JavascriptCodePrinter
+
+from . import evaluate as evaluator
+from . import models as models_module
+from . import symbols
+from .assumptions import DEFAULT_ASSUMPTIONS, FIELDS, GIB_TO_GB, _CHOICES
+from .config import Method
+from .formulas import compute, derivation, memory
+from .formulas import model as model_formulas
+from .formulas.overlap import PHYSICAL_KINDS, not_overlapped_overhead, paper_overlapped_overhead, physical_passes
+from .hardware import GIB, _QUANTITIES, available_hardware, load_hardware
+
+__all__ = ["ARGUMENTS", "expressions", "javascript_function", "data", "generate", "write"]
+
+#: Arguments of every generated function, in the order the evaluator calls its lambdified functions.
+ARGUMENTS = ("d_s", "d_m", "d_l", "d_a", "n_I", "p", "p_l", "b", "n_b", "n_l", "n_a", "n_mu")
+
+#: Which derivation each overhead reads, by case: the evaluator's map (keys of :func:`lgacc.formulas.derivation`).
+#: Data transfers by (layered, partitioned, pipelined): (derivation, overlapped, physical kind).
+DATA_TRANSFERS = {
+    (False, False, False): ("data_intensity_base", True, "data_base"),
+    (False, False, True): ("data_intensity_base_pipe", False, None),
+    (False, True, False): ("data_intensity_base_partition", True, "data_base_partition"),
+    (False, True, True): ("data_intensity_base_partition", True, "data_base_partition"),
+    (True, False, False): ("data_intensity_improved", True, "data_improved"),
+    (True, False, True): ("data_intensity_improved", True, "data_improved"),
+    (True, True, False): ("data_intensity_improved_partition", True, "data_improved_partition"),
+    (True, True, True): ("data_intensity_improved_partition", True, "data_improved_partition"),
+}
+PIPELINE_TRANSFERS = {False: ("pipeline_intensity_base", "pipeline_base"), True: ("pipeline_intensity_impr", "pipeline_improved")}
+STATE_OFFLOAD = {
+    (False, False): "state_offload_intensity_base",
+    (False, True): "state_offload_intensity_base_part",
+    (True, False): "state_offload_intensity_impr",
+    (True, True): "state_offload_intensity_impr_part",
+}
+BUBBLE = {False: "bubble_standard", True: "bubble_modular"}
+TENSOR = "tensor_intensity"
+CHECKPOINT_OFFLOAD = "checkpoint_offload_intensity"
+
+
+def _evaluator_map() -> dict[str, Any]:
+    """The evaluator's map when it exposes one (``lgacc.evaluate.DATA_TRANSFERS`` ...), else this module's."""
+    names = ("DATA_TRANSFERS", "PIPELINE_TRANSFERS", "STATE_OFFLOAD", "BUBBLE")
+    if all(hasattr(evaluator, name) for name in names):
+        return {name: getattr(evaluator, name) for name in names}
+    return {"DATA_TRANSFERS": DATA_TRANSFERS, "PIPELINE_TRANSFERS": PIPELINE_TRANSFERS,
+            "STATE_OFFLOAD": STATE_OFFLOAD, "BUBBLE": BUBBLE}
+
+
+def _derivation_keys(maps: dict[str, Any]) -> list[str]:
+    keys = [key for key, _, _ in maps["DATA_TRANSFERS"].values()]
+    keys += [key for key, _ in maps["PIPELINE_TRANSFERS"].values()]
+    keys += list(maps["STATE_OFFLOAD"].values()) + list(maps["BUBBLE"].values()) + [TENSOR, CHECKPOINT_OFFLOAD]
+    return list(dict.fromkeys(keys))
+
+
+def expressions(form: str) -> tuple[dict[str, sympy.Expr], dict[str, list[tuple[str, float]]]]:
+    """The expressions the evaluator lambdifies for ``form``, by name, and the physical passes of each
+    overlapped kind as ``[(function name, relative intensity), ...]``."""
+    if form not in evaluator.FORMS:
+        raise ValueError(f"form={form!r} must be one of {', '.join(evaluator.FORMS)}")
+    exprs: dict[str, sympy.Expr] = {}
+    for key in _derivation_keys(_evaluator_map()):
+        d = derivation(key)
+        exprs[key] = d.exact if form == "exact" else d.paper
+    exprs["state"] = memory.state_memory(False)
+    exprs["state_part"] = memory.state_memory(True)
+    exprs["checkpoint_memory"] = memory.checkpoint_memory()
+    exprs["buffers"] = memory.buffer_memory()
+    exprs["activations"] = memory.activation_memory()
+    exprs["flops_per_batch"] = compute.batch_flops() if form == "exact" else derivation("compute_per_batch").details["printed"]
+    physical: dict[str, list[tuple[str, float]]] = {}
+    for kind in PHYSICAL_KINDS:
+        rows = []
+        for i, (_, fraction, relative) in enumerate(physical_passes(kind)):
+            name = f"physical:{kind}:{i}"
+            exprs[name] = fraction
+            rows.append((name, float(relative)))
+        physical[kind] = rows
+    return exprs, physical
+
+
+class _Printer(JavascriptCodePrinter):
+    """sympy's JavaScript printer with full-precision floats (``repr`` of the double)."""
+
+    def _print_Float(self, expr):
+        return repr(float(expr))
+
+
+def javascript_function(args: tuple[sympy.Symbol, ...], names: tuple[str, ...], expr: sympy.Expr) -> str:
+    """``function (names...) { return <expr>; }`` with each symbol of ``args`` renamed to ``names``."""
+    safe = {sym: sympy.Symbol(name) for sym, name in zip(args, names)}
+    free = sympy.sympify(expr).free_symbols - set(args)
+    if free:
+        raise ValueError(f"expression {expr} has symbols {free} outside the arguments {names}")
+    body = _Printer({"strict": True}).doprint(sympy.sympify(expr).xreplace(safe))
+    return f"function ({', '.join(names)}) {{ return {body}; }}"
+
+
+def _functions_js(form: str) -> tuple[str, dict[str, list[tuple[str, float]]]]:
+    exprs, physical = expressions(form)
+    args = tuple(getattr(symbols, name) for name in ARGUMENTS)
+    lines = [f"    {json.dumps(name)}: {javascript_function(args, ARGUMENTS, expr)}," for name, expr in exprs.items()]
+    return "{\n" + "\n".join(lines) + "\n  }", physical
+
+
+def _model_functions_js() -> str:
+    from .symbols import K_c
+
+    x = model_formulas.x
+    family = model_formulas.x_family()
+    members = ", ".join(f"{json.dumps(str(sym))}: {sympy.printing.jscode(expr.xreplace({x: sympy.Symbol('x')}))}"
+                        for sym, expr in family.items())
+    rows = {
+        "p_l": javascript_function((symbols.d_m, symbols.n_I), ("d_m", "n_I"), model_formulas.layer_parameters()),
+        "p_leading": javascript_function((symbols.d_m, symbols.d_l, symbols.n_I), ("d_m", "d_l", "n_I"),
+                                         model_formulas.parameter_count_leading()),
+        "critical_batch": javascript_function((K_c, symbols.p, symbols.d_s), ("K_c", "p", "d_s"),
+                                              model_formulas.critical_batch()),
+        "x_family": f"function (x) {{ return {{{members}}}; }}",
+    }
+    return "{\n" + "\n".join(f"    {name}: {text}," for name, text in rows.items()) + "\n  }"
+
+
+def _rules_js() -> str:
+    ratio = sympy.Symbol("ratio", positive=True)
+    return ("{\n"
+            f"    overlapped: {javascript_function((ratio,), ('ratio',), paper_overlapped_overhead(ratio))},\n"
+            f"    not_overlapped: {javascript_function((ratio,), ('ratio',), not_overlapped_overhead(ratio))},\n"
+            "  }")
+
+
+def _hardware_record(hardware) -> dict[str, Any]:
+    keys = ("name", "description", "peak_flop_per_s", "memory_bytes", *(f for f in _QUANTITIES if f.endswith("_bytes_per_s")),
+            "gpus_per_node")
+    return {key: getattr(hardware, key) for key in keys}
+
+
+def data(physical: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, Any]:
+    """Everything the composition reads that is data, not code."""
+    maps = _evaluator_map()
+    return {
+        "arguments": ARGUMENTS,
+        "overheads": evaluator.OVERHEADS,
+        "capped": tuple(name for name in evaluator.OVERHEADS if name != "bubble"),
+        "forms": evaluator.FORMS,
+        "constants": {
+            "DEFAULT_STEPS": evaluator.DEFAULT_STEPS,
+            "DEFAULT_MAX_OVERHEAD": evaluator.DEFAULT_MAX_OVERHEAD,
+            "SECONDS_PER_DAY": evaluator.SECONDS_PER_DAY,
+            "GIB": GIB,
+            "GIB_TO_GB": GIB_TO_GB,
+            "K_c": models_module.critical_batch_constant(),
+        },
+        "methods": {m.value: {"layered": m.layered, "default_partitioned": m.default_partitioned} for m in Method},
+        "maps": {
+            "data": [{"layered": k[0], "partitioned": k[1], "pipelined": k[2], "derivation": v[0], "overlapped": v[1],
+                      "physical": v[2]} for k, v in maps["DATA_TRANSFERS"].items()],
+            "pipeline": [{"layered": k, "derivation": v[0], "physical": v[1]} for k, v in maps["PIPELINE_TRANSFERS"].items()],
+            "state_offload": [{"layered": k[0], "partitioned": k[1], "derivation": v} for k, v in maps["STATE_OFFLOAD"].items()],
+            "bubble": [{"layered": k, "derivation": v} for k, v in maps["BUBBLE"].items()],
+            "tensor": TENSOR,
+            "checkpoint_offload": CHECKPOINT_OFFLOAD,
+        },
+        "physical": physical,
+        "hardware": {name: _hardware_record(load_hardware(name)) for name in available_hardware()},
+        "spec_units": {field: {"stem": stem, "units": dict(units)} for field, (stem, units) in _QUANTITIES.items()},
+        "models": {name: m.dims() | {"name": name} for name, m in models_module.NAMED_MODELS.items()},
+        "assumptions": {
+            "defaults": {name: getattr(DEFAULT_ASSUMPTIONS, name) for name in FIELDS},
+            "choices": dict(_CHOICES),
+        },
+    }
+
+
+#: The composition: hand-written glue that dispatches on DATA and combines FUNCTIONS and RULES exactly as
+#: lgacc.evaluate.evaluate_many does (tests/test_jsgen.py checks it against the Python evaluator).
+RUNTIME = r"""
+  class InputError extends Error {}
+  InputError.prototype.name = "InputError";
+  function fail(message) { throw new InputError(message); }
+
+  // Python's format(x, ".<n>g") and format(x, "g") for the reasons' numbers (exact ties round to even, as Python does).
+  function fmtG(x, n) {
+    if (n === undefined) n = 6;
+    if (!isFinite(x)) return x > 0 ? "inf" : x < 0 ? "-inf" : "nan";
+    if (x === 0) return "0";
+    const sign = x < 0 ? "-" : "";
+    const a = Math.abs(x);
+    let [mant, e] = a.toExponential(n - 1).split("e");
+    const [longMant, longE] = a.toExponential(Math.min(100, n + 24)).split("e");
+    const digits = longMant.replace(".", "");
+    if (digits[n] === "5" && /^0*$/.test(digits.slice(n + 1)) && Number(digits[n - 1]) % 2 === 0) {
+      mant = digits[0] + (n > 1 ? "." + digits.slice(1, n) : "");  // a tie: keep the even digit
+      e = longE;
+    }
+    const exp = Number(e);
+    let text;
+    if (exp < -4 || exp >= n) {
+      if (mant.includes(".")) mant = mant.replace(/0+$/, "").replace(/\.$/, "");
+      const digitsE = String(Math.abs(exp));
+      text = mant + "e" + (exp < 0 ? "-" : "+") + (digitsE.length < 2 ? "0" + digitsE : digitsE);
+    } else {
+      const m = mant.replace(".", "");
+      text = exp >= 0 ? m.slice(0, exp + 1).padEnd(exp + 1, "0") + "." + m.slice(exp + 1) : "0." + "0".repeat(-exp - 1) + m;
+      if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
+    }
+    return sign + text;
+  }
+
+  function positiveInt(owner, field, value) {
+    let v = value;
+    if (typeof v === "string" && /^\s*\d+\s*$/.test(v)) v = Number(v);
+    if (typeof v !== "number" || !Number.isInteger(v)) fail(`${owner}: ${field}=${JSON.stringify(value)} must be a positive integer`);
+    if (v < 1) fail(`${owner}: ${field}=${v} must be a positive integer (>= 1)`);
+    if (v > Number.MAX_SAFE_INTEGER) fail(`${owner}: ${field}=${v} exceeds the largest supported count 2**53 - 1`);
+    return v;
+  }
+
+  function flag(owner, field, value, allowNull) {
+    if (value === undefined || (allowNull && value === null)) return allowNull ? null : false;
+    if (value === true || value === false) return value;
+    fail(`${owner}: ${field}=${JSON.stringify(value)} must be true or false${allowNull ? " or unset" : ""}`);
+  }
+
+  function makeModel(dims) {
+    const owner = `model ${JSON.stringify(dims.name)}`;
+    const m = { name: dims.name };
+    for (const field of ["d_l", "d_a", "d_h", "d_s"]) m[field] = positiveInt(owner, field, dims[field]);
+    m.n_I = positiveInt(owner, "n_I", dims.n_I === undefined ? 4 : dims.n_I);
+    m.d_m = dims.d_m === undefined ? m.d_a * m.d_h : positiveInt(owner, "d_m", dims.d_m);
+    if (m.d_m !== m.d_a * m.d_h) fail(`${owner}: d_m=${m.d_m} must equal d_a * d_h = ${m.d_a} * ${m.d_h} = ${m.d_a * m.d_h}`);
+    m.p_l = MODEL.p_l(m.d_m, m.n_I);
+    m.p = m.d_l * m.p_l;
+    m.p_leading = MODEL.p_leading(m.d_m, m.d_l, m.n_I);
+    m.critical_batch = MODEL.critical_batch(DATA.constants.K_c, m.p_leading, m.d_s);
+    return m;
+  }
+
+  function parseModel(value) {
+    if (value !== null && typeof value === "object") return makeModel(Object.assign({ name: "custom" }, value));
+    const text = String(value === undefined ? "" : value).trim();
+    const match = /^x_?\[?(\d+)\]?$/i.exec(text);
+    if (match) {
+      const x = Number(match[1]);
+      if (x < 1) fail(`X family: x=${x} must be a positive integer (>= 1)`);
+      if (x % 2) fail(`X family: x=${x} must be even, so that d_a = x/2 is a whole number of heads`);
+      return makeModel(Object.assign({ name: `X${x}` }, MODEL.x_family(x)));
+    }
+    const squash = (s) => s.toLowerCase().replace(/-/g, "");
+    for (const [name, dims] of Object.entries(DATA.models)) {
+      if (squash(name) === squash(text)) return makeModel(dims);
+    }
+    fail(`unknown model ${JSON.stringify(text)}; expected X<x> with an even x (e.g. X160) or one of ${Object.keys(DATA.models).join(", ")}`);
+  }
+
+  // A hardware spec: a shipped name, or an object with the spec's keys (each quantity once, in one unit).
+  function parseHardware(value) {
+    if (value === undefined || value === null || value === "") value = "a100-80gb";
+    if (typeof value === "string") {
+      const hw = DATA.hardware[value.trim()];
+      if (!hw) fail(`hardware ${JSON.stringify(value)}: no such hardware; known names are ${Object.keys(DATA.hardware).join(", ")}`);
+      return Object.assign({}, hw);
+    }
+    if (typeof value !== "object") fail(`hardware ${JSON.stringify(value)}: expected a shipped name or an object of the spec's keys`);
+    const origin = `hardware ${JSON.stringify(value.name || "custom")}`;
+    const hw = { name: value.name || "custom", description: value.description || "" };
+    const allowed = new Set(["name", "description", "source", "notes", "gpus_per_node", "kernel_efficiency"]);
+    for (const [field, spec] of Object.entries(DATA.spec_units)) {
+      const given = Object.keys(spec.units).filter((unit) => value[`${spec.stem}_${unit}`] !== undefined);
+      for (const unit of Object.keys(spec.units)) allowed.add(`${spec.stem}_${unit}`);
+      const choices = Object.keys(spec.units).map((u) => `${spec.stem}_${u}`).join(" or ");
+      if (given.length === 0) fail(`${origin}: field '${choices}': missing; expected a positive number`);
+      if (given.length > 1) fail(`${origin}: field '${spec.stem}_${given[0]}': given more than once; keep one`);
+      const key = `${spec.stem}_${given[0]}`;
+      let v = value[key];
+      if (typeof v === "string" && v.trim() !== "" && isFinite(Number(v))) v = Number(v);
+      if (typeof v !== "number" || !isFinite(v) || v <= 0) fail(`${origin}: field '${key}': expected a positive number, got ${JSON.stringify(value[key])}`);
+      hw[field] = v * spec.units[given[0]];
+    }
+    for (const key of Object.keys(value)) {
+      if (!allowed.has(key) && !key.endsWith("_name")) fail(`${origin}: field '${key}': unknown key`);
+    }
+    hw.gpus_per_node = positiveInt(origin, "gpus_per_node", value.gpus_per_node);
+    if (value.kernel_efficiency !== undefined) hw.kernel_efficiency = value.kernel_efficiency;
+    return hw;
+  }
+
+  function parseAssumptions(value) {
+    const A = Object.assign({}, DATA.assumptions.defaults);
+    if (value === undefined || value === null) return A;
+    for (const [key, v] of Object.entries(value)) {
+      if (!(key in A)) fail(`unknown assumption ${JSON.stringify(key)}; expected one of ${Object.keys(A).join(", ")}`);
+      const choices = DATA.assumptions.choices[key];
+      if (choices && !choices.includes(v)) fail(`assumption ${key}=${JSON.stringify(v)} must be one of ${choices.join(", ")}`);
+      if (typeof A[key] === "boolean" && typeof v !== "boolean") fail(`assumption ${key}=${JSON.stringify(v)} must be true or false`);
+      if (typeof A[key] === "number" && !(typeof v === "number" && v > 0 && isFinite(v) && (key !== "overlap_efficiency" || v <= 1)))
+        fail(`assumption ${key}=${JSON.stringify(v)} must be ${key === "overlap_efficiency" ? "in (0, 1]" : "positive and finite"}`);
+      A[key] = v;
+    }
+    return A;
+  }
+
+  // assumption gb="GB": the spec's numbers read as decimal GB (lgacc.assumptions.apply_to_hardware).
+  function applyToHardware(hw, A) {
+    if (A.gb === "GiB") return hw;
+    const out = Object.assign({}, hw);
+    for (const field of Object.keys(DATA.spec_units)) if (field !== "peak_flop_per_s") out[field] = hw[field] * DATA.constants.GIB_TO_GB;
+    return out;
+  }
+
+  const threshold = (hw, link) => hw.peak_flop_per_s / hw[`${link}_bandwidth_bytes_per_s`];
+  const pick = (rows, where) => rows.find((row) => Object.keys(where).every((k) => row[k] === where[k]));
+
+  function parseInput(input) {
+    if (input === null || typeof input !== "object") fail("input must be an object with keys model, hardware, method, n_b, ...");
+    const known = new Set(["model", "hardware", "method", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "partitioned",
+                           "max_overhead", "steps", "form", "assumptions"]);
+    for (const key of Object.keys(input)) if (!known.has(key)) fail(`unknown input key ${JSON.stringify(key)}; expected one of ${[...known].join(", ")}`);
+    const model = parseModel(input.model);
+    const A = parseAssumptions(input.assumptions);
+    const hardware = applyToHardware(parseHardware(input.hardware), A);
+    const methodName = String(input.method === undefined ? "" : input.method).trim().toLowerCase();
+    const method = DATA.methods[methodName];
+    if (!method) fail(`unknown method ${JSON.stringify(input.method)}; expected one of ${Object.keys(DATA.methods).join(", ")}`);
+    const owner = "training configuration";
+    const c = { method: methodName };
+    if (input.n_b === undefined) fail(`${owner}: n_b is required (data-parallel degree)`);
+    for (const field of ["n_b", "n_l", "n_a", "n_mu", "b_mu"]) c[field] = positiveInt(owner, field, input[field] === undefined ? 1 : input[field]);
+    c.offload = flag(owner, "offload", input.offload, false);
+    c.partitioned = flag(owner, "partitioned", input.partitioned, true);
+    const maxOverhead = input.max_overhead === undefined ? DATA.constants.DEFAULT_MAX_OVERHEAD : input.max_overhead;
+    if (typeof maxOverhead !== "number" || !(maxOverhead > 0) || !isFinite(maxOverhead))
+      fail(`max_overhead=${JSON.stringify(maxOverhead)} must be a positive number (eq:overhead_condition's epsilon)`);
+    const steps = input.steps === undefined ? DATA.constants.DEFAULT_STEPS : positiveInt("options", "steps", input.steps);
+    const form = input.form === undefined ? "paper" : input.form;
+    if (!DATA.forms.includes(form)) fail(`form=${JSON.stringify(form)} must be one of ${DATA.forms.join(", ")}`);
+    if (c.n_l > model.d_l) fail(`${owner}: n_l=${c.n_l} exceeds the ${model.name} layer count d_l=${model.d_l} (a pipeline stage needs at least one layer)`);
+    if (A.heads_cap && c.n_a > model.d_a) fail(`${owner}: n_a=${c.n_a} exceeds the ${model.name} head count d_a=${model.d_a} (tensor parallelism splits the attention heads)`);
+    for (const [name, v] of [["the batch b = n_b n_mu b_mu", c.n_b * c.n_mu * c.b_mu], ["the GPU count n_gpu = n_b n_l n_a", c.n_b * c.n_l * c.n_a]])
+      if (v >= 2 ** 53) fail(`${name} = ${fmtG(v, 3)} is beyond the supported range (below 2**53)`);
+    return { model, hardware, A, method, c, maxOverhead, steps, form };
+  }
+
+  // One configuration, as lgacc.evaluate.evaluate_many computes it.
+  function compose(model, hw, method, c, A, maxOverhead, steps, form) {
+    const f = FUNCTIONS[form];
+    const layered = method.layered;
+    const part = c.partitioned === null ? method.default_partitioned : c.partitioned;
+    const off = c.offload;
+    const { n_b, n_l, n_a, n_mu, b_mu } = c;
+    const b = n_b * n_mu * b_mu;
+    const n_gpu = n_b * n_l * n_a;
+    const overlap = n_mu > n_l;
+    const args = [model.d_s, model.d_m, model.d_l, model.d_a, model.n_I, model.p, model.p_l, b, n_b, n_l, n_a, n_mu];
+    const call = (name) => f[name](...args);
+    const physical = A.convention === "physical";
+    const loss = 1.0 / A.overlap_efficiency;
+    const overlapped = (kind, ratio) => {
+      if (!physical) return RULES.overlapped(ratio);
+      let total = 0;
+      for (const [name, relative] of DATA.physical[form][kind]) total = total + call(name) * RULES.overlapped(ratio * relative);
+      return total;
+    };
+    const nu_ib = threshold(hw, "infiniband");
+    const nu_nvlink = threshold(hw, "nvlink");
+
+    const state = part ? call("state_part") : call("state");
+    const checkpoint = call("checkpoint_memory");
+    const buffers = call("buffers");
+    const activations = call("activations");
+    const offloadable = state + checkpoint;
+    const non_offloadable = buffers + activations;
+
+    const bubble = n_l > 1 ? call(pick(DATA.maps.bubble, { layered }).derivation) : 0.0;
+
+    const tensor_on_ib = A.tensor_placement === "node" ? n_a > hw.gpus_per_node : true;
+    const tensor_link = tensor_on_ib ? nu_ib : nu_nvlink;
+    const nu_tensor = n_a > 1 ? call(DATA.maps.tensor) : Infinity;
+    const tensor = n_a > 1 ? RULES.not_overlapped(tensor_link / nu_tensor) : 0.0;
+
+    const pipe_on_nvlink = A.pipeline_placement === "intra-node" ? n_l * n_a <= hw.gpus_per_node : false;
+    const pipe_link = pipe_on_nvlink ? nu_nvlink : nu_ib;
+    const pipeCase = pick(DATA.maps.pipeline, { layered });
+    const nu_pipe = n_l > 1 ? call(pipeCase.derivation) : Infinity;
+    const ratio_pipe = pipe_link / nu_pipe;
+    let pipe_overlapped = false;
+    if (A.pipeline_overlap === "extra-micro-batches") pipe_overlapped = overlap && n_mu >= n_l * (1 + ratio_pipe * loss);
+    else if (A.pipeline_overlap === "always") pipe_overlapped = overlap;
+    const pipeline = n_l > 1
+      ? (pipe_overlapped ? overlapped(pipeCase.physical, ratio_pipe * loss) : RULES.not_overlapped(ratio_pipe)) : 0.0;
+
+    const dataCase = pick(DATA.maps.data, { layered, partitioned: part, pipelined: n_l > 1 });
+    const nu_data = n_b > 1 ? call(dataCase.derivation) : Infinity;
+    const ratio_data = nu_ib / nu_data;
+    const data = n_b > 1
+      ? (dataCase.overlapped ? overlapped(dataCase.physical, ratio_data * loss) : RULES.not_overlapped(ratio_data)) : 0.0;
+
+    const nu_cpu = threshold(hw, "cpu_gpu") * loss;
+    const nu_state = off ? call(pick(DATA.maps.state_offload, { layered, partitioned: part }).derivation) : Infinity;
+    const nu_checkpoint = off ? call(DATA.maps.checkpoint_offload) : Infinity;
+    const state_offload = off ? overlapped("state_offload", nu_cpu / nu_state) : 0.0;
+    const checkpoint_offload = off ? overlapped("checkpoint_offload", nu_cpu / nu_checkpoint) : 0.0;
+    // The node's PCIe link carries the offload and every transfer that leaves the node.
+    let inverse = 1 / nu_state + 1 / nu_checkpoint + 1 / nu_data + (pipe_on_nvlink ? 0.0 : 1 / nu_pipe);
+    inverse = inverse + (tensor_on_ib ? 1 / nu_tensor : 0.0);
+    const nu_pcie = 1 / inverse;
+    const pcie = off ? RULES.overlapped(threshold(hw, "pcie") * loss / nu_pcie) : 0.0;
+
+    const overheads = { bubble, tensor, pipeline, data, state_offload, checkpoint_offload, pcie };
+    let efficiency = 1.0;
+    for (const name of DATA.overheads) efficiency = efficiency / (1 + overheads[name]);
+
+    const b_c = model.critical_batch * A.critical_batch_scale;
+    const kernel = hw.kernel_efficiency === undefined ? 1.0 : hw.kernel_efficiency;
+    const flop_rate = n_gpu * hw.peak_flop_per_s * kernel * efficiency;
+    const flops = f.flops_per_batch(args[0], args[1], args[2], args[3], args[4], args[5], args[6], b_c, n_b, n_l, n_a, n_mu);
+    const time_days = steps * flops / flop_rate / DATA.constants.SECONDS_PER_DAY;
+    const step_time_s = call("flops_per_batch") / flop_rate;
+
+    const limit = hw.memory_bytes;
+    const ok = {
+      ok_batch: b <= b_c,
+      ok_micro_batches: n_l === 1 || n_mu >= n_l,
+      ok_layers: n_l <= model.d_l,
+      ok_layers_divide: !A.divisible_layers || model.d_l % n_l === 0,
+      ok_heads: !A.heads_cap || n_a <= model.d_a,
+      ok_heads_divide: !A.divisible_heads || model.d_a % n_a === 0 || (n_a > model.d_a && n_a % model.d_a === 0),
+      ok_memory: off ? non_offloadable <= limit : offloadable + non_offloadable <= limit,
+      ok_overheads: DATA.capped.every((name) => overheads[name] <= maxOverhead),
+    };
+    return {
+      b, n_gpu, efficiency, time_days, step_time_s, state, checkpoint, buffers, activations, offloadable, non_offloadable,
+      total: offloadable + non_offloadable, overheads, ok, feasible: Object.values(ok).every(Boolean), critical_batch: b_c,
+      intensities: { data: nu_data, pipeline: nu_pipe, tensor: nu_tensor, state_offload: nu_state,
+                     checkpoint_offload: nu_checkpoint, pcie: off ? nu_pcie : Infinity },
+    };
+  }
+
+  // lgacc.evaluate._reasons, word for word.
+  function reasons(model, hw, c, r, maxOverhead) {
+    const out = [];
+    const GIB = DATA.constants.GIB;
+    if (!r.ok.ok_batch) out.push(`batch b=${r.b} exceeds the critical batch b_c=${r.critical_batch.toFixed(1)} (eq:critical_batch)`);
+    if (!r.ok.ok_micro_batches) out.push(`n_mu=${c.n_mu} < n_l=${c.n_l}: the pipeline needs at least one micro-batch per stage`);
+    if (!r.ok.ok_layers_divide) out.push(`n_l=${c.n_l} does not divide d_l=${model.d_l}: a pipeline stage holds whole layers (assumption divisible_layers)`);
+    if (!r.ok.ok_heads) out.push(`n_a=${c.n_a} exceeds the head count d_a=${model.d_a}: tensor parallelism splits the heads (assumption heads_cap)`);
+    if (!r.ok.ok_heads_divide) out.push(`n_a=${c.n_a} does not split the d_a=${model.d_a} heads evenly (assumption divisible_heads)`);
+    if (!r.ok.ok_memory) {
+      const limit = hw.memory_bytes / GIB;
+      if (c.offload) out.push(`non-offloadable memory ${fmtG(r.non_offloadable / GIB, 3)} GiB exceeds the GPU's ${fmtG(limit)} GiB`);
+      else out.push(`memory ${fmtG(r.total / GIB, 3)} GiB exceeds the GPU's ${fmtG(limit)} GiB without offload`);
+    }
+    for (const name of DATA.capped) {
+      if (r.overheads[name] > maxOverhead) out.push(`${name} overhead ${fmtG(r.overheads[name], 3)} exceeds the maximum ${fmtG(maxOverhead)} (eq:overhead_condition)`);
+    }
+    return out;
+  }
+
+  const finite = (x) => (isFinite(x) ? x : null);
+
+  function summary(model, hw, c, r, maxOverhead) {
+    const GIB = DATA.constants.GIB;
+    const why = reasons(model, hw, c, r, maxOverhead);
+    const overheads = {};
+    for (const name of DATA.overheads) overheads[name] = finite(r.overheads[name]);
+    return {
+      b: r.b, n_gpu: r.n_gpu, efficiency: finite(r.efficiency), time_days: finite(r.time_days),
+      step_time_s: finite(r.step_time_s),
+      memory_gib: {
+        state: r.state / GIB, checkpoint: r.checkpoint / GIB, buffers: r.buffers / GIB, activations: r.activations / GIB,
+        offloadable: r.offloadable / GIB, non_offloadable: r.non_offloadable / GIB,
+      },
+      overheads, feasible: r.feasible && why.length === 0, reasons: why,
+    };
+  }
+
+  function details(input) {
+    const q = parseInput(input);
+    const r = compose(q.model, q.hardware, q.method, q.c, q.A, q.maxOverhead, q.steps, q.form);
+    return {
+      summary: summary(q.model, q.hardware, q.c, r, q.maxOverhead), raw: r, model: q.model, hardware: q.hardware,
+      config: q.c, memory_limit_gib: q.hardware.memory_bytes / DATA.constants.GIB, critical_batch: r.critical_batch,
+      max_overhead: q.maxOverhead,
+    };
+  }
+
+  function evaluate(input) { return details(input).summary; }
+"""
+
+
+def generate() -> str:
+    """The whole JavaScript module as text."""
+    parts, physical = {}, {}
+    for form in evaluator.FORMS:
+        parts[form], physical[form] = _functions_js(form)
+    functions = "{\n" + "\n".join(f"  {json.dumps(form)}: {text}," for form, text in parts.items()) + "\n}"
+    payload = json.dumps(data(physical), indent=1, sort_keys=False)
+    return "\n".join([
+        "/* lgacc calculator: generated by `python -m lgacc.jsgen` from the sympy derivations of lgacc.formulas.",
+        "   Do not edit; rebuild the book. Loads nothing; defines window.lgacc (globalThis.lgacc, module.exports). */",
+        "(function (root) {",
+        '  "use strict";',
+        "  // Printed by sympy's JavascriptCodePrinter: the evaluator's expressions, per form.",
+        f"  const FUNCTIONS = {functions};",
+        "  // The model's parameter counts, critical batch and X family (lgacc.formulas.model).",
+        f"  const MODEL = {_model_functions_js()};",
+        "  // The two overlap rules (lgacc.formulas.overlap): eq:overlap_condition and eq:overhead_condition.",
+        f"  const RULES = {_rules_js()};",
+        "  // Data: shipped specs (SI), named models, units, methods, assumptions, constants, the evaluator's map.",
+        f"  const DATA = {payload};",
+        "  // ---- hand-written glue: dispatch on DATA, compose FUNCTIONS and RULES as lgacc.evaluate does ----",
+        RUNTIME,
+        SEARCH_RUNTIME,
+        "  const api = { evaluate, details, fastest, InputError, DATA, FUNCTIONS, MODEL, RULES, parseModel, parseHardware, fmtG };",
+        "  root.lgacc = api;",
+        '  if (typeof module === "object" && module.exports) module.exports = api;',
+        '})(typeof window !== "undefined" ? window : globalThis);',
+        "",
+    ])
+
+
+#: The "fastest configuration" search: candidate enumeration of lgacc.search (the micro-batch caps, the
+#: lattice just below the critical batch) and its rule masks and preference order, as glue over compose().
+SEARCH_RUNTIME = r"""
+  const PARALLELISMS = {
+    "None": [false, false, false], "Data": [true, false, false], "Data + pipe": [true, true, false],
+    "Data + tensor": [true, false, true], "Pipe + tensor": [false, true, true], "3d": [true, true, true],
+  };
+  const TOLERANCE = 1e-12;
+  const OVERLAPPED = ["state_offload", "checkpoint_offload", "pcie"];
+
+  function range(lo, hi) { const out = []; for (let i = lo; i <= hi; i++) out.push(i); return out; }
+
+  function fastest(input) {
+    const base = Object.assign({}, input, { n_b: 1, n_l: 1, n_a: 1, n_mu: 1, b_mu: 1, offload: false });
+    const parallelismName = input.parallelism === undefined ? "3d" : input.parallelism;
+    delete base.parallelism; delete base.allow_offload;
+    const allowed = PARALLELISMS[parallelismName];
+    if (!allowed) fail(`unknown parallelism ${JSON.stringify(parallelismName)}; expected one of ${Object.keys(PARALLELISMS).join(", ")}`);
+    const [useData, usePipe, useTensor] = allowed;
+    const allowOffload = input.allow_offload === undefined ? true : flag("search", "allow_offload", input.allow_offload, false);
+    const q = parseInput(base);
+    const { model, hardware, A, method, maxOverhead, steps, form } = q;
+    const partitioned = q.c.partitioned;
+    const part = partitioned === null ? method.default_partitioned : partitioned;
+    const noPipeline = part && !method.layered;
+    const baselineLike = !method.layered && !part;
+    const B = Math.floor(model.critical_batch * A.critical_batch_scale);
+    const layersAllowed = (n_l) => !A.divisible_layers || model.d_l % n_l === 0;
+    const headsAllowed = (n_a) => (!A.heads_cap || n_a <= model.d_a)
+      && (!A.divisible_heads || model.d_a % n_a === 0 || (n_a > model.d_a && n_a % model.d_a === 0));
+    const n_ls = (usePipe && !noPipeline ? range(1, model.d_l) : [1]).filter(layersAllowed);
+    const n_as = (useTensor ? range(1, (A.heads_cap ? 1 : 2) * model.d_a) : [1]).filter(headsAllowed);
+    const offloads = allowOffload ? [false, true] : [false];
+    const run = (c) => compose(model, hardware, method, Object.assign({ partitioned }, c), A, maxOverhead, steps, form);
+    const free = (r, n_l) => OVERLAPPED.every((k) => r.overheads[k] <= TOLERANCE)
+      && (r.overheads.data <= TOLERANCE || (baselineLike && n_l > 1));
+
+    // micro-batch caps (lgacc.search._micro_batch_caps): smallest bottleneck-free probe at n_mu = n_l
+    const probeSet = new Set(range(1, 16));
+    for (let k = 5; k <= Math.max(5, B.toString(2).length); k++) probeSet.add(2 ** k);
+    probeSet.add(B);
+    const probes = [...probeSet].filter((p) => p <= B).sort((x, y) => x - y);
+    let evaluated = 0;
+    let best = null;
+    const candidates = [];
+    for (const n_l of n_ls) for (const n_a of n_as) for (const offload of offloads) {
+      let cap = 0;
+      const top = Math.floor(B / n_l);
+      for (const p of [...probes.filter((v) => v < top), top]) {
+        if (p < 1) break;
+        const n_b = Math.max(1, Math.floor(B / (p * n_l)));
+        const r = run({ n_b, n_l, n_a, n_mu: Math.floor(B / (p * n_b)), b_mu: p, offload });
+        evaluated++;
+        if (free(r, n_l) && (cap === 0 || p < cap)) cap = p;
+      }
+      // the lattice just below the critical batch (lgacc.search._levels, _lattice)
+      for (let b_mu = 1; b_mu <= Math.min(cap, B); b_mu++) {
+        const K = Math.floor(B / b_mu);
+        const seen = new Set();
+        for (let root = 1; root * root <= K; root++) {
+          for (const n_b of [root, Math.floor(K / root)]) {
+            if (seen.has(n_b)) continue;
+            seen.add(n_b);
+            const n_mu = Math.floor(K / n_b);
+            if (n_b !== Math.floor(K / n_mu) || n_mu < n_l) continue;
+            candidates.push({ n_b, n_l, n_a, n_mu, b_mu, offload });
+          }
+        }
+      }
+    }
+    const bc = model.critical_batch * A.critical_batch_scale;
+    const better = (x, y) => {
+      // lgacc.search._order_keys: (highest n_l for the baseline with a pipeline), time, n_gpu, b_mu, offload, -n_a
+      const kx = [], ky = [];
+      if (baselineLike && usePipe) { kx.push(-x.c.n_l); ky.push(-y.c.n_l); }
+      kx.push(x.r.time_days, x.r.n_gpu, x.c.b_mu, x.c.offload ? 1 : 0, -x.c.n_a);
+      ky.push(y.r.time_days, y.r.n_gpu, y.c.b_mu, y.c.offload ? 1 : 0, -y.c.n_a);
+      for (let i = 0; i < kx.length; i++) { if (kx[i] < ky[i]) return true; if (kx[i] > ky[i]) return false; }
+      return false;
+    };
+    for (const c of candidates) {
+      const b = c.n_b * c.n_mu * c.b_mu;
+      if (!((c.n_b === 1 || useData) && b <= bc && b + c.n_b * c.b_mu > bc && c.n_mu >= c.n_l)) continue;
+      const r = run(c);
+      evaluated++;
+      if (!r.ok.ok_memory || !r.ok.ok_overheads || !free(r, c.n_l)) continue;
+      if (c.offload && !(r.total > hardware.memory_bytes && allowOffload)) continue;
+      const entry = { c, r };
+      if (best === null || better(entry, best)) best = entry;
+    }
+    if (best === null) return { feasible: false, evaluated, reasons: ["no configuration passes the rules of lgacc optimize"] };
+    const chosen = Object.assign({}, input, best.c, { partitioned });
+    delete chosen.parallelism; delete chosen.allow_offload;
+    if (chosen.partitioned === null) delete chosen.partitioned;
+    return Object.assign(evaluate(chosen), { n_b: best.c.n_b, n_l: best.c.n_l, n_a: best.c.n_a, n_mu: best.c.n_mu,
+                                             b_mu: best.c.b_mu, offload: best.c.offload, evaluated });
+  }
+"""
+
+
+def write(path: str | Path) -> Path:
+    """Write the module to ``path`` (folders created) and return it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(generate(), encoding="utf-8")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m lgacc.jsgen OUT.js", file=sys.stderr)
+        return 2
+    print(write(argv[0]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

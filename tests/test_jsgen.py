@@ -1,0 +1,230 @@
+"""The calculator's JavaScript (lgacc.jsgen) run under node against the Python evaluator and search.
+
+The generated module is printed from the same derivations the evaluator lambdifies;
+the composition is glue.  300 random configurations (every method, with and without
+offload and partition, shipped and custom specs and models, both forms, random
+assumptions) must agree with :func:`lgacc.evaluate.evaluate` to a relative 1e-9,
+reasons word for word; bad input must give the Python message; the in-page search
+must pick the configuration ``lgacc optimize`` picks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lgacc import jsgen
+from lgacc.assumptions import Assumptions
+from lgacc.config import TrainingConfig
+from lgacc.errors import UserInputError
+from lgacc.evaluate import evaluate
+from lgacc.hardware import available_hardware
+from lgacc.models import Transformer, named_model
+from lgacc.search import fastest
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+FIXTURE_SPECS = sorted((ROOT / "tests" / "fixtures" / "hardware").glob("*.yaml"))
+KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons")
+REL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def module_path(tmp_path_factory) -> Path:
+    return jsgen.write(tmp_path_factory.mktemp("calculator") / "lgacc-calculator.js")
+
+
+def run_node(module_path: Path, script: str, payload) -> object:
+    """Run ``script`` under node with ``lgacc`` (the module) and ``input`` (the payload) defined; return its JSON."""
+    program = (f"const lgacc = require({json.dumps(str(module_path))});\n"
+               "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n" + script)
+    out = subprocess.run([NODE, "-e", program], input=json.dumps(payload), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+EVALUATE_ALL = """
+const out = input.map((q) => { try { return { ok: lgacc.evaluate(q) }; } catch (e) { return { error: e.message, name: e.name }; } });
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+#: Configurations ``lgacc optimize`` selects (inputs, not results): with fewer data-parallel instances
+#: they stay near feasibility, so that the sample exercises feasible configurations as well.
+ANCHORS = [
+    ("X160", "a100-80gb", "improved", 483, 5, 16, 5, 1),
+    ("X64", "a100-80gb", "improved", 65, 16, 8, 20, 1),
+    ("BERT", "a100-80gb", "baseline", 15, 24, 1, 50, 1),
+    ("X32", "h100-sxm", "partitioned", 21, 1, 1, 1, 39),
+    ("GPT-3", "a100-80gb", "improved", 260, 6, 16, 6, 1),
+    ("X128", "b200", "baseline", 13, 128, 8, 160, 1),
+]
+
+
+def _random_case(rng: random.Random) -> tuple[dict, Transformer, object]:
+    """A JS input and the Python model and hardware it stands for."""
+    if rng.random() < 0.3:
+        name, hw, method, n_b, n_l, n_a, n_mu, b_mu = rng.choice(ANCHORS)
+        q = {"model": name, "hardware": hw, "method": method, "n_b": rng.randint(1, n_b), "n_l": n_l, "n_a": n_a,
+             "n_mu": n_mu + rng.randint(0, 3), "b_mu": b_mu, "offload": rng.random() < 0.3}
+        return q, named_model(name), hw
+    kind = rng.random()
+    if kind < 0.55:
+        x = rng.choice([8, 16, 32, 64, 96, 128, 160, 200, 250])
+        js_model, model = f"X{x}", named_model(f"X{x}")
+    elif kind < 0.8:
+        name = rng.choice(["BERT", "Megatron-LM", "T-NLG", "GPT-3"])
+        js_model, model = name, named_model(name)
+    else:
+        d_a, d_h = rng.choice([4, 8, 12, 16]), rng.choice([32, 64, 80])
+        dims = dict(d_l=rng.choice([6, 12, 24, 30]), d_a=d_a, d_h=d_h, d_m=d_a * d_h, d_s=rng.choice([128, 512, 2048]),
+                    n_I=rng.choice([2, 4]))
+        js_model, model = dims, Transformer("custom", **dims)
+    if rng.random() < 0.8:
+        name = rng.choice(available_hardware())
+        js_hw, hw = name, name
+    else:
+        path = rng.choice(FIXTURE_SPECS)
+        js_hw, hw = yaml.safe_load(path.read_text()), str(path)
+    divisors = [d for d in range(1, model.d_l + 1) if model.d_l % d == 0]
+    n_l = rng.choice(divisors) if rng.random() < 0.8 else rng.randint(1, model.d_l)
+    n_a = rng.choice([d for d in range(1, model.d_a + 1) if model.d_a % d == 0]) if rng.random() < 0.8 else rng.randint(1, model.d_a)
+    n_a = 1 if rng.random() < 0.4 else n_a
+    n_mu = max(1, n_l + rng.randint(-1, 8)) if rng.random() < 0.9 else rng.randint(1, 4)
+    q = {
+        "model": js_model,
+        "hardware": js_hw,
+        "method": rng.choice(["baseline", "partitioned", "improved"]),
+        "n_b": rng.choice([1, 2, rng.randint(1, 64), rng.randint(1, 4096)]),
+        "n_l": n_l,
+        "n_a": n_a,
+        "n_mu": n_mu,
+        "b_mu": rng.choice([1, 2, 4, 8, rng.randint(1, 16)]),
+        "offload": rng.random() < 0.5,
+    }
+    if rng.random() < 0.6:  # below the critical batch, where configurations can be feasible
+        q["n_b"] = rng.randint(1, max(1, int(model.critical_batch) // (q["n_mu"] * q["b_mu"])))
+    if rng.random() < 0.4:
+        q["partitioned"] = rng.random() < 0.5
+    if rng.random() < 0.2:
+        q["form"] = "exact"
+    if rng.random() < 0.3:
+        q["assumptions"] = {
+            "convention": rng.choice(["paper", "physical"]),
+            "pipeline_overlap": rng.choice(["extra-micro-batches", "always", "never"]),
+            "tensor_placement": rng.choice(["node", "inter-node"]),
+            "pipeline_placement": rng.choice(["inter-node", "intra-node"]),
+            "overlap_efficiency": rng.choice([1.0, 0.8]),
+            "critical_batch_scale": rng.choice([1.0, 0.5, 2.0]),
+            "gb": rng.choice(["GiB", "GB"]),
+            "divisible_layers": rng.random() < 0.7,
+        }
+    return q, model, hw
+
+
+def python_summary(q: dict, model, hw) -> dict:
+    config = TrainingConfig(q["method"], n_b=q["n_b"], n_l=q["n_l"], n_a=q["n_a"], n_mu=q["n_mu"], b_mu=q["b_mu"],
+                            offload=q["offload"], partitioned=q.get("partitioned"))
+    assumptions = Assumptions(**q.get("assumptions", {}))
+    summary = evaluate(model, hw, config, form=q.get("form", "paper"), assumptions=assumptions).summary()
+    return {key: summary[key] for key in KEYS}
+
+
+def assert_same(python, js, where: str) -> None:
+    if isinstance(python, dict):
+        assert set(python) == set(js), where
+        for key in python:
+            assert_same(python[key], js[key], f"{where}.{key}")
+    elif isinstance(python, (bool, str, list)) or python is None:
+        assert python == js, f"{where}: python {python!r}, javascript {js!r}"
+    else:
+        python = float(python) if math.isfinite(python) else None
+        if python is None:
+            assert js is None, f"{where}: python non-finite, javascript {js!r}"
+        else:
+            assert math.isclose(python, js, rel_tol=REL, abs_tol=1e-12), f"{where}: python {python!r}, javascript {js!r}"
+
+
+def test_300_random_configurations_agree_with_the_python_evaluator(module_path):
+    rng = random.Random(17)
+    cases = [_random_case(rng) for _ in range(300)]
+    results = run_node(module_path, EVALUATE_ALL, [q for q, _, _ in cases])
+    compared = errors = 0
+    for (q, model, hw), js in zip(cases, results):
+        try:
+            expected = python_summary(q, model, hw)
+        except UserInputError as error:
+            assert "error" in js, f"{q}: python refuses ({error}), javascript returns {js}"
+            assert js["name"] == "InputError" and js["error"].endswith(str(error).split(": ", 1)[-1]), (q, js, str(error))
+            errors += 1
+            continue
+        assert "ok" in js, f"{q}: javascript refuses: {js}"
+        assert_same(expected, js["ok"], json.dumps(q))
+        compared += 1
+    assert compared >= 250, f"only {compared} configurations compared ({errors} refused by both)"
+    feasible = sum(1 for js in results if js.get("ok", {}).get("feasible"))
+    assert 30 <= feasible <= compared - 30, f"{feasible} of {compared} feasible: the sample does not exercise both outcomes"
+
+
+def test_the_command_line_prints_what_the_page_computes(module_path):
+    q = {"model": "X160", "hardware": "a100-80gb", "method": "improved", "n_b": 483, "n_l": 5, "n_a": 16, "n_mu": 5,
+         "b_mu": 1}
+    cli = subprocess.run([sys.executable, "-m", "lgacc", "evaluate", "--model", "X160", "--method", "improved", "--n-b", "483",
+                          "--n-l", "5", "--n-a", "16", "--n-mu", "5", "--b-mu", "1", "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    js = run_node(module_path, EVALUATE_ALL, [q])[0]
+    assert_same(json.loads(cli.stdout), js["ok"], "X160 improved")
+
+
+BAD_INPUTS = [
+    ({"model": "X161", "method": "improved", "n_b": 1}, "x=161 must be even"),
+    ({"model": "GPT-4", "method": "improved", "n_b": 1}, "unknown model"),
+    ({"model": "X160", "method": "fast", "n_b": 1}, "unknown method"),
+    ({"model": "X160", "method": "improved", "n_b": 0}, "n_b=0 must be a positive integer"),
+    ({"model": "X160", "method": "improved", "n_b": 2.5}, "n_b=2.5 must be a positive integer"),
+    ({"model": "X160", "method": "improved", "n_b": 1, "n_l": 161}, "exceeds the X160 layer count"),
+    ({"model": "X160", "method": "improved", "n_b": 1, "hardware": "tpu"}, "no such hardware"),
+    ({"model": {"d_l": 2, "d_a": 2, "d_h": 4, "d_m": 9, "d_s": 8}, "method": "improved", "n_b": 1}, "must equal d_a * d_h"),
+    ({"model": "X16", "method": "improved", "n_b": 1, "hardware": {"name": "mine", "gpus_per_node": 8}}, "missing"),
+]
+
+
+def test_bad_input_gets_one_clear_message(module_path):
+    results = run_node(module_path, EVALUATE_ALL, [q for q, _ in BAD_INPUTS])
+    for (q, words), js in zip(BAD_INPUTS, results):
+        assert js.get("name") == "InputError", f"{q}: {js}"
+        assert words in js["error"] and "\n" not in js["error"], f"{q}: {js['error']!r}"
+
+
+SEARCHES = [
+    ("X160", "a100-80gb", "improved", "3d"),
+    ("X160", "a100-80gb", "baseline", "3d"),
+    ("X64", "h100-sxm", "improved", "3d"),
+    ("BERT", "a100-80gb", "baseline", "Data + pipe"),
+    ("X32", "b200", "partitioned", "Data + tensor"),
+]
+
+
+def test_the_page_search_picks_what_lgacc_optimize_picks(module_path):
+    script = """
+const out = input.map((q) => { const t = Date.now(); const r = lgacc.fastest(q); r.ms = Date.now() - t; return r; });
+process.stdout.write(JSON.stringify(out));
+"""
+    payload = [{"model": m, "hardware": h, "method": meth, "parallelism": par} for m, h, meth, par in SEARCHES]
+    results = run_node(module_path, script, payload)
+    for (m, h, meth, par), js in zip(SEARCHES, results):
+        expected = fastest(m, h, meth, par, explain=False)
+        assert expected.feasible and js["feasible"], (m, meth, js)
+        c = expected.config
+        assert [js[k] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")] == \
+            [c.n_b, c.n_l, c.n_a, c.n_mu, c.b_mu, c.offload], (m, h, meth, par)
+        assert math.isclose(js["time_days"], expected.evaluation.time_days, rel_tol=REL)
