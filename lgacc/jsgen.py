@@ -606,6 +606,22 @@ SEARCH_RUNTIME = r"""
     let evaluated = 0;
     let best = null;
     const candidates = [];
+    // (n_b, n_mu) with n_mu = floor(B / (n_b b_mu)) and n_b the largest for its n_mu, per micro-batch size
+    const levelCache = new Map();
+    const levels = (b_mu) => {
+      if (!levelCache.has(b_mu)) {
+        const K = Math.floor(B / b_mu);
+        const nbs = [], nmus = [];
+        for (let root = 1; root * root <= K; root++) {
+          for (const n_b of root === Math.floor(K / root) ? [root] : [root, Math.floor(K / root)]) {
+            const n_mu = Math.floor(K / n_b);
+            if (n_b === Math.floor(K / n_mu)) { nbs.push(n_b); nmus.push(n_mu); }
+          }
+        }
+        levelCache.set(b_mu, [nbs, nmus]);
+      }
+      return levelCache.get(b_mu);
+    };
     for (const n_l of n_ls) for (const n_a of n_as) for (const offload of offloads) {
       let cap = 0;
       const top = Math.floor(B / n_l);
@@ -614,20 +630,13 @@ SEARCH_RUNTIME = r"""
         const n_b = Math.max(1, Math.floor(B / (p * n_l)));
         const r = run({ n_b, n_l, n_a, n_mu: Math.floor(B / (p * n_b)), b_mu: p, offload });
         evaluated++;
-        if (free(r, n_l) && (cap === 0 || p < cap)) cap = p;
+        if (free(r, n_l)) { cap = p; break; }  // probes ascend: the first free one is the smallest
       }
       // the lattice just below the critical batch (lgacc.search._levels, _lattice)
       for (let b_mu = 1; b_mu <= Math.min(cap, B); b_mu++) {
-        const K = Math.floor(B / b_mu);
-        const seen = new Set();
-        for (let root = 1; root * root <= K; root++) {
-          for (const n_b of [root, Math.floor(K / root)]) {
-            if (seen.has(n_b)) continue;
-            seen.add(n_b);
-            const n_mu = Math.floor(K / n_b);
-            if (n_b !== Math.floor(K / n_mu) || n_mu < n_l) continue;
-            candidates.push({ n_b, n_l, n_a, n_mu, b_mu, offload });
-          }
+        const [nbs, nmus] = levels(b_mu);
+        for (let i = 0; i < nbs.length; i++) {
+          if (nmus[i] >= n_l) candidates.push({ n_b: nbs[i], n_l, n_a, n_mu: nmus[i], b_mu, offload });
         }
       }
     }
@@ -641,11 +650,23 @@ SEARCH_RUNTIME = r"""
       for (let i = 0; i < kx.length; i++) { if (kx[i] < ky[i]) return true; if (kx[i] > ky[i]) return false; }
       return false;
     };
+    // Visit by decreasing GPU count (the baseline with a pipeline: by decreasing n_l first) and stop once
+    // perfect efficiency on that many GPUs cannot beat the best time (lgacc.search._branch_and_bound).
+    const byLayers = baselineLike && usePipe;
+    const gpus = (c) => c.n_b * c.n_l * c.n_a;
+    candidates.sort((x, y) => (byLayers && x.n_l !== y.n_l ? y.n_l - x.n_l : gpus(y) - gpus(x)));
+    let gpuDays = null;
+    let level = null;
     for (const c of candidates) {
+      if (byLayers && c.n_l !== level) { if (best !== null) break; level = c.n_l; }
+      if (best !== null && gpuDays !== null && gpuDays / gpus(c) > best.r.time_days * (1 + 1e-12)) {
+        if (byLayers) continue; else break;
+      }
       const b = c.n_b * c.n_mu * c.b_mu;
       if (!((c.n_b === 1 || useData) && b <= bc && b + c.n_b * c.b_mu > bc && c.n_mu >= c.n_l)) continue;
       const r = run(c);
       evaluated++;
+      if (gpuDays === null) gpuDays = r.time_days * r.efficiency * r.n_gpu;
       if (!r.ok.ok_memory || !r.ok.ok_overheads || !free(r, c.n_l)) continue;
       if (c.offload && !(r.total > hardware.memory_bytes && allowOffload)) continue;
       const entry = { c, r };
