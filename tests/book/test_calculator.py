@@ -1,0 +1,128 @@
+"""The calculator page of the built book in headless Chromium, with every request outside the book blocked.
+
+``window.lgacc.evaluate`` on 300 random configurations agrees with :func:`lgacc.evaluate.evaluate`
+(what ``lgacc evaluate --format json`` prints) to a relative 1e-9; the form shows results as
+the reader types and one clear message for bad input; the "fastest configuration" button
+finds ``lgacc optimize``'s configuration for X160 in under a second.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.book
+
+_spec = importlib.util.spec_from_file_location("lgacc_test_jsgen", ROOT / "tests" / "test_jsgen.py")
+jsgen_tests = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(jsgen_tests)
+
+
+@pytest.fixture(scope="module")
+def page(browser, server, html_dir):
+    if not (html_dir / "calculator.html").is_file():
+        pytest.fail("calculator.html is not in the built book")
+    outside, errors = [], []
+    page = browser.new_page()
+
+    def route(request_route):
+        url = request_route.request.url
+        if url.startswith((server, "data:", "blob:")):
+            request_route.continue_()
+        else:
+            outside.append(url)
+            request_route.abort()
+
+    page.route("**/*", route)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server}/calculator.html", wait_until="networkidle")
+    page.wait_for_function("() => window.lgacc && document.getElementById('lgacc-headline').textContent !== ''")
+    yield page, outside, errors
+    page.close()
+
+
+def test_the_page_works_with_the_network_off(page):
+    page, outside, errors = page
+    assert not outside, f"the calculator reaches outside the book: {outside}"
+    assert not errors, f"JavaScript errors: {errors}"
+    assert page.evaluate("typeof window.lgacc.evaluate") == "function"
+    headline = page.inner_text("#lgacc-headline")
+    assert headline.startswith("Feasible: efficiency") and "X160 on a100-80gb" in headline, headline
+    assert page.locator("#lgacc-memory-bar .seg").count() == 4
+    assert page.locator("#lgacc-overheads tr").count() == 1 + 7
+
+
+def test_300_random_configurations_in_the_browser_agree_with_lgacc_evaluate(page):
+    page, _, _ = page
+    rng = random.Random(2021)
+    cases = [jsgen_tests._random_case(rng) for _ in range(300)]
+    results = page.evaluate(
+        "qs => qs.map(q => { try { return { ok: window.lgacc.evaluate(q) }; } catch (e) { return { error: e.message }; } })",
+        [q for q, _, _ in cases],
+    )
+    compared = 0
+    for (q, model, hw), js in zip(cases, results):
+        try:
+            expected = jsgen_tests.python_summary(q, model, hw)
+        except Exception as error:  # noqa: BLE001 - a UserInputError: the page must refuse too
+            assert "error" in js, f"{q}: python refuses ({error}), the page returns {js}"
+            continue
+        assert "ok" in js, f"{q}: the page refuses: {js}"
+        jsgen_tests.assert_same(expected, js["ok"], json.dumps(q))
+        compared += 1
+    assert compared >= 250
+
+
+def test_the_command_line_prints_what_the_page_computes(page):
+    page, _, _ = page
+    args = {"n_b": 483, "n_l": 5, "n_a": 16, "n_mu": 5, "b_mu": 1}
+    command = [sys.executable, "-m", "lgacc", "evaluate", "--model", "X160", "--method", "improved", "--format", "json"]
+    for key, value in args.items():
+        command += [f"--{key.replace('_', '-')}", str(value)]
+    cli = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    js = page.evaluate("q => window.lgacc.evaluate(q)", {"model": "X160", "hardware": "a100-80gb", "method": "improved", **args})
+    jsgen_tests.assert_same(cli, js, "lgacc evaluate X160 improved")
+
+
+def test_the_form_updates_as_the_reader_types_and_names_bad_input(page):
+    page, _, _ = page
+    before = page.inner_text("#lgacc-headline")
+    page.fill("#lgacc-n_b", "100")
+    after = page.inner_text("#lgacc-headline")
+    assert after != before and "on 8000 GPUs" in after, after
+    for field, text, words in [("#lgacc-n_b", "abc", 'n_b="abc" must be a positive integer'),
+                               ("#lgacc-n_b", "0", "n_b=0 must be a positive integer"),
+                               ("#lgacc-x", "161", "x=161 must be even"),
+                               ("#lgacc-hw-memory_gib", "-4", "memory_gib': expected a positive number")]:
+        page.fill(field, text)
+        message = page.inner_text("#lgacc-error")
+        assert words in message and "\n" not in message.strip(), (text, message)
+        page.fill(field, {"#lgacc-n_b": "100", "#lgacc-x": "160", "#lgacc-hw-memory_gib": "80"}[field])
+        assert page.inner_text("#lgacc-error").strip() == ""
+    page.fill("#lgacc-n_b", "483")
+
+
+def test_fastest_configuration_matches_lgacc_optimize_in_under_a_second(page):
+    page, _, _ = page
+    from lgacc.search import fastest
+
+    timings = page.evaluate("""() => [0, 1, 2].map(() => {
+        const t0 = performance.now();
+        const r = window.lgacc.fastest({ model: "X160", hardware: "a100-80gb", method: "improved", parallelism: "3d" });
+        return [performance.now() - t0, r.n_b, r.n_l, r.n_a, r.n_mu, r.b_mu, r.offload];
+    })""")
+    expected = fastest("X160", "a100-80gb", "improved", "3d", explain=False).config
+    for ms, *config in timings:
+        assert config == [expected.n_b, expected.n_l, expected.n_a, expected.n_mu, expected.b_mu, expected.offload]
+    assert min(ms for ms, *_ in timings) < 1000, f"the search took {timings} ms"
+    page.fill("#lgacc-n_b", "1")
+    page.click("#lgacc-fastest")
+    assert page.input_value("#lgacc-n_b") == str(expected.n_b)
+    assert "found in" in page.inner_text("#lgacc-search-status")
