@@ -302,3 +302,31 @@ def calibration_summary(frame: pd.DataFrame) -> dict[str, float]:
     total = float((lopo["mean_abs_error"] * lopo["runs"]).sum() / lopo["runs"].sum())
     return {"kernel_efficiency": fit_kernel_efficiency(frame["implied_kernel_efficiency"]),
             "lopo_mean_abs_error": total, "runs": int(len(frame)), "publications": int(lopo.shape[0])}
+
+
+def plot_comparison(frame: pd.DataFrame, convention: str = "physical"):
+    """Predicted against measured step time, log axes, one marker per publication, with the line y = x."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(6.4, 5.2))
+    markers = "osD^vP*X"
+    for i, (publication, rows) in enumerate(frame.groupby("publication", sort=True)):
+        axis.scatter(rows["measured_step_s"], rows[f"predicted_{convention}_s"], marker=markers[i % len(markers)],
+                     s=48, label=publication)
+    values = pd.concat([frame["measured_step_s"], frame[f"predicted_{convention}_s"]])
+    low, high = values.min() / 1.5, values.max() * 1.5
+    axis.plot([low, high], [low, high], color="grey", linewidth=1, label="predicted = measured")
+    axis.set_xscale("log")
+    axis.set_yscale("log")
+    axis.set_xlim(low, high)
+    axis.set_ylim(low, high)
+    axis.set_xlabel("measured step time (s)")
+    axis.set_ylabel(f"predicted step time, {convention} convention (s)")
+    axis.legend(fontsize=8, loc="upper left")
+    axis.grid(True, which="major", alpha=0.3)
+    figure.tight_layout()
+    plt.close(figure)
+    return figure
