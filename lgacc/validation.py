@@ -63,6 +63,7 @@ __all__ = [
     "fit_kernel_efficiency",
     "leave_one_publication_out",
     "calibration_summary",
+    "plot_comparison",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "validation"
