@@ -126,3 +126,16 @@ def test_bad_run_files_get_one_clear_line(tmp_path, text, message):
     with pytest.raises(UserInputError, match=message) as error:
         load_runs(tmp_path)
     assert "\n" not in str(error.value)
+
+
+def test_every_run_file_says_what_its_source_does_not_state():
+    import yaml
+
+    from lgacc.validation import DATA_DIR
+
+    for path in sorted(DATA_DIR.glob("*.yaml")):
+        spec = yaml.safe_load(path.read_text())
+        assert spec["title"] and spec["flop_formula_text"] and spec["reported_as"], path.name
+        for run in spec["runs"]:
+            for key in ("citation", "micro_batch_size", "recomputation", "interleaved_schedule"):
+                assert run.get(key) not in (None, ""), (path.name, run["id"], key)
