@@ -152,10 +152,14 @@ def _model_functions_js() -> str:
     family = model_formulas.x_family()
     members = ", ".join(f"{json.dumps(str(sym))}: {sympy.printing.jscode(expr.xreplace({x: sympy.Symbol('x')}))}"
                         for sym, expr in family.items())
-    rows = {
-        "p_l": javascript_function((symbols.d_m, symbols.n_I), ("d_m", "n_I"), model_formulas.layer_parameters()),
-        "p_leading": javascript_function((symbols.d_m, symbols.d_l, symbols.n_I), ("d_m", "d_l", "n_I"),
-                                         model_formulas.parameter_count_leading()),
+    layer_args = (symbols.d_m, symbols.d_h, model_formulas.d_kv, symbols.d_I)
+    layer_names = ("d_m", "d_h", "d_kv", "d_I")
+    rows = {}
+    for gated in (False, True):
+        suffix = "_gated" if gated else ""
+        rows[f"layer_weights{suffix}"] = javascript_function(layer_args, layer_names, model_formulas.general_layer_weights(gated))
+        rows[f"p_l{suffix}"] = javascript_function(layer_args, layer_names, model_formulas.general_layer_parameters(gated))
+    rows |= {
         "critical_batch": javascript_function((K_c, symbols.p, symbols.d_s), ("K_c", "p", "d_s"),
                                               model_formulas.critical_batch()),
         "x_family": f"function (x) {{ return {{{members}}}; }}",
@@ -175,6 +179,11 @@ def _hardware_record(hardware) -> dict[str, Any]:
     keys = ("name", "description", "peak_flop_per_s", "memory_bytes", *(f for f in _QUANTITIES if f.endswith("_bytes_per_s")),
             "gpus_per_node")
     return {key: getattr(hardware, key) for key in keys}
+
+
+def _model_record(model, stem: str) -> dict[str, Any]:
+    keys = ("name", "d_l", "d_m", "d_a", "d_h", "d_s", "d_I", "gated", "d_kv")
+    return {key: getattr(model, key) for key in keys} | {"file": stem}
 
 
 def data(physical: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, Any]:
@@ -206,7 +215,8 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, A
         "physical": physical,
         "hardware": {name: _hardware_record(load_hardware(name)) for name in available_hardware()},
         "spec_units": {field: {"stem": stem, "units": dict(units)} for field, (stem, units) in _QUANTITIES.items()},
-        "models": {name: m.dims() | {"name": name} for name, m in models_module.NAMED_MODELS.items()},
+        "models": {name: _model_record(models_module.load_model(str(path)), path.stem)
+                   for name, path in models_module.shipped_model_files().items()},
         "assumptions": {
             "defaults": {name: getattr(DEFAULT_ASSUMPTIONS, name) for name in FIELDS},
             "choices": dict(_CHOICES),
@@ -264,16 +274,34 @@ RUNTIME = r"""
     fail(`${owner}: ${field}=${JSON.stringify(value)} must be true or false${allowNull ? " or unset" : ""}`);
   }
 
+  // lgacc.models.Transformer: d_I from n_I (default 4 d_m), d_kv key/value heads (default d_a), gated feed-forward;
+  // n_I becomes the equivalent factor of the paper's printed forms, (layer weights / d_m^2 - 4) / 2.
   function makeModel(dims) {
     const owner = `model ${JSON.stringify(dims.name)}`;
+    const known = new Set(["name", "d_l", "d_m", "d_a", "d_h", "d_s", "n_I", "d_I", "gated", "d_kv", "file"]);
+    for (const key of Object.keys(dims)) if (!known.has(key)) fail(`${owner}: unknown key ${JSON.stringify(key)}; allowed keys are ${[...known].filter((k) => k !== "file").join(", ")}`);
     const m = { name: dims.name };
     for (const field of ["d_l", "d_a", "d_h", "d_s"]) m[field] = positiveInt(owner, field, dims[field]);
-    m.n_I = positiveInt(owner, "n_I", dims.n_I === undefined ? 4 : dims.n_I);
-    m.d_m = dims.d_m === undefined ? m.d_a * m.d_h : positiveInt(owner, "d_m", dims.d_m);
+    m.d_m = dims.d_m === undefined || dims.d_m === "" ? m.d_a * m.d_h : positiveInt(owner, "d_m", dims.d_m);
     if (m.d_m !== m.d_a * m.d_h) fail(`${owner}: d_m=${m.d_m} must equal d_a * d_h = ${m.d_a} * ${m.d_h} = ${m.d_a * m.d_h}`);
-    m.p_l = MODEL.p_l(m.d_m, m.n_I);
+    m.gated = flag(owner, "gated", dims.gated, false);
+    m.d_kv = dims.d_kv === undefined || dims.d_kv === null ? m.d_a : positiveInt(owner, "d_kv", dims.d_kv);
+    if (m.d_a % m.d_kv) fail(`${owner}: d_a=${m.d_a} must be divisible by d_kv=${m.d_kv} (key/value heads)`);
+    const hasNI = dims.n_I !== undefined && dims.n_I !== null && dims.n_I !== "";
+    const hasDI = dims.d_I !== undefined && dims.d_I !== null && dims.d_I !== "";
+    if (hasNI) {
+      const nI = positiveInt(owner, "n_I", dims.n_I);
+      if (hasDI && Number(dims.d_I) !== nI * m.d_m) fail(`${owner}: d_I=${dims.d_I} and n_I=${nI} disagree (d_I = n_I d_m); give one`);
+      m.d_I = nI * m.d_m;
+    } else {
+      m.d_I = hasDI ? positiveInt(owner, "d_I", dims.d_I) : 4 * m.d_m;
+    }
+    const suffix = m.gated ? "_gated" : "";
+    m.layer_weights = MODEL[`layer_weights${suffix}`](m.d_m, m.d_h, m.d_kv, m.d_I);
+    m.p_l = MODEL[`p_l${suffix}`](m.d_m, m.d_h, m.d_kv, m.d_I);
+    m.n_I = (m.layer_weights / (m.d_m * m.d_m) - 4) / 2;
     m.p = m.d_l * m.p_l;
-    m.p_leading = MODEL.p_leading(m.d_m, m.d_l, m.n_I);
+    m.p_leading = m.d_l * m.layer_weights;
     m.critical_batch = MODEL.critical_batch(DATA.constants.K_c, m.p_leading, m.d_s);
     return m;
   }
@@ -288,11 +316,15 @@ RUNTIME = r"""
       if (x % 2) fail(`X family: x=${x} must be even, so that d_a = x/2 is a whole number of heads`);
       return makeModel(Object.assign({ name: `X${x}` }, MODEL.x_family(x)));
     }
-    const squash = (s) => s.toLowerCase().replace(/-/g, "");
+    const squash = (s) => s.toLowerCase().replace(/[-_]/g, "");
     for (const [name, dims] of Object.entries(DATA.models)) {
-      if (squash(name) === squash(text)) return makeModel(dims);
+      if (squash(name) === squash(text) || squash(dims.file) === squash(text)) {
+        const copy = Object.assign({}, dims);
+        delete copy.file;
+        return makeModel(copy);
+      }
     }
-    fail(`unknown model ${JSON.stringify(text)}; expected X<x> with an even x (e.g. X160) or one of ${Object.keys(DATA.models).join(", ")}`);
+    fail(`unknown model ${JSON.stringify(text)}; expected X<x> with an even x (e.g. X160), one of ${Object.keys(DATA.models).join(", ")}, or an object of dimensions`);
   }
 
   // A hardware spec: a shipped name, or an object with the spec's keys (each quantity once, in one unit).

@@ -81,12 +81,15 @@ def _random_case(rng: random.Random) -> tuple[dict, Transformer, object]:
         x = rng.choice([8, 16, 32, 64, 96, 128, 160, 200, 250])
         js_model, model = f"X{x}", named_model(f"X{x}")
     elif kind < 0.8:
-        name = rng.choice(["BERT", "Megatron-LM", "T-NLG", "GPT-3"])
+        name = rng.choice(["BERT", "Megatron-LM", "T-NLG", "GPT-3", "LLaMA-7B", "Mistral-7B", "llama-3-8b", "OPT-175B"])
         js_model, model = name, named_model(name)
     else:
         d_a, d_h = rng.choice([4, 8, 12, 16]), rng.choice([32, 64, 80])
-        dims = dict(d_l=rng.choice([6, 12, 24, 30]), d_a=d_a, d_h=d_h, d_m=d_a * d_h, d_s=rng.choice([128, 512, 2048]),
-                    n_I=rng.choice([2, 4]))
+        dims = dict(d_l=rng.choice([6, 12, 24, 30]), d_a=d_a, d_h=d_h, d_m=d_a * d_h, d_s=rng.choice([128, 512, 2048]))
+        if rng.random() < 0.5:
+            dims["n_I"] = rng.choice([2, 4])
+        else:  # a gated feed-forward of any width, grouped key/value heads
+            dims.update(d_I=rng.randint(1, 4 * d_a * d_h), gated=rng.random() < 0.7, d_kv=rng.choice([1, 2, d_a]))
         js_model, model = dims, Transformer("custom", **dims)
     if rng.random() < 0.8:
         name = rng.choice(available_hardware())
