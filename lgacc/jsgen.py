@@ -32,6 +32,7 @@ does; ``tests/test_jsgen.py`` runs it under node against the Python evaluator.
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -79,11 +80,22 @@ TENSOR = "tensor_intensity"
 CHECKPOINT_OFFLOAD = "checkpoint_offload_intensity"
 
 
+def _map_module():
+    """Where the evaluator keeps its map: ``lgacc.evaluation_map`` when it exists, else ``lgacc.evaluate``."""
+    try:
+        return importlib.import_module("lgacc.evaluation_map")
+    except ModuleNotFoundError as error:
+        if error.name != "lgacc.evaluation_map":
+            raise
+        return evaluator
+
+
 def _evaluator_map() -> dict[str, Any]:
-    """The evaluator's map when it exposes one (``lgacc.evaluate.DATA_TRANSFERS`` ...), else this module's."""
+    """The evaluator's map when it exposes one (``DATA_TRANSFERS`` ...), else this module's copy of it."""
     names = ("DATA_TRANSFERS", "PIPELINE_TRANSFERS", "STATE_OFFLOAD", "BUBBLE")
-    if all(hasattr(evaluator, name) for name in names):
-        return {name: getattr(evaluator, name) for name in names}
+    source = _map_module()
+    if all(hasattr(source, name) for name in names):
+        return {name: getattr(source, name) for name in names}
     return {"DATA_TRANSFERS": DATA_TRANSFERS, "PIPELINE_TRANSFERS": PIPELINE_TRANSFERS,
             "STATE_OFFLOAD": STATE_OFFLOAD, "BUBBLE": BUBBLE}
 
@@ -100,6 +112,12 @@ def expressions(form: str) -> tuple[dict[str, sympy.Expr], dict[str, list[tuple[
     overlapped kind as ``[(function name, relative intensity), ...]``."""
     if form not in evaluator.FORMS:
         raise ValueError(f"form={form!r} must be one of {', '.join(evaluator.FORMS)}")
+    source = _map_module()
+    if hasattr(source, "_build") and tuple(getattr(source, "ARGUMENTS", ())) == ARGUMENTS:
+        # the evaluator's own table of expressions (the one its generated numeric code is printed from)
+        functions, constants = source._build(form)
+        return {name: expr for name, (_, expr) in functions.items()}, {
+            kind: [(name, float(relative)) for name, relative in rows] for kind, rows in constants["physical"].items()}
     exprs: dict[str, sympy.Expr] = {}
     for key in _derivation_keys(_evaluator_map()):
         d = derivation(key)
@@ -186,6 +204,17 @@ def _model_record(model, stem: str) -> dict[str, Any]:
     return {key: getattr(model, key) for key in keys} | {"file": stem}
 
 
+def _search_data() -> dict[str, Any]:
+    """The search's parallelisms (which dimensions each allows) and bottleneck rule constants."""
+    search = importlib.import_module("lgacc.search")
+    rules = importlib.import_module("lgacc.search.rules") if hasattr(search, "__path__") else search
+    return {
+        "parallelisms": {p.value: [p.data, p.pipe, p.tensor] for p in search.Parallelism},
+        "overlapped": tuple(getattr(rules, "OVERLAPPED", None) or getattr(rules, "_OVERLAPPED")),
+        "tolerance": float(getattr(rules, "TOLERANCE", None) or getattr(rules, "_TOLERANCE")),
+    }
+
+
 def data(physical: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, Any]:
     """Everything the composition reads that is data, not code."""
     maps = _evaluator_map()
@@ -217,6 +246,7 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, A
         "spec_units": {field: {"stem": stem, "units": dict(units)} for field, (stem, units) in _QUANTITIES.items()},
         "models": {name: _model_record(models_module.load_model(str(path)), path.stem)
                    for name, path in models_module.shipped_model_files().items()},
+        "search": _search_data(),
         "assumptions": {
             "defaults": {name: getattr(DEFAULT_ASSUMPTIONS, name) for name in FIELDS},
             "choices": dict(_CHOICES),
@@ -596,12 +626,9 @@ def generate() -> str:
 #: The "fastest configuration" search: candidate enumeration of lgacc.search (the micro-batch caps, the
 #: lattice just below the critical batch) and its rule masks and preference order, as glue over compose().
 SEARCH_RUNTIME = r"""
-  const PARALLELISMS = {
-    "None": [false, false, false], "Data": [true, false, false], "Data + pipe": [true, true, false],
-    "Data + tensor": [true, false, true], "Pipe + tensor": [false, true, true], "3d": [true, true, true],
-  };
-  const TOLERANCE = 1e-12;
-  const OVERLAPPED = ["state_offload", "checkpoint_offload", "pcie"];
+  const PARALLELISMS = DATA.search.parallelisms;
+  const TOLERANCE = DATA.search.tolerance;
+  const OVERLAPPED = DATA.search.overlapped;
 
   function range(lo, hi) { const out = []; for (let i = lo; i <= hi; i++) out.push(i); return out; }
 
