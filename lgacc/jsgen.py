@@ -289,6 +289,18 @@ RUNTIME = r"""
     return sign + text;
   }
 
+  // Python's format(x, ".<d>f"): exact ties round to even.
+  function fmtF(x, d) {
+    const text = x.toFixed(d);
+    const long = Math.abs(x).toFixed(Math.min(100, d + 25));
+    const point = long.indexOf(".");
+    const last = d === 0 ? long[point - 1] : long[point + d];
+    if (long[point + d + 1] === "5" && /^0*$/.test(long.slice(point + d + 2)) && Number(last) % 2 === 0) {
+      return (x < 0 ? "-" : "") + long.slice(0, d === 0 ? point : point + d + 1);
+    }
+    return text;
+  }
+
   function positiveInt(owner, field, value) {
     let v = value;
     if (typeof v === "string" && /^\s*\d+\s*$/.test(v)) v = Number(v);
@@ -544,7 +556,7 @@ RUNTIME = r"""
   function reasons(model, hw, c, r, maxOverhead) {
     const out = [];
     const GIB = DATA.constants.GIB;
-    if (!r.ok.ok_batch) out.push(`batch b=${r.b} exceeds the critical batch b_c=${r.critical_batch.toFixed(1)} (eq:critical_batch)`);
+    if (!r.ok.ok_batch) out.push(`batch b=${r.b} exceeds the critical batch b_c=${fmtF(r.critical_batch, 1)} (eq:critical_batch)`);
     if (!r.ok.ok_micro_batches) out.push(`n_mu=${c.n_mu} < n_l=${c.n_l}: the pipeline needs at least one micro-batch per stage`);
     if (!r.ok.ok_layers_divide) out.push(`n_l=${c.n_l} does not divide d_l=${model.d_l}: a pipeline stage holds whole layers (assumption divisible_layers)`);
     if (!r.ok.ok_heads) out.push(`n_a=${c.n_a} exceeds the head count d_a=${model.d_a}: tensor parallelism splits the heads (assumption heads_cap)`);
@@ -615,7 +627,7 @@ def generate() -> str:
         "  // ---- hand-written glue: dispatch on DATA, compose FUNCTIONS and RULES as lgacc.evaluate does ----",
         RUNTIME,
         SEARCH_RUNTIME,
-        "  const api = { evaluate, details, fastest, InputError, DATA, FUNCTIONS, MODEL, RULES, parseModel, parseHardware, fmtG };",
+        "  const api = { evaluate, details, fastest, InputError, DATA, FUNCTIONS, MODEL, RULES, parseModel, parseHardware, fmtG, fmtF };",
         "  root.lgacc = api;",
         '  if (typeof module === "object" && module.exports) module.exports = api;',
         '})(typeof window !== "undefined" ? window : globalThis);',

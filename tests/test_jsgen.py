@@ -227,3 +227,14 @@ process.stdout.write(JSON.stringify(out));
         assert math.isclose(js["time_days"], expected.evaluation.time_days, rel_tol=REL)
         offloaded |= c.offload
     assert offloaded, "no search exercised the offload rule"
+
+
+def test_numbers_in_reasons_are_formatted_as_python_formats_them(module_path):
+    """Exact ties (80.25 to three digits, 781.25 to one decimal) round to even in Python, not in toPrecision."""
+    values = [80.25, 80.35, 0.125, 781.25, 781.35, 2.5, 3.5, 99.95, 9.995, 1234567.0, 1.234e-05, 0.25, 123456789.0, 4.2e18,
+              1562.5, 10.05, 7.0, 0.0]
+    script = """
+process.stdout.write(JSON.stringify(input.map((x) => [lgacc.fmtG(x, 3), lgacc.fmtG(x), lgacc.fmtF(x, 1), lgacc.fmtF(x, 2)])));
+"""
+    got = run_node(module_path, script, values)
+    assert got == [[format(x, ".3g"), format(x, "g"), format(x, ".1f"), format(x, ".2f")] for x in values]
