@@ -115,3 +115,22 @@ def test_standard_is_an_alias_of_gpipe():
 def test_misuse_raises_user_input_error(call, message):
     with pytest.raises(UserInputError, match=message):
         call()
+
+
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (lambda: pipeline(2, 4, 4, modular="yes"), "modular must be True or False, got 'yes'"),
+        (lambda: pipeline(2, 4, 4, modular=1), "modular must be True or False, got 1"),
+        (lambda: __import__("lgacc.schedule", fromlist=["x"]).gradient_accumulation(4, 2, layered="no"),
+         "layered must be True or False"),
+        (lambda: pipeline(2, 4, 4, modular=True, durations={"forward": 1}), "durations must be"),
+        (lambda: simulate("gpipe"), "simulate takes a Schedule"),
+        (lambda: measure(None), "measure takes a Timeline"),
+        (lambda: __import__("lgacc.schedule", fromlist=["x"]).buffer_profile(simulate(pipeline(2, 2, 2, modular=True)), 5),
+         "device must be an integer in 0..1"),
+    ],
+)
+def test_public_functions_reject_misuse_with_user_input_error(call, message):
+    with pytest.raises(UserInputError, match=message):
+        call()

@@ -111,6 +111,8 @@ def gradient_accumulation(
     replicated state, fig:gradient_accumulation_partitioned a partitioned or
     offloaded one.
     """
+    check_flag("layered", layered)
+    _check_durations(durations)
     check_sizes(1, n_mu, d_l, n_b, state)
     program = layered_program(list(range(d_l)), n_mu) if layered else standard_accumulation_program(d_l, n_mu)
     name = f"{'layered' if layered else 'standard'} gradient accumulation"
@@ -133,6 +135,8 @@ def pipeline(
     Modular: device ``k`` holds the layers ``i`` with ``i mod n_l == k``.
     With ``n_b > 1`` the instance is one of ``n_b`` data-parallel ones and reduces its gradients.
     """
+    check_flag("modular", modular)
+    _check_durations(durations)
     check_sizes(n_l, n_mu, d_l, n_b, state)
     per_device = d_l // n_l
     if modular:
@@ -238,6 +242,7 @@ def pipeline_schedule(
     the next chunk (forward, then backward in reverse); the others follow their papers.
     """
     name = schedule_name(name)
+    _check_durations(durations)
     check_sizes(n_l, n_mu, d_l, n_b, state)
     check_size("n_v (virtual stages per device)", n_v)
     if n_v != 1 and name not in LOOPED:
@@ -285,6 +290,18 @@ def pipeline_schedule(
                     program += _stage_blocks(chunk_layers(k, chunk), m, "backward")
         programs.append(program)
     return _build(name, programs, n_l, n_mu, d_l, n_b, state, False, durations)
+
+
+def check_flag(name: str, value: object) -> bool:
+    """A yes/no option must be a bool: ``"yes"`` or ``0`` would silently pick a schedule."""
+    if not isinstance(value, bool):
+        raise UserInputError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def _check_durations(durations: object) -> None:
+    if not isinstance(durations, Durations):
+        raise UserInputError(f"durations must be a lgacc.schedule.Durations, got {durations!r}")
 
 
 class _Builder:

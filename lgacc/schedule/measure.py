@@ -15,6 +15,7 @@ from numbers import Rational, Real
 
 import pandas as pd
 
+from ..errors import UserInputError
 from .engine import Interval, Timeline
 from .operations import COLLECTIVE_VOLUME, REDUCTION_KINDS, Kind, Stream
 
@@ -171,6 +172,8 @@ def data_overlap_fraction(timeline: Timeline) -> Real:
 
 
 def measure(timeline: Timeline) -> Measurements:
+    if not isinstance(timeline, Timeline):
+        raise UserInputError(f"measure takes a Timeline (from simulate()), got {timeline!r}")
     schedule = timeline.schedule
     step_time = timeline.step_time
     busy = [compute_time(timeline, device) for device in schedule.devices]
@@ -233,6 +236,14 @@ _PAPER_NAMES = {Kind.FORWARD: "Activations", Kind.RECOMPUTE: "Activations", Kind
 
 
 def buffer_profile(timeline: Timeline, device: int = 0) -> pd.DataFrame:
+    if not isinstance(timeline, Timeline):
+        raise UserInputError(f"buffer_profile takes a Timeline (from simulate()), got {timeline!r}")
+    if isinstance(device, bool) or not isinstance(device, int) or device not in timeline.schedule.devices:
+        raise UserInputError(f"device must be an integer in 0..{timeline.schedule.n_l - 1}, got {device!r}")
+    return _buffer_profile(timeline, device)
+
+
+def _buffer_profile(timeline: Timeline, device: int) -> pd.DataFrame:
     """One row per compute operation, in the form of table:mixed_buffering.
 
     For each compute operation of ``device``: the transfers running beside it
