@@ -16,18 +16,17 @@ from ..formulas.bubble import bubble
 from .operations import Durations
 
 def exact_value(expr: sympy.Expr, **values) -> Fraction:
-    """A sympy expression of the paper's symbols at integer ``values``, as an exact Fraction.
+    """A sympy expression at integer (or Fraction) ``values``, as an exact Fraction.
 
-    Keyword names are the symbols' names (``n_l``, ``n_mu``, ``d_l``, ``v``, ``t_F``...).
+    Keywords are the paper's names of the symbols: ``n_l``, ``n_mu``, ``d_l`` and ``v``.
     """
-    by_name = {str(symbol): symbol for symbol in expr.free_symbols}
-    by_name.update({symbol.name: symbol for symbol in expr.free_symbols})
-    for latex_name, plain in (("n_\\mu", "n_mu"),):
-        if latex_name in by_name:
-            by_name[plain] = by_name[latex_name]
-    result = sympy.nsimplify(expr.subs({by_name[k]: sympy.Rational(v) for k, v in values.items() if k in by_name}))
+    from ..formulas.schedules import v
+    from ..symbols import d_l, n_l, n_mu
+
+    symbols = {"n_l": n_l, "n_mu": n_mu, "d_l": d_l, "v": v}
+    result = sympy.nsimplify(expr.subs({symbols[k]: sympy.Rational(Fraction(x)) for k, x in values.items()}))
     if not result.is_Rational:
-        raise ValueError(f"{expr} is not rational at {values}: {result}")
+        raise ValueError(f"{expr} is not a number at {values}: {result}")
     return Fraction(int(result.p), int(result.q))
 
 
