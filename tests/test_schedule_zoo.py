@@ -24,7 +24,8 @@ PAPER = Durations()  # recomputation: t_F = 1, t_B = 1 + 1, t_W = 1
 def grid(name):
     for n_v in ((1, 2, 3) if name in ("interleaved", "breadth-first") else (1,)):
         for n_l in range(1, 6):
-            for n_mu in range(n_l, 3 * n_l + 1):
+            # n_mu = n_l (the smallest the closed forms allow), one more, and multiples.
+            for n_mu in sorted({n_l, n_l + 1, 2 * n_l, 3 * n_l}):
                 if name == "interleaved" and n_v > 1 and n_mu % n_l:
                     continue
                 for d_l in (n_l * n_v, 2 * n_l * n_v):
