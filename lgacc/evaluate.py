@@ -30,20 +30,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
-import sympy
 
+from . import _codegen
 from .assumptions import DEFAULT_ASSUMPTIONS, Assumptions, apply_to_hardware, critical_batch
 from .config import Method, TrainingConfig, parse_method
 from .errors import UserInputError
-from .formulas import compute, memory
-from .formulas import derivation as _derivation
-from .formulas.overlap import not_overlapped_overhead as not_overlapped
 from .hardware import GIB, Hardware, load_hardware
 from .models import Transformer, named_model
-from .symbols import b, d_a, d_l, d_m, d_s, n_a, n_b, n_I, n_l, n_mu, p, p_l
 
 __all__ = [
     "OVERHEADS",
@@ -52,6 +49,10 @@ __all__ = [
     "Evaluation",
     "evaluate",
     "evaluate_many",
+    "evaluation_map",
+    "overlapped_overhead",
+    "not_overlapped_overhead",
+    "DATA_TRANSFERS",
     "DEFAULT_STEPS",
     "DEFAULT_MAX_OVERHEAD",
     "SECONDS_PER_DAY",
@@ -67,49 +68,162 @@ DEFAULT_STEPS = 100_000
 DEFAULT_MAX_OVERHEAD = 0.25
 SECONDS_PER_DAY = 86_400.0
 
-_ARGS = (d_s, d_m, d_l, d_a, n_I, p, p_l, b, n_b, n_l, n_a, n_mu)
+#: The arguments of every generated function, in the paper's notation (names of :mod:`lgacc.symbols`).
+ARGUMENTS = ("d_s", "d_m", "d_l", "d_a", "n_I", "p", "p_l", "b", "n_b", "n_l", "n_a", "n_mu")
 
-#: Derivation keys of the intensities, by role.
-_INTENSITIES = {
-    "data_base": "data_intensity_base",
-    "data_base_pipe": "data_intensity_base_pipe",
-    "data_base_part": "data_intensity_base_partition",
-    "data_impr": "data_intensity_improved",
-    "data_impr_part": "data_intensity_improved_partition",
-    "pipe_base": "pipeline_intensity_base",
-    "pipe_impr": "pipeline_intensity_impr",
-    "tensor": "tensor_intensity",
-    "state_base": "state_offload_intensity_base",
-    "state_base_part": "state_offload_intensity_base_part",
-    "state_impr": "state_offload_intensity_impr",
-    "state_impr_part": "state_offload_intensity_impr_part",
-    "checkpoint": "checkpoint_offload_intensity",
-    "bubble_standard": "bubble_standard",
-    "bubble_modular": "bubble_modular",
+
+# --- the two overlap rules -------------------------------------------------------------------
+
+
+def overlapped_overhead(ratio):
+    """eq:overlap_condition: a transfer overlapped with computation costs ``max(0, nu_net / nu_op - 1)``
+    (``ratio = nu_net / nu_op``; zero when ``nu_op >= nu_net``), relative to the overlapped operation."""
+    return np.maximum(0.0, ratio - 1)
+
+
+def not_overlapped_overhead(ratio):
+    """eq:overhead_condition: a transfer that is not overlapped costs ``nu_net / nu_op`` (``ratio``)."""
+    return ratio
+
+
+# --- the declarative map ---------------------------------------------------------------------
+
+#: Gradient reduction (and parameter restore when partitioned), by
+#: ``(layered, partitioned, pipelined)``: ``(derivation key, overlapped, physical kind)``.
+#: The physical kind names :func:`lgacc.formulas.overlap.physical_passes`' derivation.
+DATA_TRANSFERS: dict[tuple[bool, bool, bool], tuple[str, bool, str | None]] = {
+    (False, False, False): ("data_intensity_base", True, "data_base"),
+    (False, False, True): ("data_intensity_base_pipe", False, None),
+    (False, True, False): ("data_intensity_base_partition", True, "data_base_partition"),
+    (False, True, True): ("data_intensity_base_partition", True, "data_base_partition"),
+    (True, False, False): ("data_intensity_improved", True, "data_improved"),
+    (True, False, True): ("data_intensity_improved", True, "data_improved"),
+    (True, True, False): ("data_intensity_improved_partition", True, "data_improved_partition"),
+    (True, True, True): ("data_intensity_improved_partition", True, "data_improved_partition"),
 }
 
+#: Pipeline transfers by ``layered``: ``(derivation key, physical kind)``; overlapped per ``pipeline_overlap``.
+PIPELINE_TRANSFERS = {False: ("pipeline_intensity_base", "pipeline_base"), True: ("pipeline_intensity_impr", "pipeline_improved")}
+#: State offload by ``(layered, partitioned)``: derivation key (always overlapped, physical kind ``state_offload``).
+STATE_OFFLOAD = {
+    (False, False): "state_offload_intensity_base",
+    (False, True): "state_offload_intensity_base_part",
+    (True, False): "state_offload_intensity_impr",
+    (True, True): "state_offload_intensity_impr_part",
+}
+#: The bubble by ``layered``.
+BUBBLE = {False: "bubble_standard", True: "bubble_modular"}
 
-@cache
-def _expressions(form: str) -> dict[str, sympy.Expr]:
-    if form not in FORMS:
-        raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
-    exprs: dict[str, sympy.Expr] = {}
-    for name, key in _INTENSITIES.items():
-        d = _derivation(key)
+
+def evaluation_map() -> dict[str, Any]:
+    """The evaluator as data: which derivation each overhead reads in each case, over which link, with
+    which overlap rule.  A code generator (the in-browser calculator) can emit the evaluator from this
+    and the sympy expressions of :func:`lgacc.formulas.derivation` without retyping its logic."""
+    return {
+        "arguments": ARGUMENTS,
+        "overheads": OVERHEADS,
+        "capped": CAPPED_OVERHEADS,
+        "data": {
+            "link": "infiniband",
+            "cases": {
+                f"layered={k[0]},partitioned={k[1]},pipelined={k[2]}": {
+                    "derivation": key,
+                    "rule": "overlapped (eq:overlap_condition)" if ov else "not overlapped (eq:overhead_condition)",
+                    "physical": kind,
+                }
+                for k, (key, ov, kind) in DATA_TRANSFERS.items()
+            },
+            "absent_when": "n_b == 1",
+        },
+        "pipeline": {
+            "link": {"inter-node": "infiniband", "intra-node": "nvlink if n_l n_a <= gpus_per_node else infiniband"},
+            "cases": {f"layered={k}": {"derivation": key, "physical": kind} for k, (key, kind) in PIPELINE_TRANSFERS.items()},
+            "rule": {"extra-micro-batches": "overlapped iff overlap and n_mu >= n_l (1 + nu_net / nu_l)",
+                     "always": "overlapped iff overlap", "never": "not overlapped"},
+            "absent_when": "n_l == 1",
+        },
+        "tensor": {
+            "derivation": "tensor_intensity",
+            "link": {"node": "nvlink if n_a <= gpus_per_node else infiniband", "inter-node": "infiniband"},
+            "rule": "not overlapped (eq:overhead_condition)",
+            "absent_when": "n_a == 1",
+        },
+        "state_offload": {"cases": {f"layered={k[0]},partitioned={k[1]}": v for k, v in STATE_OFFLOAD.items()},
+                          "link": "cpu_gpu", "rule": "overlapped (eq:overlap_condition)", "physical": "state_offload",
+                          "absent_when": "not offload"},
+        "checkpoint_offload": {"derivation": "checkpoint_offload_intensity", "link": "cpu_gpu",
+                               "rule": "overlapped (eq:overlap_condition)", "physical": "checkpoint_offload",
+                               "absent_when": "not offload"},
+        "pcie": {"link": "pcie", "intensity": "1 / sum of 1 / nu over the offload, data, and off-node pipeline and "
+                 "tensor transfers", "rule": "overlapped (eq:overlap_condition), paper form in both conventions",
+                 "absent_when": "not offload"},
+        "bubble": {"cases": {f"layered={k}": v for k, v in BUBBLE.items()}, "absent_when": "n_l == 1"},
+    }
+
+
+def _derivation_keys() -> dict[str, str]:
+    keys = {key: key for key, _, _ in DATA_TRANSFERS.values()}
+    keys |= {key: key for key, _ in PIPELINE_TRANSFERS.values()}
+    keys |= {key: key for key in STATE_OFFLOAD.values()}
+    keys |= {"tensor_intensity": "tensor_intensity", "checkpoint_offload_intensity": "checkpoint_offload_intensity"}
+    keys |= {key: key for key in BUBBLE.values()}
+    return keys
+
+
+# --- generated numeric code ------------------------------------------------------------------
+
+_PACKAGE = Path(__file__).resolve().parent
+#: The files whose text defines the generated expressions: change one and the code is rebuilt.
+_SOURCES = (
+    _PACKAGE / "evaluate.py",
+    _PACKAGE / "symbols.py",
+    *sorted((_PACKAGE / "formulas").glob("*.py")),
+)
+
+
+def _build(form: str):
+    """The sympy expressions of ``form`` (imports sympy): ``({name: (args, expr)}, constants)``."""
+    from . import symbols
+    from .formulas import compute, derivation, memory
+    from .formulas.overlap import PHYSICAL_KINDS, physical_passes
+
+    args = tuple(getattr(symbols, name) for name in ARGUMENTS)
+    exprs = {}
+    for name in _derivation_keys():
+        d = derivation(name)
         exprs[name] = d.exact if form == "exact" else d.paper
     exprs["state"] = memory.state_memory(False)
     exprs["state_part"] = memory.state_memory(True)
     exprs["checkpoint_memory"] = memory.checkpoint_memory()
     exprs["buffers"] = memory.buffer_memory()
     exprs["activations"] = memory.activation_memory()
-    flops = _derivation("compute_per_batch")
-    exprs["flops_per_batch"] = compute.batch_flops() if form == "exact" else flops.details["printed"]
-    return exprs
+    exprs["flops_per_batch"] = compute.batch_flops() if form == "exact" else derivation("compute_per_batch").details["printed"]
+    physical = {}
+    for kind in PHYSICAL_KINDS:
+        rows = []
+        for i, (_, fraction, relative) in enumerate(physical_passes(kind)):
+            exprs[f"physical:{kind}:{i}"] = fraction
+            rows.append((f"physical:{kind}:{i}", float(relative)))
+        physical[kind] = rows
+    return {name: (args, expr) for name, expr in exprs.items()}, {"physical": physical}
 
 
 @cache
+def _generated(form: str) -> dict[str, Any]:
+    if form not in FORMS:
+        raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
+    return _codegen.compiled(f"evaluate-{form}", _SOURCES, lambda: _build(form))
+
+
 def _functions(form: str) -> dict[str, Any]:
-    return {name: sympy.lambdify(_ARGS, expr, "numpy") for name, expr in _expressions(form).items()}
+    return _generated(form)["FUNCTIONS"]
+
+
+def _physical_functions(form: str) -> dict[str, tuple[tuple[Any, float], ...]]:
+    """Per overlapped kind, ``((fraction(args...), relative), ...)`` from :func:`physical_passes`."""
+    namespace = _generated(form)
+    return {kind: tuple((namespace["FUNCTIONS"][name], relative) for name, relative in rows)
+            for kind, rows in namespace["CONSTANTS"]["physical"].items()}
 
 
 @dataclass(frozen=True)
@@ -246,17 +360,6 @@ def _check_options(max_overhead, steps, form, assumptions) -> None:
         raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.assumptions.Assumptions")
 
 
-@cache
-def _physical_functions(form: str) -> dict[str, tuple[tuple[Any, float], ...]]:
-    """Per overlapped kind, ``((fraction(args...), relative), ...)`` from :func:`physical_passes`."""
-    from .formulas.overlap import PHYSICAL_KINDS, physical_passes
-
-    return {
-        kind: tuple((sympy.lambdify(_ARGS, fraction, "numpy"), float(relative)) for _, fraction, relative in physical_passes(kind))
-        for kind in PHYSICAL_KINDS
-    }
-
-
 def kernel_efficiency(hardware: Hardware) -> float:
     """Fraction of peak the compute kernels reach (``hardware.kernel_efficiency``, 1.0 when the spec has none).
 
@@ -328,22 +431,35 @@ def evaluate_many(
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         fb, fl, fa, fmu, fbatch = (x.astype(float) for x in (nb, nl, na, nmu, batch))
 
-        def call(name: str, fn=None) -> np.ndarray:
-            fn = f[name] if fn is None else fn
+        def call(name: str | Any) -> np.ndarray:
+            fn = f[name] if isinstance(name, str) else name
             return np.broadcast_to(np.asarray(fn(*model_args, fbatch, fb, fl, fa, fmu), dtype=float), nb.shape)
 
         def overlapped(kind: str, ratio: np.ndarray) -> np.ndarray:
-            """eq:overlap_condition: paper ``max(0, r - 1)``, or the physical sum over passes."""
+            """eq:overlap_condition in the chosen convention: the paper's ``max(0, r - 1)``, or the
+            physical sum over passes ``(C_p / S) max(0, r k_p - 1)`` (:mod:`lgacc.formulas.overlap`)."""
             if not physical:
-                return np.maximum(0.0, ratio - 1)
+                return overlapped_overhead(ratio)
             total = np.zeros(nb.shape)
             for fraction, relative in kinds[kind]:
-                total = total + call("", fraction) * np.maximum(0.0, ratio * relative - 1)
+                total = total + call(fraction) * overlapped_overhead(ratio * relative)
             return total
+
+        def by_case(table: Mapping, conditions: list[np.ndarray], value) -> np.ndarray:
+            """``value(entry)`` selected elementwise by the boolean ``conditions`` keying ``table``."""
+            out = np.zeros(nb.shape)
+            for key, entry in table.items():
+                key = key if isinstance(key, tuple) else (key,)
+                where = np.ones(nb.shape, bool)
+                for flag, condition in zip(key, conditions):
+                    where &= condition if flag else ~condition
+                if where.any():
+                    out = np.where(where, value(entry), out)
+            return out
 
         nu_ib = hardware.threshold("infiniband")
         nu_nvlink = hardware.threshold("nvlink")
-        layered = method.layered
+        layered = np.full(nb.shape, method.layered)
 
         # --- memory ---
         state = np.where(part, call("state_part"), call("state"))
@@ -353,19 +469,19 @@ def evaluate_many(
         offloadable = state + checkpoint
         non_offloadable = buffers + activations
 
-        # --- overheads ---
-        bubble = np.where(nl > 1, call("bubble_modular" if layered else "bubble_standard"), 0.0)
+        # --- overheads, each read from the declarative map ---
+        bubble = np.where(nl > 1, by_case(BUBBLE, [layered], call), 0.0)
 
         tensor_on_ib = (na > hardware.gpus_per_node) if A.tensor_placement == "node" else np.ones(nb.shape, bool)
         tensor_link = np.where(tensor_on_ib, nu_ib, nu_nvlink)
-        nu_tensor = np.where(na > 1, call("tensor"), np.inf)
-        tensor = np.where(na > 1, not_overlapped(tensor_link / nu_tensor), 0.0)
+        nu_tensor = np.where(na > 1, call("tensor_intensity"), np.inf)
+        tensor = np.where(na > 1, not_overlapped_overhead(tensor_link / nu_tensor), 0.0)
 
         pipe_on_nvlink = (
             (nl * na <= hardware.gpus_per_node) if A.pipeline_placement == "intra-node" else np.zeros(nb.shape, bool)
         )
         pipe_link = np.where(pipe_on_nvlink, nu_nvlink, nu_ib)
-        nu_pipe = np.where(nl > 1, call("pipe_impr" if layered else "pipe_base"), np.inf)
+        nu_pipe = np.where(nl > 1, by_case(PIPELINE_TRANSFERS, [layered], lambda e: call(e[0])), np.inf)
         ratio_pipe = pipe_link / nu_pipe
         if A.pipeline_overlap == "extra-micro-batches":
             pipe_overlapped = overlap & (nmu >= nl * (1 + ratio_pipe * loss))
@@ -373,43 +489,28 @@ def evaluate_many(
             pipe_overlapped = overlap
         else:
             pipe_overlapped = np.zeros(nb.shape, bool)
-        pipe_kind = "pipeline_improved" if layered else "pipeline_base"
-        pipeline = np.where(
-            nl > 1,
-            np.where(pipe_overlapped, overlapped(pipe_kind, ratio_pipe * loss), not_overlapped(ratio_pipe)),
-            0.0,
-        )
+        pipe_ov = by_case(PIPELINE_TRANSFERS, [layered], lambda e: overlapped(e[1], ratio_pipe * loss))
+        pipeline = np.where(nl > 1, np.where(pipe_overlapped, pipe_ov, not_overlapped_overhead(ratio_pipe)), 0.0)
 
-        if layered:
-            nu_data = np.where(part, call("data_impr_part"), call("data_impr"))
-            data_overlapped = np.ones(nb.shape, dtype=bool)
-        else:
-            nu_data = np.where(part, call("data_base_part"), np.where(nl > 1, call("data_base_pipe"), call("data_base")))
-            data_overlapped = part | (nl == 1)
-        nu_data = np.where(nb > 1, nu_data, np.inf)
+        data_case = [layered, part, nl > 1]
+        nu_data = np.where(nb > 1, by_case(DATA_TRANSFERS, data_case, lambda e: call(e[0])), np.inf)
         ratio_data = nu_ib / nu_data
-        if layered:
-            data_ov = np.where(part, overlapped("data_improved_partition", ratio_data * loss),
-                               overlapped("data_improved", ratio_data * loss))
-        else:
-            data_ov = np.where(part, overlapped("data_base_partition", ratio_data * loss),
-                               overlapped("data_base", ratio_data * loss))
-        data = np.where(nb > 1, np.where(data_overlapped, data_ov, not_overlapped(ratio_data)), 0.0)
+        data = by_case(
+            DATA_TRANSFERS, data_case,
+            lambda e: overlapped(e[2], ratio_data * loss) if e[1] else not_overlapped_overhead(ratio_data),
+        )
+        data = np.where(nb > 1, data, 0.0)
 
         nu_cpu = hardware.threshold("cpu_gpu") * loss
-        if layered:
-            nu_state = np.where(part, call("state_impr_part"), call("state_impr"))
-        else:
-            nu_state = np.where(part, call("state_base_part"), call("state_base"))
-        nu_state = np.where(off, nu_state, np.inf)
-        nu_checkpoint = np.where(off, call("checkpoint"), np.inf)
+        nu_state = np.where(off, by_case(STATE_OFFLOAD, [layered, part], call), np.inf)
+        nu_checkpoint = np.where(off, call("checkpoint_offload_intensity"), np.inf)
         state_offload = np.where(off, overlapped("state_offload", nu_cpu / nu_state), 0.0)
         checkpoint_offload = np.where(off, overlapped("checkpoint_offload", nu_cpu / nu_checkpoint), 0.0)
         # The node's PCIe link carries the offload and every transfer that leaves the node.
         inverse = 1 / nu_state + 1 / nu_checkpoint + 1 / nu_data + np.where(pipe_on_nvlink, 0.0, 1 / nu_pipe)
         inverse = inverse + np.where(tensor_on_ib, 1 / nu_tensor, 0.0)
         nu_pcie = 1 / inverse
-        pcie = np.where(off, np.maximum(0.0, hardware.threshold("pcie") * loss / nu_pcie - 1), 0.0)
+        pcie = np.where(off, overlapped_overhead(hardware.threshold("pcie") * loss / nu_pcie), 0.0)
 
         overheads = {
             "bubble": bubble,
