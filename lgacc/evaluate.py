@@ -537,10 +537,9 @@ def evaluate_many(
         "ok_batch": batch <= b_c,
         "ok_micro_batches": (nl == 1) | (nmu >= nl),
         "ok_layers": nl <= model.d_l,
-        "ok_layers_divide": np.ones(nb.shape, bool) if not A.divisible_layers else (model.d_l % nl == 0),
-        "ok_heads": np.ones(nb.shape, bool) if not A.heads_cap else (na <= model.d_a),
-        "ok_heads_divide": np.ones(nb.shape, bool) if not A.divisible_heads
-        else (model.d_a % na == 0) | ((na > model.d_a) & (na % model.d_a == 0)),
+        "ok_layers_divide": A.allows_layers(model.d_l, nl),
+        "ok_heads": A.replace(divisible_heads=False).allows_heads(model.d_a, na),
+        "ok_heads_divide": A.replace(heads_cap=False).allows_heads(model.d_a, na),
         "ok_memory": np.where(off, non_offloadable <= memory_limit, offloadable + non_offloadable <= memory_limit),
         "ok_overheads": np.all([overheads[name] <= max_overhead for name in CAPPED_OVERHEADS], axis=0),
     }
