@@ -1,6 +1,6 @@
 """Numeric evaluation of training configurations from the derived formulas.
 
-The expressions of :mod:`lgacc.formulas` are lambdified once (numpy) and
+The expressions of :mod:`lgacc.formulas` are compiled once to numpy code and
 evaluated over broadcastable arrays of configurations (:func:`evaluate_many`);
 :func:`evaluate` is the one-configuration view of the same arrays.
 
@@ -19,7 +19,16 @@ Conventions (see ``book/assumptions.md``, each checked against the paper's table
 * **Time** follows the paper's convention: the number of tokens is that of
   100 k steps at the critical batch, ``steps b_c d_s``, whatever the batch used
   (a smaller batch takes proportionally more steps), at peak flop/s over the
-  efficiency: ``8 steps b_c d_s p / (n_gpu c_gpu efficiency)``.
+  efficiency: ``8 steps b_c d_s p / (n_gpu c_gpu efficiency)``.  ``step_time_s`` is one
+  step at the configuration's own batch, ``8 b d_s p / (n_gpu c_gpu efficiency)``.  A
+  spec's ``kernel_efficiency`` (1.0 when absent) divides the achievable flop/s: both
+  times grow by ``1 / kernel_efficiency``; ``efficiency`` (overheads only) excludes it.
+* **Assumptions** (:class:`lgacc.assumptions.Assumptions`): every choice the paper
+  leaves open, with the paper-faithful defaults; the overlap convention
+  (``paper`` or ``physical``, :mod:`lgacc.formulas.overlap`) is one of them.
+* **Generated code**: the sympy expressions are printed once to numpy code cached on
+  disk (:mod:`lgacc._codegen`); this module imports no sympy unless the cache is
+  rebuilt.
 * **Memory** is per GPU in bytes; :meth:`MemoryBreakdown.in_gib` converts to the
   paper's GB, which are GiB (2**30 bytes).
 * By default the paper's printed forms are evaluated (``form="paper"``);
