@@ -116,5 +116,8 @@ def compiled(name: str, sources: Iterable[Path], build: Callable[[], tuple[Mappi
             pass
     functions, constants = build()
     text = generate_source(functions, constants)
-    _write_atomically(path, text)
+    if _write_atomically(path, text):
+        for stale in path.parent.glob(f"{name}-*.py"):  # code of earlier derivations: never read again
+            if stale != path:
+                stale.unlink(missing_ok=True)
     return _load(text, str(path))

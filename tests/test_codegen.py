@@ -42,6 +42,7 @@ def test_changed_derivation_rebuilds(tmp_path, monkeypatch):
     new = _codegen.compiled("demo", [source], _build_counter(calls, lambda x, y: x * y))
     assert len(calls) == 2
     assert old["FUNCTIONS"]["f"](2.0, 5.0) == 7.0 and new["FUNCTIONS"]["f"](2.0, 5.0) == 10.0
+    assert len(list((tmp_path / "cache").glob("demo-*.py"))) == 1  # the stale file is removed
 
 
 def test_unwritable_cache_falls_back_to_memory(tmp_path, monkeypatch):
