@@ -20,6 +20,7 @@ module                         job                                              
 ``models``                     :class:`Transformer`, named models, the critical batch               formulas, symbols
 ``config``                     :class:`Method`, :class:`TrainingConfig`                             errors
 ``assumptions``                every open choice of the paper as a switch                          errors
+``evaluation_map``             the evaluator as data; the overlap rules; generated numeric code     _codegen, errors (formulas to rebuild)
 ``evaluate``                   one or many configurations -> overheads, time, memory, feasibility  the above (generated code, no sympy)
 ``search/``                    rules, candidates, fastest / cheapest, explanations                 evaluate and the above
 ``search_reference``           the exhaustive enumerator the tests compare the search with          search (public names only)
