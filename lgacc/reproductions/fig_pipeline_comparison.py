@@ -16,6 +16,10 @@ from ..schedule import Durations, Timeline, measure, pipeline, simulate
 from ..schedule import analytic
 from ..schedule.gantt import comparison_figure
 
+#: The book's text column is about 7 in at 10 pt: narrower than the default so the
+#: timeline's 7-8 pt labels are not shrunk below legibility.
+TIMELINE_WIDTH_IN = 7.0
+
 LABEL = "fig:pipeline_comparison"
 
 #: Example sizes: 4 pipeline devices, 4 micro-batches (the minimum n_mu = n_l), 8 layers,
@@ -81,7 +85,7 @@ def build(
         + (f", data parallelism over n_b = {n_b} instances (one shown)" if n_b > 1 else "")
         + "; forward 1, backward 1 + 2, all-reduce of one layer 4, pipeline transfers free."
     )
-    return comparison_figure([standard, modular], titles, caption=caption)
+    return comparison_figure([standard, modular], titles, caption=caption, width=TIMELINE_WIDTH_IN)
 
 
 ARTIFACT = Artifact(
