@@ -10,6 +10,7 @@ same groups.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 import pandas as pd
@@ -76,7 +77,7 @@ def claim_lines(records: Iterable[dict], agree: bool) -> list[str]:
             continue
         size = _ratio_text(r.get("paper"), r.get("reproduced"))
         gap = "" if agree or not size else f" ({size})"
-        printed = f"${r['printed']}$" if "\\" in r["printed"] else r["printed"]
+        printed = re.sub(r"(\d[\d.]*\s*\\times\s*10\^\{?\d+\}?)", r"$\1$", r["printed"])
         lines.append(f"- {r['where']}: the paper says *{printed}*; this build computes **{readable_value(r['reproduced'], r['unit'])}**{gap}.")
     return lines
 
