@@ -77,9 +77,10 @@ def memory_time_figure(frame: pd.DataFrame, hardware: Hardware, caption: str, do
         ax.set_yscale("log")
         ax.grid(True, which="major", alpha=0.3)
         ax.tick_params(labelsize=FONT_PT)
-    time_ax.set_xlabel("Model size p (parameters)", fontsize=FONT_PT)
+    for ax in (memory_ax, time_ax):
+        ax.set_xlabel("Model size p (parameters)", fontsize=FONT_PT)
     memory_ax.set_ylabel("Memory per GPU (GiB)", fontsize=FONT_PT)
-    time_ax.set_ylabel("Training time", fontsize=FONT_PT)
+    time_ax.set_ylabel("Training time (h, d, wk, mo, y)", fontsize=FONT_PT)
     set_time_axis(time_ax, times)
     figure.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=FONT_PT - 1, frameon=False)
     figure.suptitle(caption, fontsize=FONT_PT, wrap=True)

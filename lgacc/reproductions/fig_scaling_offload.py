@@ -51,7 +51,8 @@ def build(hardware: Hardware, progress: bool = False) -> Figure:
         ax.set_yscale("log")
         ax.grid(True, alpha=0.3)
         ax.tick_params(labelsize=FONT_PT)
-    bw_ax.set_xlabel("Model size p (parameters)", fontsize=FONT_PT)
+    for ax in (nu_ax, bw_ax):
+        ax.set_xlabel("Model size p (parameters)", fontsize=FONT_PT)
     nu_ax.set_ylabel("Arithmetic intensity (flop/B)", fontsize=FONT_PT)
     bw_ax.set_ylabel("Bandwidth per GPU (GiB/s)", fontsize=FONT_PT)
     figure.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=FONT_PT - 1, frameon=False)
