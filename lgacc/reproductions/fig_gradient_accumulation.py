@@ -18,7 +18,7 @@ from ..schedule.gantt import comparison_figure
 
 #: The book's text column is about 7 in at 10 pt: narrower than the default so the
 #: timeline's 7-8 pt labels are not shrunk below legibility.
-TIMELINE_WIDTH_IN = 6.7
+TIMELINE_WIDTH_IN = 6.3
 
 LABEL = "fig:gradient_accumulation"
 
