@@ -359,3 +359,32 @@ def try_show(what: str, function, *args, **kwargs) -> Any:
     except Exception as error:  # a page must say what failed, not stop the book
         show_unavailable(what, f"{type(error).__name__}: {error}")
         return None
+
+
+def claim_markdown(record: dict) -> str:
+    """One claim as a sentence, the same wherever the claim appears (claims page, figure pages).
+
+    ``record`` is a row of :func:`lgacc.claims.claims_records`.
+    """
+    from .findings import readable_value
+
+    mark = AGREE_MARK if record["agrees"] else DIFFER_MARK
+    printed = re.sub(r"(\d[\d.]*\s*\\times\s*10\^\{?\d+\}?)", r"$\1$", str(record["printed"]))
+    value = "not computed" if record.get("reproduced") is None else readable_value(record["reproduced"], record["unit"])
+    how = str(record.get("how") or "").strip()
+    return (f"- {mark} **{record['where']}** — the paper: *{printed}*; this build: **{value}** "
+            f"({record['tolerance']}).{' ' + how if how else ''}")
+
+
+def show_claims(records: Sequence[dict], ids: Sequence[str] | None = None) -> None:
+    """The claims with ``ids`` (default: all), one sentence each."""
+    chosen = [r for r in records if ids is None or r["id"] in ids]
+    if not chosen:
+        _markdown("No claim of the paper is read off this page.")
+        return
+    _markdown("\n".join(claim_markdown(r) for r in chosen))
+
+
+def show_data_download(frame: pd.DataFrame, label: str, text: str = "Download the data (CSV)") -> None:
+    """A CSV download of ``frame`` named after ``label`` (e.g. the full sweep behind a figure)."""
+    _html(_download_link(frame.to_csv(index=False).encode(), artifact_filename(label, ".csv"), "text/csv", text))

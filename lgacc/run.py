@@ -201,7 +201,8 @@ def run_all(
     (output_dir / "build_info.md").write_text(build_info(hardware))
     from .findings import placeholder_markdown
 
-    (output_dir / FINDINGS).write_text(placeholder_markdown("the scorecard notebook did not run."))
+    if not (output_dir / FINDINGS).exists() or any(n.stem == "scorecard" for n in notebooks):
+        (output_dir / FINDINGS).write_text(placeholder_markdown("the scorecard notebook did not run."))
     results: list[NotebookResult] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [

@@ -18,7 +18,7 @@ from ..schedule.gantt import comparison_figure
 
 #: The book's text column is about 7 in at 10 pt: narrower than the default so the
 #: timeline's 7-8 pt labels are not shrunk below legibility.
-TIMELINE_WIDTH_IN = 6.3
+TIMELINE_WIDTH_IN = 6.5
 
 LABEL = "fig:gradient_accumulation"
 
@@ -74,7 +74,7 @@ def build(hardware: Hardware | None = None, *, n_mu: int = DEFAULTS["n_mu"], d_l
         m = measure(timeline)
         titles.append(
             f"{name}: step time {float(m.step_time):g}, "
-            f"{float(m.reduction_hidden_share):.0%} of the gradient reduction hidden behind compute"
+            f"{float(m.reduction_hidden_share):.0%} of the reduction hidden"
         )
     caption = (
         f"d_l = {d_l} layers, n_mu = {n_mu} micro-batches, data parallelism over n_b = {n_b} devices (one shown); "
