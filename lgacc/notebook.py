@@ -378,6 +378,8 @@ def claim_markdown(record: dict) -> str:
 
 def show_claims(records: Sequence[dict], ids: Sequence[str] | None = None) -> None:
     """The claims with ``ids`` (default: all), one sentence each."""
+    if not records:  # not computable on this hardware: claims_or_explain has said why
+        return
     chosen = [r for r in records if ids is None or r["id"] in ids]
     if not chosen:
         _markdown("No claim of the paper is read off this page.")
@@ -388,3 +390,12 @@ def show_claims(records: Sequence[dict], ids: Sequence[str] | None = None) -> No
 def show_data_download(frame: pd.DataFrame, label: str, text: str = "Download the data (CSV)") -> None:
     """A CSV download of ``frame`` named after ``label`` (e.g. the full sweep behind a figure)."""
     _html(_download_link(frame.to_csv(index=False).encode(), artifact_filename(label, ".csv"), "text/csv", text))
+
+
+def claims_or_explain(hardware: Any) -> list[dict]:
+    """The claims' records for ``hardware``; if they cannot be computed on it (e.g. the model
+    does not fit its memory), one sentence saying so and an empty list, never a traceback."""
+    from .claims import claims_records
+
+    records = try_show("The paper's prose claims", claims_records, hardware)
+    return records if records is not None else []
