@@ -201,3 +201,24 @@ def test_every_reproduced_table_and_figure_is_downloadable(html_dir):
         if not page.is_file() or not re.search(rf'download="[^"]+\{suffix}"', page.read_text()):
             missing.append(f"{artifact.label} ({artifact.page}.html, {suffix})")
     assert not missing, f"no download link for: {missing}"
+
+
+def test_the_reader_checks_can_fail(browser):
+    """The checks find raw LaTeX, an unscrollable wide table and tiny figure text on a page made to have them,
+    and accept the same table in a scroll container."""
+    page = browser.new_page(viewport=VIEWPORT)
+    page.set_content(
+        """<article class="bd-article" style="width: 600px">
+        <p>exact: $$\\frac{a}{b}$$</p><p>| --- |</p>
+        <table id="wide" style="width: 1200px"><tr><td>too wide</td></tr></table>
+        <div style="overflow-x: auto; width: 600px"><table style="width: 1200px"><tr><td>scrolls</td></tr></table></div>
+        <svg viewBox="0 0 1000 100" style="width: 600px"><text x="10" y="50" style="font-size: 10px">tiny</text></svg>
+        </article>"""
+    )
+    prose = page.evaluate(_PROSE_JS)
+    assert "$$" in prose and "\\frac" in prose and "| --- |" in prose
+    too_wide = page.evaluate(_TOO_WIDE_JS)
+    assert len(too_wide) == 1 and "too wide" in too_wide[0]
+    small = page.evaluate(_SMALL_TEXT_JS, MIN_FIGURE_TEXT_PX)
+    assert small == ["tiny (6.0 px)"]
+    page.close()
