@@ -102,7 +102,8 @@ def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: st
         agreeing = len(tables) - len(differing_artifacts)
         lines += [f"**Tables and figures.** {agreeing} of {len(tables)} tables and figures reproduce."]
         for _, row in differing_artifacts.iterrows():
-            lines.append(f"- {{doc}}`{row['label']} </generated/{row['page']}>`: {row['reproduced']} of the printed cells agree.")
+            agreed = re.sub(r"^(\d+) of (\d+) agree$", r"\1 of \2 printed cells agree", str(row["reproduced"]))
+            lines.append(f"- {{doc}}`{row['label']} </generated/{row['page']}>`: {agreed}.")
         lines.append("")
     lines += [f"**Conclusions the reproduction confirms** ({len(confirmed)} claims):", "", *confirmed, ""]
     lines += [f"**Numbers it does not confirm** ({len(contradicted)} claims, each explained on the "

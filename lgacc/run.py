@@ -135,7 +135,7 @@ def run_notebook(
 
 def _hide_default_parameters(path: Path) -> None:
     """Hide the default ``parameters`` cell in the book; papermill's injected cell,
-    which shows the values actually used, stays visible."""
+    which shows the values actually used, stays in the page, folded."""
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
@@ -143,6 +143,8 @@ def _hide_default_parameters(path: Path) -> None:
         tags = cell.metadata.setdefault("tags", [])
         if "parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")
+        if "injected-parameters" in tags and "hide-input" not in tags:
+            tags.append("hide-input")  # folded like the other code cells; one click shows the values used
     nbformat.write(notebook, path)
 
 

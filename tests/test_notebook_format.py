@@ -48,4 +48,5 @@ def test_findings_count_verdicts_from_status_and_name_the_gap():
     text = findings_markdown(card, claims, "a100-80gb")
     assert "122 trillion parameters** (÷2.3)" in text
     assert "1 of 2 tables and figures reproduce" in text
+    assert "1 of 2 printed cells agree." in text
     assert readable_value(0.428, "fraction") == "42.8 %"
