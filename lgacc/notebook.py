@@ -249,11 +249,11 @@ def format_number(value: Any, digits: int = 3) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     value = float(value)
-    if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-3):
+    if value != 0 and (abs(value) >= 1e9 or abs(value) < 1e-3):
         return f"{value:.{digits}g}"
     text = f"{value:.{digits}g}"
-    if "e" in text:  # e.g. 1.23e+05 for 123456 at 3 digits
-        return f"{value:,.0f}"
+    if "e" in text or abs(value) >= 1e4:  # 2908000.5 at 3 digits -> 2,910,000
+        return f"{float(text):,.0f}"
     return text
 
 
