@@ -11,9 +11,12 @@ Modules:
 
 * :mod:`.model` -- parameter counts per operation, the critical batch size;
 * :mod:`.compute` -- flops per batch and per device;
-* :mod:`.memory` -- training state, checkpoints, buffers (mixed buffering), activations;
+* :mod:`.memory` -- training state, checkpoints, buffers (mixed buffering), activations, each
+  counted tensor by tensor;
 * :mod:`.network` -- data, pipeline and tensor intensities, offload intensities, conditions;
-* :mod:`.bubble` -- the pipeline bubble, standard and modular.
+* :mod:`.bubble` -- the pipeline bubble, standard and modular;
+* :mod:`.printed` -- the paper's printed formulas, parsed from their LaTeX in ``data/paper/``
+  (the memory derivations take their ``paper`` side from there).
 
 :func:`derivations` lists all of them.
 """
