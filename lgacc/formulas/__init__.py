@@ -58,8 +58,10 @@ class Derivation:
     ``exact`` is what the counts give; ``paper`` the printed form written in the
     same symbols (where the paper prints ``p`` or ``p_l`` it is substituted with
     the paper's own approximation ``p_l ≈ (4 + 2 n_I) d_m^2`` only when the
-    printed form is stated in ``d_m``); ``limit`` is ``exact`` under the stated
-    ``approximation``.  ``details`` holds intermediate counts worth showing.
+    printed form is stated in ``d_m``; the memory forms are parsed from the
+    paper's LaTeX by :mod:`.printed`, with ``n_gpu = n_b n_l n_a``); ``limit`` is
+    ``exact`` under the stated ``approximation``.  ``details`` holds
+    intermediate counts worth showing.
     """
 
     key: str
