@@ -123,10 +123,14 @@ ADAM_BYTES_PER_PARAMETER = sum(size for _, size in _ADAM_STATE)
 #: Which dimensions divide the state: the model-parallel ones, or, partitioned, all three.
 _STATE_SPLIT = {False: ("pipeline", "tensor"), True: ("data", "pipeline", "tensor")}
 
-#: Tensors the paper leaves out of the memory, with the reason: the half-precision gradients
-#: ("an extra 2 p bytes") are reduced and applied layer by layer, so only the gradient
-#: buffers of :func:`buffer_tensors` hold them.
-NOT_KEPT: tuple[Tensor, ...] = (Tensor("parameter gradients (half precision), applied as soon as reduced", p, HALF),)
+#: Whole-model tensors the paper does not keep, with the reason: the half-precision gradients
+#: ("an extra 2 p bytes") are reduced and applied layer by layer, and the half-precision
+#: weights are converted (or restored) layer by layer ("the parameters need to be converted to
+#: 16 bits before usage"), so only the buffers of :func:`buffer_tensors` hold either.
+NOT_KEPT: tuple[Tensor, ...] = (
+    Tensor("parameter gradients (half precision): applied as soon as reduced", p, HALF),
+    Tensor("parameters (half precision): converted layer by layer into the parameter buffers", p, HALF),
+)
 
 
 def training_state(partitioned: bool) -> tuple[Tensor, ...]:
