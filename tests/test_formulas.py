@@ -9,6 +9,7 @@ from lgacc.formulas import Derivation, derivation, derivations, leading_order
 from lgacc.formulas.compute import PASS_FACTORS, batch_flops
 from lgacc.formulas.memory import activation_bytes_per_token, mixed_buffering_table
 from lgacc.formulas.network import tensor_intensity
+from lgacc.formulas.printed import printed_formula, printed_formulas
 from lgacc.models import x_model
 from lgacc.paper import load_paper
 from lgacc.symbols import b, d_a, d_l, d_m, d_s, n_a, n_b, n_I, n_l, n_mu, p, p_l
@@ -103,6 +104,19 @@ def test_check_can_fail(d):
     assert len(wrong) > 2, d.key  # more than the two 5 % errors: symbol swaps, coefficients and powers where any
     accepted = [description for description, expr in wrong if dataclasses.replace(d, limit=expr).holds()]
     assert not accepted, (d.key, accepted)
+
+
+def test_typed_printed_forms_are_the_papers_text():
+    """Where a derivation's printed form is typed (the evaluator's 'paper' form reads it), it equals the
+    parse of the paper's LaTeX transcribed in data/paper/printed_formulas.yaml."""
+    keys = {d.key for d in ALL}
+    transcribed = [key for key in printed_formulas() if key in keys]
+    assert {"data_intensity_base", "tensor_intensity", "state_offload_intensity_impr_part", "compute_per_device",
+            "checkpoint_offload_intensity", "bubble_standard", "state_memory"} <= set(transcribed)
+    for key in transcribed:
+        d = derivation(key)
+        typed = d.details.get("printed", d.paper)  # the form as printed, before p is written in d_m
+        assert sympy.simplify(typed - printed_formula(key)) == 0, (key, typed, printed_formula(key))
 
 
 def test_leading_order():
