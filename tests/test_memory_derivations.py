@@ -47,6 +47,7 @@ def test_parser_reads_the_papers_notation():
     assert parse_printed_latex(r"2 \cdot 3 d_m^{2}") == 6 * d_m**2
     assert parse_printed_latex("2 b d_s d_m d_l") == 2 * b * d_s * d_m * d_l
     assert parse_printed_latex("m_0") == m_0
+    assert parse_printed_latex(r"\left(4+2n_I\right)\, d_m / n_{\text{gpu}}") == (4 + 2 * n_I) * d_m / n_gpu
 
 
 @pytest.mark.parametrize("text", [r"x_q", r"\tfrac{12 p}{n_l", r"12 p \geq 3", r"12 p)", "12 # p"])

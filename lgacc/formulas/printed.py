@@ -28,7 +28,7 @@ __all__ = ["PRINTED_FORMULAS", "parse_printed_latex", "printed_formulas", "print
 PRINTED_FORMULAS = Path(__file__).resolve().parents[2] / "data" / "paper" / "printed_formulas.yaml"
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<number>\d+(?:\.\d+)?)|(?P<command>\\[A-Za-z]+)|(?P<letter>[A-Za-z])|(?P<char>[{}()^_+\-=/]))"
+    r"\s*(?:(?P<number>\d+(?:\.\d+)?)|(?P<command>\\[A-Za-z]+|\\[,;!])|(?P<letter>[A-Za-z])|(?P<char>[{}()^_+\-=/]))"
 )
 _IGNORED_COMMANDS = {r"\left", r"\right", r"\,", r"\!", r"\;"}
 _PRODUCT_COMMANDS = {r"\cdot", r"\times"}
