@@ -11,19 +11,21 @@ network) that defines ``window.lgacc`` (``globalThis.lgacc`` and
 
 What is printed, and from where (nothing of the resource model is typed here):
 
-* every expression the evaluator lambdifies -- the intensities, the bubbles, the
-  memory terms, the flops per batch, the physical overlap fractions -- printed
-  with sympy's :class:`~sympy.printing.jscode.JavascriptCodePrinter` from
-  :mod:`lgacc.formulas`, one function per expression, with the evaluator's
-  argument order :data:`ARGUMENTS`, for both forms (``paper``, ``exact``);
+* every expression the evaluator's numeric code is generated from -- the
+  intensities, the bubbles, the memory terms, the flops per batch, the physical
+  overlap fractions: the table of :mod:`lgacc.evaluation_map` itself -- printed
+  with sympy's :class:`~sympy.printing.jscode.JavascriptCodePrinter`, one
+  function per expression, with the evaluator's argument order :data:`ARGUMENTS`,
+  for both forms (``paper``, ``exact``);
 * the two overlap rules, printed from :mod:`lgacc.formulas.overlap` applied to a
   symbol;
 * the model's parameter counts, the critical batch and the X family, printed
   from :mod:`lgacc.formulas.model`;
 * as data (JSON): the shipped hardware specs (read by :func:`lgacc.hardware.load_hardware`,
   SI units), the named models, the spec units, the methods, the assumptions'
-  defaults and choices, the evaluator's constants and the map from
-  (method, partition, pipeline) to derivation keys.
+  defaults and choices, the evaluator's constants, the search's parallelisms and
+  bottleneck constants (:mod:`lgacc.search.rules`), and the evaluator's declarative
+  map from (method, partition, pipeline) to derivation keys (:mod:`lgacc.evaluation_map`).
 
 The composition (:data:`RUNTIME`) is hand-written glue: it dispatches on that
 data and combines the printed functions as :func:`lgacc.evaluate.evaluate_many`
@@ -32,7 +34,6 @@ does; ``tests/test_jsgen.py`` runs it under node against the Python evaluator.
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -42,101 +43,36 @@ import sympy
 from sympy.printing.jscode import JavascriptCodePrinter
 
 from . import evaluate as evaluator
+from . import evaluation_map
 from . import models as models_module
 from . import symbols
 from .assumptions import DEFAULT_ASSUMPTIONS, FIELDS, GIB_TO_GB, _CHOICES
 from .config import Method
-from .formulas import compute, derivation, memory
 from .formulas import model as model_formulas
-from .formulas.overlap import PHYSICAL_KINDS, not_overlapped_overhead, paper_overlapped_overhead, physical_passes
+from .formulas.overlap import not_overlapped_overhead, paper_overlapped_overhead
 from .hardware import GIB, _QUANTITIES, available_hardware, load_hardware
+from .search import Parallelism
+from .search import rules as search_rules
 
 __all__ = ["ARGUMENTS", "expressions", "javascript_function", "data", "generate", "write"]
 
-#: Arguments of every generated function, in the order the evaluator calls its lambdified functions.
-ARGUMENTS = ("d_s", "d_m", "d_l", "d_a", "n_I", "p", "p_l", "b", "n_b", "n_l", "n_a", "n_mu")
-
-#: Which derivation each overhead reads, by case: the evaluator's map (keys of :func:`lgacc.formulas.derivation`).
-#: Data transfers by (layered, partitioned, pipelined): (derivation, overlapped, physical kind).
-DATA_TRANSFERS = {
-    (False, False, False): ("data_intensity_base", True, "data_base"),
-    (False, False, True): ("data_intensity_base_pipe", False, None),
-    (False, True, False): ("data_intensity_base_partition", True, "data_base_partition"),
-    (False, True, True): ("data_intensity_base_partition", True, "data_base_partition"),
-    (True, False, False): ("data_intensity_improved", True, "data_improved"),
-    (True, False, True): ("data_intensity_improved", True, "data_improved"),
-    (True, True, False): ("data_intensity_improved_partition", True, "data_improved_partition"),
-    (True, True, True): ("data_intensity_improved_partition", True, "data_improved_partition"),
-}
-PIPELINE_TRANSFERS = {False: ("pipeline_intensity_base", "pipeline_base"), True: ("pipeline_intensity_impr", "pipeline_improved")}
-STATE_OFFLOAD = {
-    (False, False): "state_offload_intensity_base",
-    (False, True): "state_offload_intensity_base_part",
-    (True, False): "state_offload_intensity_impr",
-    (True, True): "state_offload_intensity_impr_part",
-}
-BUBBLE = {False: "bubble_standard", True: "bubble_modular"}
-TENSOR = "tensor_intensity"
-CHECKPOINT_OFFLOAD = "checkpoint_offload_intensity"
-
-
-def _map_module():
-    """Where the evaluator keeps its map: ``lgacc.evaluation_map`` when it exists, else ``lgacc.evaluate``."""
-    try:
-        return importlib.import_module("lgacc.evaluation_map")
-    except ModuleNotFoundError as error:
-        if error.name != "lgacc.evaluation_map":
-            raise
-        return evaluator
-
-
-def _evaluator_map() -> dict[str, Any]:
-    """The evaluator's map when it exposes one (``DATA_TRANSFERS`` ...), else this module's copy of it."""
-    names = ("DATA_TRANSFERS", "PIPELINE_TRANSFERS", "STATE_OFFLOAD", "BUBBLE")
-    source = _map_module()
-    if all(hasattr(source, name) for name in names):
-        return {name: getattr(source, name) for name in names}
-    return {"DATA_TRANSFERS": DATA_TRANSFERS, "PIPELINE_TRANSFERS": PIPELINE_TRANSFERS,
-            "STATE_OFFLOAD": STATE_OFFLOAD, "BUBBLE": BUBBLE}
-
-
-def _derivation_keys(maps: dict[str, Any]) -> list[str]:
-    keys = [key for key, _, _ in maps["DATA_TRANSFERS"].values()]
-    keys += [key for key, _ in maps["PIPELINE_TRANSFERS"].values()]
-    keys += list(maps["STATE_OFFLOAD"].values()) + list(maps["BUBBLE"].values()) + [TENSOR, CHECKPOINT_OFFLOAD]
-    return list(dict.fromkeys(keys))
+#: Arguments of every generated function, in the order the evaluator calls its generated functions.
+ARGUMENTS = evaluation_map.ARGUMENTS
 
 
 def expressions(form: str) -> tuple[dict[str, sympy.Expr], dict[str, list[tuple[str, float]]]]:
-    """The expressions the evaluator lambdifies for ``form``, by name, and the physical passes of each
-    overlapped kind as ``[(function name, relative intensity), ...]``."""
-    if form not in evaluator.FORMS:
-        raise ValueError(f"form={form!r} must be one of {', '.join(evaluator.FORMS)}")
-    source = _map_module()
-    if hasattr(source, "_build") and tuple(getattr(source, "ARGUMENTS", ())) == ARGUMENTS:
-        # the evaluator's own table of expressions (the one its generated numeric code is printed from)
-        functions, constants = source._build(form)
-        return {name: expr for name, (_, expr) in functions.items()}, {
-            kind: [(name, float(relative)) for name, relative in rows] for kind, rows in constants["physical"].items()}
-    exprs: dict[str, sympy.Expr] = {}
-    for key in _derivation_keys(_evaluator_map()):
-        d = derivation(key)
-        exprs[key] = d.exact if form == "exact" else d.paper
-    exprs["state"] = memory.state_memory(False)
-    exprs["state_part"] = memory.state_memory(True)
-    exprs["checkpoint_memory"] = memory.checkpoint_memory()
-    exprs["buffers"] = memory.buffer_memory()
-    exprs["activations"] = memory.activation_memory()
-    exprs["flops_per_batch"] = compute.batch_flops() if form == "exact" else derivation("compute_per_batch").details["printed"]
-    physical: dict[str, list[tuple[str, float]]] = {}
-    for kind in PHYSICAL_KINDS:
-        rows = []
-        for i, (_, fraction, relative) in enumerate(physical_passes(kind)):
-            name = f"physical:{kind}:{i}"
-            exprs[name] = fraction
-            rows.append((name, float(relative)))
-        physical[kind] = rows
-    return exprs, physical
+    """The expressions the evaluator's numeric code is generated from for ``form`` (its own table,
+    :func:`lgacc.evaluation_map._build`), by name, and the physical passes of each overlapped kind as
+    ``[(function name, relative intensity), ...]``."""
+    if form not in evaluation_map.FORMS:
+        raise ValueError(f"form={form!r} must be one of {', '.join(evaluation_map.FORMS)}")
+    functions, constants = evaluation_map._build(form)
+    expected = tuple(getattr(symbols, name) for name in ARGUMENTS)
+    for name, (args, _) in functions.items():
+        if tuple(args) != expected:  # the printed functions are called in the evaluator's argument order
+            raise ValueError(f"{name}: arguments {args} differ from the evaluator's {ARGUMENTS}")
+    return {name: expr for name, (_, expr) in functions.items()}, {
+        kind: [(name, float(relative)) for name, relative in rows] for kind, rows in constants["physical"].items()}
 
 
 class _Printer(JavascriptCodePrinter):
@@ -206,23 +142,22 @@ def _model_record(model, stem: str) -> dict[str, Any]:
 
 def _search_data() -> dict[str, Any]:
     """The search's parallelisms (which dimensions each allows) and bottleneck rule constants."""
-    search = importlib.import_module("lgacc.search")
-    rules = importlib.import_module("lgacc.search.rules") if hasattr(search, "__path__") else search
     return {
-        "parallelisms": {p.value: [p.data, p.pipe, p.tensor] for p in search.Parallelism},
-        "overlapped": tuple(getattr(rules, "OVERLAPPED", None) or getattr(rules, "_OVERLAPPED")),
-        "tolerance": float(getattr(rules, "TOLERANCE", None) or getattr(rules, "_TOLERANCE")),
+        "parallelisms": {p.value: [p.data, p.pipe, p.tensor] for p in Parallelism},
+        "overlapped": tuple(search_rules.OVERLAPPED),
+        "tolerance": float(search_rules.TOLERANCE),
     }
 
 
 def data(physical: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, Any]:
     """Everything the composition reads that is data, not code."""
-    maps = _evaluator_map()
+    m = evaluation_map
+    described = m.evaluation_map()
     return {
         "arguments": ARGUMENTS,
-        "overheads": evaluator.OVERHEADS,
-        "capped": tuple(name for name in evaluator.OVERHEADS if name != "bubble"),
-        "forms": evaluator.FORMS,
+        "overheads": m.OVERHEADS,
+        "capped": m.CAPPED_OVERHEADS,
+        "forms": m.FORMS,
         "constants": {
             "DEFAULT_STEPS": evaluator.DEFAULT_STEPS,
             "DEFAULT_MAX_OVERHEAD": evaluator.DEFAULT_MAX_OVERHEAD,
@@ -234,12 +169,12 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, A
         "methods": {m.value: {"layered": m.layered, "default_partitioned": m.default_partitioned} for m in Method},
         "maps": {
             "data": [{"layered": k[0], "partitioned": k[1], "pipelined": k[2], "derivation": v[0], "overlapped": v[1],
-                      "physical": v[2]} for k, v in maps["DATA_TRANSFERS"].items()],
-            "pipeline": [{"layered": k, "derivation": v[0], "physical": v[1]} for k, v in maps["PIPELINE_TRANSFERS"].items()],
-            "state_offload": [{"layered": k[0], "partitioned": k[1], "derivation": v} for k, v in maps["STATE_OFFLOAD"].items()],
-            "bubble": [{"layered": k, "derivation": v} for k, v in maps["BUBBLE"].items()],
-            "tensor": TENSOR,
-            "checkpoint_offload": CHECKPOINT_OFFLOAD,
+                      "physical": v[2]} for k, v in m.DATA_TRANSFERS.items()],
+            "pipeline": [{"layered": k, "derivation": v[0], "physical": v[1]} for k, v in m.PIPELINE_TRANSFERS.items()],
+            "state_offload": [{"layered": k[0], "partitioned": k[1], "derivation": v} for k, v in m.STATE_OFFLOAD.items()],
+            "bubble": [{"layered": k, "derivation": v} for k, v in m.BUBBLE.items()],
+            "tensor": described["tensor"]["derivation"],
+            "checkpoint_offload": described["checkpoint_offload"]["derivation"],
         },
         "physical": physical,
         "hardware": {name: _hardware_record(load_hardware(name)) for name in available_hardware()},
@@ -607,7 +542,7 @@ RUNTIME = r"""
 def generate() -> str:
     """The whole JavaScript module as text."""
     parts, physical = {}, {}
-    for form in evaluator.FORMS:
+    for form in evaluation_map.FORMS:
         parts[form], physical[form] = _functions_js(form)
     functions = "{\n" + "\n".join(f"  {json.dumps(form)}: {text}," for form, text in parts.items()) + "\n}"
     payload = json.dumps(data(physical), indent=1, sort_keys=False)
