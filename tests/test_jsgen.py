@@ -197,6 +197,41 @@ def test_bad_input_gets_one_clear_message(module_path):
         assert words in js["error"] and "\n" not in js["error"], f"{q}: {js['error']!r}"
 
 
+
+SEARCH_SCRIPT = """
+const out = input.map((q) => {
+  try { const t = Date.now(); const r = lgacc.fastest(q); r.ms = Date.now() - t; return r; }
+  catch (e) { return { error: e.message, name: e.name }; }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _spec(h):
+    return yaml.safe_load(h.read_text()) if isinstance(h, Path) else h
+
+
+def assert_same_search(request: dict, js: dict) -> bool:
+    """The page's search answers ``request`` as :func:`lgacc.search.fastest` does; returns whether it offloads."""
+    options = {k: request[k] for k in ("max_gpus", "allow_offload", "partitioned", "max_overhead") if k in request}
+    hardware = request["hardware"]
+    expected = fastest(request["model"], hardware if isinstance(hardware, str) else request["_path"], request["method"],
+                       request["parallelism"], explain=False, assumptions=Assumptions(**request.get("assumptions", {})),
+                       **options)
+    where = json.dumps({k: v for k, v in request.items() if k != "hardware"})
+    assert "error" not in js, (where, js)
+    assert js["feasible"] == expected.feasible, (where, js, expected.binding)
+    if not expected.feasible:
+        assert js["reasons"] == list(expected.binding), where
+        return False
+    c = expected.config
+    assert [js[k] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")] == \
+        [c.n_b, c.n_l, c.n_a, c.n_mu, c.b_mu, c.offload], where
+    summary = expected.evaluation.summary()
+    assert_same({key: summary[key] for key in KEYS}, {key: js[key] for key in KEYS}, where)
+    return c.offload
+
+
 SMALL_MEMORY = ROOT / "tests" / "fixtures" / "hardware" / "small-memory-gpu.yaml"
 SEARCHES = [
     ("X32", "a100-80gb", "improved", "3d"),
@@ -209,24 +244,56 @@ SEARCHES = [
 ]
 
 
+def _search_request(model, hardware, method, parallelism, **options) -> dict:
+    q = {"model": model, "hardware": _spec(hardware), "method": method, "parallelism": parallelism, **options}
+    if isinstance(hardware, Path):
+        q["_path"] = str(hardware)
+    return q
+
+
 def test_the_page_search_picks_what_lgacc_optimize_picks(module_path):
-    script = """
-const out = input.map((q) => { const t = Date.now(); const r = lgacc.fastest(q); r.ms = Date.now() - t; return r; });
-process.stdout.write(JSON.stringify(out));
-"""
-    spec = lambda h: yaml.safe_load(h.read_text()) if isinstance(h, Path) else h  # noqa: E731
-    payload = [{"model": m, "hardware": spec(h), "method": meth, "parallelism": par} for m, h, meth, par in SEARCHES]
-    results = run_node(module_path, script, payload)
-    offloaded = False
-    for (m, h, meth, par), js in zip(SEARCHES, results):
-        expected = fastest(m, str(h), meth, par, explain=False)
-        assert expected.feasible and js["feasible"], (m, meth, js)
-        c = expected.config
-        assert [js[k] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")] == \
-            [c.n_b, c.n_l, c.n_a, c.n_mu, c.b_mu, c.offload], (m, h, meth, par)
-        assert math.isclose(js["time_days"], expected.evaluation.time_days, rel_tol=REL)
-        offloaded |= c.offload
-    assert offloaded, "no search exercised the offload rule"
+    requests = [_search_request(*case) for case in SEARCHES]
+    results = run_node(module_path, SEARCH_SCRIPT, [{k: v for k, v in q.items() if k != "_path"} for q in requests])
+    offloaded = [assert_same_search(q, js) for q, js in zip(requests, results)]
+    assert any(offloaded), "no search exercised the offload rule"
+
+
+def _random_search(rng: random.Random) -> dict:
+    model = rng.choice(["X8", "X16", "X24", "X32", "X48", "X96", "X160", "BERT", "Megatron-LM", "GPT-3", "llama-3-8b",
+                        "Mistral-7B", "OPT-175B"])
+    hardware = rng.choice([*available_hardware(), *FIXTURE_SPECS, SMALL_MEMORY])
+    options = {}
+    if rng.random() < 0.4:
+        options["max_gpus"] = rng.choice([1, 7, 64, 100, 1000, rng.randint(1, 5000)])
+    if rng.random() < 0.3:
+        options["allow_offload"] = False
+    if rng.random() < 0.3:
+        options["partitioned"] = rng.random() < 0.5
+    if rng.random() < 0.2:
+        options["max_overhead"] = rng.choice([0.01, 0.05, 0.1, 0.5])
+    if rng.random() < 0.3:
+        options["assumptions"] = {
+            "convention": rng.choice(["paper", "physical"]),
+            "pipeline_overlap": rng.choice(["extra-micro-batches", "always", "never"]),
+            "tensor_placement": rng.choice(["node", "inter-node"]),
+            "critical_batch_scale": rng.choice([1.0, 0.5]),
+            "divisible_heads": rng.random() < 0.8,
+            "heads_cap": rng.random() < 0.8,
+        }
+    parallelism = rng.choice(["3d", "Data + pipe", "Data + tensor", "Pipe + tensor", "Data", "None"])
+    return _search_request(model, hardware, rng.choice(["baseline", "partitioned", "improved"]), parallelism, **options)
+
+
+def test_the_page_search_agrees_with_lgacc_optimize_on_random_requests(module_path):
+    """GPU budgets, no offload, either partition, other overhead caps and assumptions; the infeasible ones
+    must name the same binding rule, word for word."""
+    rng = random.Random(1717)
+    requests = [_random_search(rng) for _ in range(40)]
+    results = run_node(module_path, SEARCH_SCRIPT, [{k: v for k, v in q.items() if k != "_path"} for q in requests])
+    feasible = sum(bool(js.get("feasible")) for js in results)
+    for q, js in zip(requests, results):
+        assert_same_search(q, js)
+    assert 10 <= feasible <= len(requests) - 5, f"{feasible} of {len(requests)} searches feasible: too one-sided"
 
 
 def test_numbers_in_reasons_are_formatted_as_python_formats_them(module_path):

@@ -126,3 +126,23 @@ def test_fastest_configuration_matches_lgacc_optimize_in_under_a_second(page):
     page.click("#lgacc-fastest")
     assert page.input_value("#lgacc-n_b") == str(expected.n_b)
     assert "found in" in page.inner_text("#lgacc-search-status")
+
+
+def test_the_button_honours_the_gpu_budget_and_names_a_bad_one(page):
+    page, _, _ = page
+    from lgacc.search import fastest
+
+    page.fill("#lgacc-max-gpus", "1000")
+    page.click("#lgacc-fastest")
+    expected = fastest("X160", "a100-80gb", "improved", "3d", max_gpus=1000, explain=False).config
+    got = [int(page.input_value(f"#lgacc-{k}")) for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu")]
+    assert got == [expected.n_b, expected.n_l, expected.n_a, expected.n_mu, expected.b_mu]
+    assert page.is_checked("#lgacc-offload") == expected.offload
+    assert int(page.inner_text("#lgacc-headline").split(" on ")[1].split()[0]) <= 1000
+    page.fill("#lgacc-max-gpus", "many")
+    page.click("#lgacc-fastest")
+    message = page.inner_text("#lgacc-error")
+    assert 'max_gpus="many" must be a positive integer' in message and "\n" not in message.strip(), message
+    page.fill("#lgacc-max-gpus", "")
+    page.fill("#lgacc-n_b", "483")
+    assert page.inner_text("#lgacc-error").strip() == ""
