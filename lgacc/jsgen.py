@@ -182,6 +182,7 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, A
         "spec_units": {field: {"stem": stem, "units": dict(units)} for field, (stem, units) in _QUANTITIES.items()},
         "models": {name: _model_record(models_module.load_model(str(path)), path.stem)
                    for name, path in models_module.shipped_model_files().items()},
+        "model_keys": [*models_module.REQUIRED_KEYS, *models_module.OPTIONAL_KEYS],
         "search": _search_data(),
         "assumptions": {
             "defaults": {name: getattr(DEFAULT_ASSUMPTIONS, name) for name in FIELDS},
@@ -257,8 +258,12 @@ RUNTIME = r"""
   // n_I becomes the equivalent factor of the paper's printed forms, (layer weights / d_m^2 - 4) / 2.
   function makeModel(dims) {
     const owner = `model ${JSON.stringify(dims.name)}`;
-    const known = new Set(["name", "d_l", "d_m", "d_a", "d_h", "d_s", "n_I", "d_I", "gated", "d_kv", "file"]);
-    for (const key of Object.keys(dims)) if (!known.has(key)) fail(`${owner}: unknown key ${JSON.stringify(key)}; allowed keys are ${[...known].filter((k) => k !== "file").join(", ")}`);
+    // the keys of a model file (lgacc.models): the vocabulary and the published counts do not enter the evaluation
+    const known = new Set([...DATA.model_keys, "file"]);
+    for (const key of Object.keys(dims)) if (!known.has(key)) fail(`${owner}: unknown key ${JSON.stringify(key)}; allowed keys are ${DATA.model_keys.join(", ")}`);
+    if (dims.d_v !== undefined && dims.d_v !== null && dims.d_v !== 0 && !(Number.isInteger(dims.d_v) && dims.d_v > 0))
+      fail(`${owner}: d_v=${JSON.stringify(dims.d_v)} must be a whole number >= 0 (0: vocabulary not counted)`);
+    if (dims.tied_embeddings !== undefined) flag(owner, "tied_embeddings", dims.tied_embeddings, false);
     const m = { name: dims.name };
     for (const field of ["d_l", "d_a", "d_h", "d_s"]) m[field] = positiveInt(owner, field, dims[field]);
     m.d_m = dims.d_m === undefined || dims.d_m === "" ? m.d_a * m.d_h : positiveInt(owner, "d_m", dims.d_m);

@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from .conftest import ROOT
 
@@ -89,6 +90,57 @@ def test_the_command_line_prints_what_the_page_computes(page):
     cli = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
     js = page.evaluate("q => window.lgacc.evaluate(q)", {"model": "X160", "hardware": "a100-80gb", "method": "improved", **args})
     jsgen_tests.assert_same(cli, js, "lgacc evaluate X160 improved")
+
+
+def _cli_arguments(q: dict, tmp_path) -> list[str]:
+    """``lgacc evaluate`` arguments for the page input ``q`` (a custom model or spec written to a YAML file)."""
+    model, hardware = q["model"], q["hardware"]
+    if isinstance(model, dict):
+        (tmp_path / "model.yaml").write_text(yaml.safe_dump({"name": "custom", **model}))
+        model = str(tmp_path / "model.yaml")
+    if isinstance(hardware, dict):
+        (tmp_path / "hardware.yaml").write_text(yaml.safe_dump(hardware))
+        hardware = str(tmp_path / "hardware.yaml")
+    args = ["--model", model, "--hardware", hardware, "--method", q["method"], "--format", "json"]
+    for key in ("n_b", "n_l", "n_a", "n_mu", "b_mu"):
+        args += [f"--{key.replace('_', '-')}", str(q[key])]
+    if q["offload"]:
+        args.append("--offload")
+    if "partitioned" in q:
+        args.append("--partitioned" if q["partitioned"] else "--no-partitioned")
+    if "form" in q:
+        args += ["--form", q["form"]]
+    for key, value in q.get("assumptions", {}).items():
+        args += ["--assume", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
+    return args
+
+
+def test_random_configurations_through_the_command_line(page, tmp_path):
+    """Every method with and without offload, shipped and custom models and specs: the page and the
+    printed JSON of ``lgacc evaluate`` itself (not the library call behind it)."""
+    page, _, _ = page
+    rng = random.Random(1721)
+    cases, combos = [], {(m, o) for m in ("baseline", "partitioned", "improved") for o in (False, True)}
+    while combos or len(cases) < 10:
+        q, _, _ = jsgen_tests._random_case(rng)
+        if (q["method"], q["offload"]) in combos or (not combos and rng.random() < 0.5):
+            combos.discard((q["method"], q["offload"]))
+            cases.append(q)
+    command = [sys.executable, "-m", "lgacc", "evaluate"]
+    compared = 0
+    for i, q in enumerate(cases):
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        out = subprocess.run(command + _cli_arguments(q, folder), capture_output=True, text=True)
+        js = page.evaluate("q => { try { return { ok: window.lgacc.evaluate(q) }; } catch (e) { return { error: e.message }; } }", q)
+        if out.returncode == 2:  # the command line refuses with one line; so must the page
+            assert "error" in js and len(out.stderr.strip().splitlines()) == 1, (q, out.stderr, js)
+            continue
+        assert out.returncode == 0, (q, out.stderr)
+        assert "ok" in js, (q, js)
+        jsgen_tests.assert_same(json.loads(out.stdout), js["ok"], json.dumps(q))
+        compared += 1
+    assert compared >= 8, f"only {compared} of {len(cases)} configurations compared"
 
 
 def test_the_form_updates_as_the_reader_types_and_names_bad_input(page):
