@@ -226,7 +226,7 @@ def test_cli_default_output_is_unchanged_and_names_the_schedule(capsys):
     (["--schedule", "interleaved", "--n-v", "-3"], "n_v"),
     (["--schedule", "gpipe", "--n-v", "2"], "n_v=2"),
     (["--schedule", "nope"], "unknown schedule"),
-    (["--schedule", "breadth-first", "--n-v", "64"], "exceeds"),
+    (["--schedule", "breadth-first", "--n-v", "320"], "exceeds"),
 ])
 @pytest.mark.parametrize("command", ["evaluate", "optimize"])
 def test_cli_bad_schedule_is_one_line_exit_2(capsys, extra, words, command):
@@ -238,6 +238,12 @@ def test_cli_bad_schedule_is_one_line_exit_2(capsys, extra, words, command):
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and "Traceback" not in err, err
+
+
+def test_cli_optimize_rejects_chunks_that_no_pipeline_can_hold(capsys):
+    code, out, err = run(capsys, ["optimize", "--model", "X160", "--method", "baseline", "--parallelism", "3d",
+                                  "--schedule", "breadth-first", "--n-v", "64"])
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "n_v=64 does not divide" in err
 
 
 def test_cli_optimize_takes_the_schedule(capsys):
@@ -268,14 +274,16 @@ def test_naming_the_methods_schedule_leaves_the_papers_rows_unchanged():
 
 
 def _brute_force_best(request, core):
-    """The fastest configuration over every integer configuration within bounds, under the search's own masks."""
+    """``(-n_l or 0, time)`` of the preferred configuration over every integer configuration within bounds, under
+    the search's own masks: the least time, after the most pipeline stages for the baseline with a pipeline."""
+    highest_pipeline = request.baseline_like and request.parallelism.pipe
     best = None
     for c in enumerate_all(request.model, max_gpus=request.max_gpus, allow_offload=request.allow_offload):
         r = request.evaluate(c)
         valid = np.all(list(core._masks(request, c, r, just_below=True).values()), axis=0)
-        if valid.any():
-            t = float(np.min(np.asarray(r["time_days"])[valid]))
-            best = t if best is None else min(best, t)
+        for n_l, t in zip(np.asarray(c["n_l"])[valid], np.asarray(r["time_days"])[valid]):
+            key = (-int(n_l) if highest_pipeline else 0, float(t))
+            best = key if best is None or key < best else best
     return best
 
 
@@ -315,5 +323,32 @@ def test_search_per_schedule_is_feasible_and_nothing_is_faster():
         assert model.d_l % (c.n_l * n_v) == 0 or c.n_l == 1, label
         if schedule == "interleaved" and n_v > 1 and c.n_l > 1:
             assert c.n_mu % c.n_l == 0, label
-        assert found.evaluation.time_days <= best * (1 + 1e-9), f"{label}: {found.evaluation.time_days} > {best}"
+        if best[0]:
+            assert c.n_l == -best[0], label
+        assert found.evaluation.time_days <= best[1] * (1 + 1e-9), f"{label}: {found.evaluation.time_days} > {best}"
     assert found_any >= 12
+
+
+# --- the closed forms the evaluator reads ----------------------------------------------------------
+
+
+def test_schedule_terms_reduce_to_the_papers_equations():
+    """Chunks per device from the transfer counts; the modular pipeline's intensity is eq:pipeline_intensity_impr
+    (exact and printed); GPipe's reduction window is 1/n_mu of the modular one's, which turns
+    eq:data_intensity_improved into eq:data_intensity_base."""
+    import sympy
+
+    from lgacc.formulas import derivation
+    from lgacc.formulas import schedules as s
+    from lgacc.symbols import d_l, n_l, n_mu
+
+    assert s.chunks_per_device("gpipe") == 1 and s.chunks_per_device("zero-bubble") == 1
+    assert sympy.simplify(s.chunks_per_device("interleaved") - s.v) == 0
+    assert sympy.simplify(s.chunks_per_device("modular") - d_l / n_l) == 0
+    modular, impr = s.schedule_pipeline_intensity("modular"), derivation("pipeline_intensity_impr")
+    assert sympy.simplify(modular.exact - impr.exact) == 0 and sympy.simplify(modular.paper - impr.paper) == 0
+    assert sympy.simplify(s.data_window_ratio("gpipe") - 1 / n_mu) == 0
+    base, improved = derivation("data_intensity_base"), derivation("data_intensity_improved")
+    assert sympy.simplify(improved.paper * s.data_window_ratio("gpipe") - base.paper) == 0
+    assert [name for name in s.SCHEDULES if s.layered_window(name) != 0] == ["breadth-first", "modular"]
+    assert s.layered_window("breadth-first").subs(s.v, 1) == 0

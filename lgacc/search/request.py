@@ -74,6 +74,9 @@ class SearchRequest:
         if n_v > model.d_l:
             raise UserInputError(f"n_v={n_v} exceeds the {model.name} layer count d_l={model.d_l} "
                                  "(a chunk needs at least one layer)")
+        if not bool(assumptions.allows_layers(model.d_l, n_v)):
+            raise UserInputError(f"n_v={n_v} does not divide the {model.name} layer count d_l={model.d_l}: no pipeline "
+                                 "holds whole chunks (assumption divisible_layers)")
         return cls(model, load_hardware(hardware), parse_method(method), parse_parallelism(parallelism), max_gpus,
                    bool(allow_offload), float(max_overhead), None if partitioned is None else bool(partitioned),
                    assumptions, schedule, int(n_v))
