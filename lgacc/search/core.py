@@ -21,7 +21,7 @@ from .request import CANDIDATE_KEYS, SearchRequest
 from .result import SearchResult
 from .rules import all_valid, preference_keys, request_masks, select
 
-__all__ = ["fastest", "cheapest"]
+__all__ = ["fastest", "cheapest", "fastest_schedule"]
 
 #: Candidate sets up to this size are evaluated in one vectorized pass; larger ones by branch and bound.
 SINGLE_PASS = 16384
@@ -274,3 +274,32 @@ def cheapest(
     binding = (f"target time {target_days:g} d: {evaluation.time_days:.3g} d on {evaluation.n_gpu} GPUs "
                f"at efficiency {evaluation.efficiency:.3g}",)
     return _result(request, "cheapest", config, evaluation, binding, visited, target_days)
+
+
+def fastest_schedule(
+    model: Transformer | str,
+    hardware: Hardware | str,
+    method: Method | str,
+    parallelism: Parallelism | str,
+    schedule: str,
+    **options,
+) -> SearchResult:
+    """:func:`fastest` with ``schedule``, its chunks per device chosen too: every ``n_v`` dividing ``d_l`` for
+    ``interleaved`` and ``breadth-first`` (``n_v = 1`` for the others), the fastest kept (ties: fewer chunks,
+    fewer transfers).  ``options`` are :func:`fastest`'s keywords (not ``n_v``)."""
+    from ..evaluation_map import CHUNKED_SCHEDULES, parse_schedule
+
+    name = parse_schedule(schedule)
+    request = SearchRequest.create(model, hardware, method, parallelism, schedule=name)
+    d_l = request.model.d_l
+    chunks = [v for v in range(1, d_l + 1) if bool(request.assumptions.allows_layers(d_l, v))] \
+        if name in CHUNKED_SCHEDULES else [1]
+    best = None
+    for n_v in chunks:
+        found = fastest(request.model, hardware, method, parallelism, schedule=name, n_v=n_v, **options)
+        if found.feasible and (best is None or not best.feasible
+                               or found.evaluation.time_days < best.evaluation.time_days * (1 - 1e-12)):
+            best = found
+        elif best is None:
+            best = found
+    return best
