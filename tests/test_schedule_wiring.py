@@ -352,3 +352,25 @@ def test_schedule_terms_reduce_to_the_papers_equations():
     assert sympy.simplify(improved.paper * s.data_window_ratio("gpipe") - base.paper) == 0
     assert [name for name in s.SCHEDULES if s.layered_window(name) != 0] == ["breadth-first", "modular"]
     assert s.layered_window("breadth-first").subs(s.v, 1) == 0
+
+
+def test_fastest_schedule_keeps_the_fastest_chunk_count():
+    from lgacc.search.core import fastest_schedule
+
+    model = x_model(8)  # d_l = 8: chunk counts 1, 2, 4, 8
+    for method in ("baseline", "improved"):
+        chosen = fastest_schedule(model, A100, method, "data+pipe", "breadth-first", explain=False)
+        times = {v: fastest(model, A100, method, "data+pipe", schedule="breadth-first", n_v=v, explain=False)
+                 for v in (1, 2, 4, 8)}
+        times = {v: r.evaluation.time_days for v, r in times.items() if r.feasible}
+        assert chosen.evaluation.time_days == min(times.values()), method
+        assert chosen.evaluation.n_v == min(v for v, t in times.items() if t == min(times.values()))
+
+
+def test_the_evaluator_knows_the_same_schedules_as_the_simulator_and_the_formulas():
+    from lgacc.evaluation_map import SCHEDULES as mapped, evaluation_map
+    from lgacc.formulas.schedules import SCHEDULES as derived
+    from lgacc.schedule.builders import SCHEDULES as simulated
+
+    assert tuple(mapped) == tuple(derived) == SCHEDULES and set(simulated) == set(SCHEDULES)
+    json.dumps(evaluation_map())  # plain data for the calculator
