@@ -29,6 +29,12 @@ Conventions (see ``book/assumptions.md``, each checked against the paper's table
 * **Generated code**: the sympy expressions are printed once to numpy code cached on
   disk (:mod:`lgacc._codegen`); this module imports no sympy unless the cache is
   rebuilt.
+* **Schedules** (``schedule=``, issue #12): with a named pipeline schedule the bubble, the
+  checkpoint memory (micro-batches held at the peak), the pipeline intensity (one transfer per
+  chunk a device holds) and the data-parallel overlap come from the schedule's closed forms
+  (:func:`lgacc.formulas.schedules.evaluator_terms`, ``evaluation_map()["schedules"]``).  Without
+  one, the method's own pipeline: standard (GPipe) for the baseline and the partitioned
+  approach, modular for the improved method, the paper's evaluation unchanged.
 * **Memory** is per GPU in bytes; :meth:`MemoryBreakdown.in_gib` converts to the
   paper's GB, which are GiB (2**30 bytes).
 * By default the paper's printed forms are evaluated (``form="paper"``);
@@ -424,6 +430,14 @@ def evaluate_many(
             DATA_TRANSFERS, data_case,
             lambda e: overlapped(e[2], ratio_data * loss) if e[1] else not_overlapped_overhead(ratio_data),
         )
+        if sched is not None:
+            # A replicated state under a schedule that does not hide the reduction behind every micro-batch
+            # falls under the paper's rule for its standard pipeline (not overlapped); the schedule's own
+            # window (none when d_l = n_l, as in the paper's baseline rows) may still hide it for less.
+            window = term("data_overlap")
+            behind = pipelined & ~layered & ~part & (window > 0)
+            hidden = overlapped("data_base", ratio_data * loss / np.where(behind, window, 1.0))
+            data = np.where(behind, np.minimum(data, hidden), data)
         data = np.where(nb > 1, data, 0.0)
 
         nu_cpu = hardware.threshold("cpu_gpu") * loss

@@ -110,8 +110,9 @@ METHOD_SCHEDULES = {False: "gpipe", True: "modular"}
 #: What the evaluator reads of a schedule (generated per schedule as ``"<term>:<schedule>"``):
 #: the bubble; the checkpoint memory over the paper's (peak micro-batches held over ``n_mu``); the
 #: pipeline intensity (eq:pipeline_intensity_base over the chunks per device); the gradient-reduction
-#: window over the modular pipeline's; and that window as ``n_mu`` grows (positive: layered accumulation).
-SCHEDULE_TERMS = ("bubble", "checkpoint_share", "pipeline_intensity", "data_window", "layered_window")
+#: window over the modular pipeline's; that window as ``n_mu`` grows (positive: layered accumulation); and the
+#: window itself, the share of the step's compute that can hide the reduction (``data_overlap_fraction``).
+SCHEDULE_TERMS = ("bubble", "checkpoint_share", "pipeline_intensity", "data_window", "layered_window", "data_overlap")
 #: Arguments of the schedule functions: :data:`ARGUMENTS` and ``v``, the chunks per device (``--n-v``).
 SCHEDULE_ARGUMENTS = (*ARGUMENTS, "v")
 
@@ -188,7 +189,10 @@ def evaluation_map() -> dict[str, Any]:
                 "pipeline": "nu_l = pipeline_intensity; overlap rule and link as above (physical kind pipeline_base "
                             "for one chunk per device, pipeline_improved otherwise)",
                 "data": "layered = layered_window > 0 replaces the method's layered in the data and state offload "
-                        "cases; a layered schedule's data intensity is multiplied by data_window",
+                        "cases; a layered schedule's data intensity is multiplied by data_window; a replicated "
+                        "state under a schedule that is not layered costs the lesser of the paper's not-overlapped "
+                        "rule and the reduction overlapped with the data_overlap share of the step (intensity "
+                        "b d_s / n_b times data_overlap; none at d_l = n_l)",
                 "feasible": "n_l v divides d_l under divisible_layers; interleaved with v > 1 needs n_l to divide n_mu",
             },
         },

@@ -173,7 +173,9 @@ def schedule_terms(name: str, pass_times: dict | None = None) -> dict[str, sympy
 #   micro-batch's backward, or one round of ``n_l``: GPipe, 1F1B, ZB-H1, interleaved, breadth-first
 #   at ``v = 1``) the schedule accumulates as the paper's standard pipeline; where it does not (modular,
 #   breadth-first with ``v > 1``) as layered gradient accumulation, with the paper's layered intensity
-#   times the ratio (:func:`layered_window`).
+#   times the ratio (:func:`layered_window`).  The former may still hide the reduction behind their
+#   own window, ``data_overlap_fraction`` itself (boundary layer included: none at ``d_l = n_l``),
+#   when that costs less than the paper's not-overlapped rule.
 
 L = sympy.Symbol("L", positive=True)  # layers per device, d_l / n_l
 
@@ -224,7 +226,8 @@ def layered_window(name: str) -> sympy.Expr:
 
 def evaluator_terms(name: str) -> dict[str, tuple[sympy.Expr, sympy.Expr]]:
     """What :mod:`lgacc.evaluate` reads of schedule ``name``: ``{term: (exact, paper)}`` for
-    ``bubble``, ``checkpoint_share``, ``pipeline_intensity``, ``data_window`` and ``layered_window``."""
+    ``bubble``, ``checkpoint_share``, ``pipeline_intensity``, ``data_window``, ``layered_window`` and
+    ``data_overlap`` (``data_overlap_fraction`` at the paper's pass times)."""
     name = {"standard": "gpipe"}.get(name, name)
     bubble_derivation = schedule_derivations(name)[0]
     pipe = schedule_pipeline_intensity(name)
@@ -235,4 +238,5 @@ def evaluator_terms(name: str) -> dict[str, tuple[sympy.Expr, sympy.Expr]]:
         "pipeline_intensity": (pipe.exact, pipe.paper),
         "data_window": (window, window),
         "layered_window": (layered, layered),
+        "data_overlap": (_paper_times(_overlap(name)), _paper_times(_overlap(name))),
     }
