@@ -195,6 +195,13 @@ def test_default_evaluation_is_the_papers_formulas_by_hand():
     assert e.efficiency == pytest.approx(1 / ((1 + bubble) * (1 + nu_nv / nu_a) * (1 + pipeline)), rel=1e-12)
     assert e.memory.state == pytest.approx(12 * X160.p / 38640, rel=1e-12)  # partitioned
     assert e.schedule == "modular"
+    # Data + tensor, partitioned: n_b = 483, n_a = 16, n_mu = 1, b_mu = 5; no pipeline, no bubble
+    e = evaluate(X160, A100, TrainingConfig("partitioned", n_b=483, n_a=16, n_mu=1, b_mu=5))
+    assert 5 * d_s / 2 >= nu_ib  # eq:data_intensity_base_partition, b d_s / (2 n_b n_mu): no bottleneck
+    assert e.overheads["bubble"] == 0.0 and e.overheads["pipeline"] == 0.0 and e.overheads["data"] == 0.0
+    assert e.efficiency == pytest.approx(1 / (1 + nu_nv / nu_a), rel=1e-12)
+    assert e.memory.checkpoint == pytest.approx(2 * 2415 * d_s * d_m * d_l / 7728, rel=1e-12)
+    assert e.schedule == "gpipe"
 
 
 def test_a_single_device_pipeline_ignores_the_schedule():
