@@ -1,0 +1,77 @@
+"""``lgacc sensitivity``: the paper's headline results with each assumption moved alone (issue 16)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from ..hardware import DEFAULT_HARDWARE, load_hardware
+from ..sensitivity import dimensions, sensitivity_rows, verdicts
+from ._output import FORMATS, add_format_argument, dumps, render_table
+
+
+def register(subparsers) -> None:
+    names = ", ".join(d.name for d in dimensions(load_hardware(DEFAULT_HARDWARE)))
+    parser = subparsers.add_parser(
+        "sensitivity",
+        help="how the headline results move when each of the paper's assumptions moves",
+        description=(
+            "For each assumption (" + names + ") and each value of its range, the paper's value included: "
+            "the fastest X160 time and GPU count of the baseline and the improved method, the speed-up, the "
+            "improved method's memory per GPU, the one-month and one-year model-size limits and the Ethernet "
+            "slowdown, all found by the search. With --conclusions: whether each headline conclusion holds, "
+            "weakens or reverses under each assumption, and where it flips."
+        ),
+    )
+    parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help=f"shipped spec name or YAML path (default: {DEFAULT_HARDWARE})")
+    parser.add_argument("--assumption", action="append", metavar="NAME", default=None,
+                        help=f"only this assumption (repeatable); one of {names}")
+    parser.add_argument("--conclusions", action="store_true",
+                        help="print the verdict per conclusion and assumption instead of the rows")
+    add_format_argument(parser, FORMATS)
+    parser.set_defaults(handler=run)
+
+
+_SHOWN = {
+    "assumption": "assumption", "label": "value", "is_paper_default": "paper",
+    "baseline_time_days": "baseline d", "baseline_n_gpu": "baseline GPUs",
+    "improved_time_days": "improved d", "improved_n_gpu": "improved GPUs", "speedup": "speed-up",
+    "min_memory_gib": "memory GB", "one_month_limit_p": "1-month p", "one_year_limit_p": "1-year p",
+    "ethernet_slowdown": "Ethernet slowdown",
+}
+
+
+def _table(records: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(records)[list(_SHOWN)].rename(columns=_SHOWN)
+    frame["paper"] = frame["paper"].map({True: "*", False: ""})
+    for column, fmt in (("baseline d", "{:.3g}"), ("improved d", "{:.3g}"), ("speed-up", "{:.2f}"),
+                        ("memory GB", "{:.3g}"), ("1-month p", "{:.3g}"), ("1-year p", "{:.3g}"),
+                        ("Ethernet slowdown", "{:.0%}"), ("baseline GPUs", "{:.0f}"), ("improved GPUs", "{:.0f}")):
+        frame[column] = frame[column].map(lambda v: "—" if v != v else fmt.format(v))
+    return frame
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = load_hardware(args.hardware)
+    rows = sensitivity_rows(spec, args.assumption, progress=sys.stderr.isatty())
+    if args.conclusions:
+        records = verdicts(rows, spec)
+        if args.format == "json":
+            print(dumps(records))
+            return 0
+        flat = [{"conclusion": r["conclusion"], "assumption": r["assumption"], "verdict": r["verdict"],
+                 "at paper's value": r["at_default"],
+                 "flips": "; ".join(f"{f['verdict']} at {f['to_label']} ({f['from_label']}: {r['at_default']})"
+                                    for f in r["flips"])} for r in records]
+        print(render_table(pd.DataFrame(flat), args.format))
+        return 0
+    records = [row.as_dict() for row in rows]
+    if args.format == "json":
+        print(dumps(records))
+    elif args.format == "csv":
+        print(render_table(pd.DataFrame(records), "csv"))
+    else:
+        print(render_table(_table(records), "table"))
+    return 0
