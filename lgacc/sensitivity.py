@@ -91,6 +91,10 @@ class Setting:
     depth_factor: float = 1.0
     ethernet_bytes_per_s: float | None = None
 
+    def __post_init__(self) -> None:
+        if self.ethernet_bytes_per_s == self.hardware.ethernet_bandwidth_bytes_per_s:
+            object.__setattr__(self, "ethernet_bytes_per_s", None)  # one spelling of the spec's own share
+
     def model(self, x: int) -> Transformer:
         return family_model(x, self.depth_factor)
 
