@@ -480,8 +480,8 @@ def sensitivity_rows(
 
 #: Verdicts, from best to worst.
 VERDICTS = ("holds", "weakens", "reverses")
-#: A time or a limit more than this factor from the printed value is a different conclusion:
-#: half or twice the scale ("a week" becomes "two weeks", 4.5 T becomes 9 T).
+#: A time this factor off the printed one is the other method's: the improved method in two weeks
+#: is the baseline's printed time, the baseline in one week the improved method's.
 REVERSAL_FACTOR = 2.0
 
 
@@ -490,10 +490,11 @@ class Conclusion:
     """A headline conclusion, the result it rests on and the printed claim it is judged against.
 
     ``kind``: ``"at least"`` (holds down to the printed value over :data:`ABOUT_FACTOR`,
-    reverses at ``reverse_at``), ``"at most"`` (holds up to the printed value times
-    the factor, reverses above ``reverse_at``), ``"about"`` (holds within the factor
-    either way, reverses beyond :data:`REVERSAL_FACTOR`, or when ``bound_key`` says
-    memory, not time, sets the limit).
+    reverses at or below ``reverse_at``), ``"at most"`` (holds up to the printed value
+    times the factor, reverses above ``reverse_at``), ``"about"`` (holds within the
+    factor either way, reverses below ``reverse_at`` when given, or when ``bound_key``
+    says memory, not time, sets the limit; weakens otherwise).  ``reverse_at`` takes
+    the printed value and the GPU's memory in GB.
     """
 
     key: str
@@ -518,17 +519,17 @@ CONCLUSIONS: tuple[Conclusion, ...] = (
                "improved_time_days", "improved_min_time_1t", "at most", lambda printed, _: REVERSAL_FACTOR * printed,
                reversal="it takes more than two weeks"),
     Conclusion("baseline_two_weeks", "X160 takes about two weeks with the baseline",
-               "baseline_time_days", "baseline_min_time_1t", "about",
-               reversal="it is off by more than a factor two"),
+               "baseline_time_days", "baseline_min_time_1t", "about", lambda printed, _: printed / REVERSAL_FACTOR,
+               reversal="the baseline trains it within a week"),
     Conclusion("memory", "Memory is not the limit: the improved method needs a small fraction of the GPU's memory",
                "min_memory_gib", "improved_min_memory", "at most", lambda printed, gpu_gib: gpu_gib,
                reversal="it no longer fits in the GPU"),
     Conclusion("one_month", "About 4.5 T parameters train within a month",
                "one_month_limit_p", "one_month_limit", "about", bound_key="one_month_bound",
-               reversal="the limit moves by more than a factor two or is set by memory"),
+               reversal="memory, not the training time, sets the limit"),
     Conclusion("one_year", "About 50 T parameters train within a year",
                "one_year_limit_p", "one_year_limit", "about", bound_key="one_year_bound",
-               reversal="the limit moves by more than a factor two or is set by memory"),
+               reversal="memory, not the training time, sets the limit"),
     # Ethernet is "enough" while its slowdown stays within the overhead the paper accepts anywhere else.
     Conclusion("ethernet", "Ethernet is enough: X160 slows down by only about 4 % over Ethernet",
                "ethernet_slowdown", "ethernet_x160_slowdown", "at most", lambda printed, _: DEFAULT_MAX_OVERHEAD,
@@ -552,10 +553,9 @@ def classify(conclusion: Conclusion, row: Mapping[str, Any], gpu_memory_gib: flo
         return "weakens" if value <= conclusion.reverse_at(printed, gpu_memory_gib) else "reverses"
     if conclusion.bound_key and row.get(conclusion.bound_key) == "memory":
         return "reverses"
-    ratio = max(value / printed, printed / value)
-    if ratio <= ABOUT_FACTOR:
-        return "holds"
-    return "weakens" if ratio <= REVERSAL_FACTOR else "reverses"
+    if conclusion.reverse_at is not None and value < conclusion.reverse_at(printed, gpu_memory_gib):
+        return "reverses"
+    return "holds" if max(value / printed, printed / value) <= ABOUT_FACTOR else "weakens"
 
 
 def verdicts(rows: Sequence[SensitivityRow], hardware: Hardware | str = "a100-80gb") -> list[dict[str, Any]]:
@@ -604,3 +604,161 @@ def verdicts(rows: Sequence[SensitivityRow], hardware: Hardware | str = "a100-80
 
 def _gpu_memory_gib(spec: Hardware, dimension: Dimension, value: Any) -> float:
     return dimension.setting(Setting(spec), value).gpu_memory_bytes() / GIB
+
+
+# --- views for the book and the command ----------------------------------------------------------
+
+#: Results drawn in the tornado chart, with their titles and whether a log scale suits them.
+TORNADO_RESULTS: tuple[tuple[str, str, bool], ...] = (
+    ("speedup", "Speed-up of the improved method over the baseline (X160)", False),
+    ("improved_time_days", "X160 time, improved method (days)", True),
+    ("baseline_time_days", "X160 time, baseline (days)", True),
+    ("min_memory_gib", "Improved method's memory per GPU, X160 (GB)", True),
+    ("one_month_limit_p", "Largest model trained in one month (parameters)", True),
+    ("one_year_limit_p", "Largest model trained in one year (parameters)", True),
+)
+
+
+def rows_frame(rows: Sequence[SensitivityRow]):
+    """The rows as a DataFrame (the command's JSON objects)."""
+    import pandas as pd
+
+    return pd.DataFrame([row.as_dict() for row in rows])
+
+
+def swings(rows: Sequence[SensitivityRow], result: str) -> list[dict[str, Any]]:
+    """Per assumption, the lowest and highest value of ``result`` over its range and where they occur.
+
+    Sorted by the size of the swing (ratio of highest to lowest), largest first; a
+    range with an infeasible value has an infinite swing.
+    """
+    groups: dict[str, list[SensitivityRow]] = {}
+    for row in rows:
+        groups.setdefault(row.assumption, []).append(row)
+    out = []
+    for name, group in groups.items():
+        values = [getattr(r.headline, result) for r in group]
+        finite = [(v, r) for v, r in zip(values, group) if v == v and math.isfinite(v)]
+        default = next(getattr(r.headline, result) for r in group if r.is_paper_default)
+        if not finite:
+            continue
+        (low, low_row), (high, high_row) = min(finite, key=lambda t: t[0]), max(finite, key=lambda t: t[0])
+        missing = len(finite) < len(group)
+        swing = math.inf if missing else (high / low if low > 0 else math.inf)
+        out.append({"assumption": name, "default": default, "low": low, "low_label": low_row.label,
+                    "high": high, "high_label": high_row.label, "swing": swing, "infeasible": missing})
+    return sorted(out, key=lambda s: -s["swing"] if math.isfinite(s["swing"]) else -math.inf)
+
+
+def tornado_figure(rows: Sequence[SensitivityRow], results: Sequence[tuple[str, str, bool]] = TORNADO_RESULTS):
+    """One tornado panel per result: each assumption's range of the result around the paper's value.
+
+    Only the assumptions that move the result are drawn (:func:`unmoved` lists the others).
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
+
+    titles = {d.name: d.title for d in dimensions()}
+    columns = 2
+    lines = math.ceil(len(results) / columns)
+    figure, axes = plt.subplots(lines, columns, figsize=(13, 3.2 * lines), squeeze=False)
+    for ax, (key, title, log) in zip(axes.flat, results):
+        found = [s for s in swings(rows, key) if s["swing"] > 1 + _UNMOVED]
+        found.reverse()
+        default = next(getattr(r.headline, key) for r in rows if r.is_paper_default)
+        for i, s in enumerate(found):
+            low, high = s["low"], s["high"]
+            ax.barh(i, high - low, left=low, color="#c44e52" if s["infeasible"] else "#4c72b0", height=0.6)
+            ax.annotate(s["low_label"], (low, i), xytext=(-4, 0), textcoords="offset points", ha="right",
+                        va="center", fontsize=8)
+            ax.annotate(s["high_label"], (high, i), xytext=(4, 0), textcoords="offset points", ha="left",
+                        va="center", fontsize=8)
+        ax.axvline(default, color="black", linewidth=1)
+        ax.set_yticks(range(len(found)))
+        ax.set_yticklabels([titles.get(s["assumption"], s["assumption"]) for s in found], fontsize=8)
+        ax.set_ylim(-0.6, max(len(found), 1) - 0.4)
+        ends = [default] + [s["low"] for s in found] + [s["high"] for s in found]
+        lo, hi = min(ends), max(ends)
+        if log:
+            ax.set_xscale("log")
+            span = max(hi / lo, 1.0001)
+            ax.set_xlim(lo / span ** 0.5, hi * span ** 0.45)
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        else:
+            span = max(hi - lo, 1e-9)
+            ax.set_xlim(lo - 0.5 * span, hi + 0.4 * span)
+        ax.tick_params(axis="x", labelsize=8)
+        ax.set_title(title, fontsize=10)
+    for ax in axes.flat[len(results):]:
+        ax.axis("off")
+    figure.tight_layout()
+    return figure
+
+
+#: A relative change below this is no change (floating-point noise of identical searches).
+_UNMOVED = 1e-9
+
+
+def unmoved(rows: Sequence[SensitivityRow], result: str) -> list[str]:
+    """The assumptions whose whole range leaves ``result`` unchanged."""
+    return [s["assumption"] for s in swings(rows, result) if s["swing"] <= 1 + _UNMOVED]
+
+
+def verdict_cell(record: Mapping[str, Any]) -> str:
+    """``holds``, or the worst verdict and where each change happens (``weakens between 16 GPUs and 8 GPUs``)."""
+    if not record["flips"]:
+        return record["at_default"]
+    parts = []
+    for f in record["flips"]:
+        if f["from"] == f["to"]:
+            continue
+        parts.append(f"{f['verdict']} from {f['to_label']}" if not _ordered(record["assumption"])
+                     else f"{f['verdict']} between {f['from_label']} and {f['to_label']}")
+    return f"{record['at_default']} at the paper's value; " + "; ".join(parts)
+
+
+def _ordered(name: str) -> bool:
+    return {d.name: d.ordered for d in dimensions()}.get(name, True)
+
+
+def verdict_table(records: Sequence[Mapping[str, Any]]):
+    """Conclusions down, assumptions across: the worst verdict over each range (cells of :func:`verdicts`)."""
+    import pandas as pd
+
+    titles = {d.name: d.title for d in dimensions()}
+    statements = {c.key: c.statement for c in CONCLUSIONS}
+    table: dict[str, dict[str, str]] = {}
+    for r in records:
+        table.setdefault(statements[r["conclusion"]], {})[titles.get(r["assumption"], r["assumption"])] = r["verdict"]
+    return pd.DataFrame.from_dict(table, orient="index")
+
+
+def conclusion_sentences(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One sentence per conclusion, written from the verdicts: where it stands and which values change it."""
+    titles = {d.name: d.title for d in dimensions()}
+    out = []
+    for conclusion in CONCLUSIONS:
+        mine = [r for r in records if r["conclusion"] == conclusion.key]
+        if not mine:
+            continue
+        at_default = mine[0]["at_default"]
+        buckets: dict[str, list[str]] = {v: [] for v in VERDICTS}
+        for r in mine:
+            for verdict in VERDICTS:
+                hits = [f for f in r["flips"] if f["verdict"] == verdict and verdict != at_default]
+                if hits:
+                    where = ", ".join(f"{f['to_label']}" if not _ordered(r["assumption"])
+                                      else f"{f['to_label']} (flips between {f['from_label']} and {f['to_label']})"
+                                      for f in hits)
+                    buckets[verdict].append(f"{titles[r['assumption']]}: {where}")
+        sentence = f"**{conclusion.statement}.** With every assumption at the paper's value it *{at_default}*."
+        if buckets["reverses"]:
+            sentence += f" It reverses ({conclusion.reversal}) with " + "; ".join(buckets["reverses"]) + "."
+        if buckets["weakens"]:
+            sentence += " It weakens with " + "; ".join(buckets["weakens"]) + "."
+        if buckets["holds"]:
+            sentence += " It holds with " + "; ".join(buckets["holds"]) + "."
+        if not any(buckets.values()):
+            sentence += " No assumption in the ranges here changes that."
+        out.append(sentence)
+    return out

@@ -152,9 +152,13 @@ def test_classify_by_hand():
     week = by_key["improved_week"]  # "one week": holds up to 8.75 d, reverses beyond 14 d
     assert [classify(week, _row(improved_time_days=v), 80) for v in (3, 8.75, 9, 14, 14.1)] == [
         "holds", "holds", "weakens", "weakens", "reverses"]
-    month = by_key["one_month"]  # about 4.5 T: within 1.25 holds, within 2 weakens
+    month = by_key["one_month"]  # about 4.5 T: within 1.25 holds, beyond weakens; memory-bound reverses
     assert [classify(month, _row(one_month_limit_p=v, one_month_bound="time"), 80)
-            for v in (4.5e12, 3.7e12, 3.5e12, 9.0e12, 9.1e12)] == ["holds", "holds", "weakens", "weakens", "reverses"]
+            for v in (4.5e12, 3.7e12, 3.5e12, 5.6e12, 5.7e12, 40e12)] == ["holds", "holds", "weakens", "holds",
+                                                                          "weakens", "weakens"]
+    base = by_key["baseline_two_weeks"]  # about 14 d; a baseline within a week (14 / 2) reverses it
+    assert [classify(base, {"baseline_time_days": v}, 80) for v in (14, 11.3, 11.1, 40, 7.1, 6.9)] == [
+        "holds", "holds", "weakens", "weakens", "weakens", "reverses"]
     assert classify(month, _row(one_month_limit_p=4.5e12, one_month_bound="memory"), 80) == "reverses"
     assert classify(speedup, _row(), 80) == "reverses"  # infeasible
 
