@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, fields
+from functools import cache
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .assumptions import Assumptions
@@ -507,8 +508,14 @@ class Conclusion:
     reversal: str = ""
 
 
+@cache
+def _printed_values() -> dict[str, float]:
+    return {c.id: c.paper for c in printed_claims()}
+
+
 def _printed(claim: str) -> float:
-    return {c.id: c.paper for c in printed_claims()}[claim]
+    """The printed number a conclusion is judged against (``data/paper/claims.yaml``)."""
+    return _printed_values()[claim]
 
 
 CONCLUSIONS: tuple[Conclusion, ...] = (
@@ -644,7 +651,7 @@ def swings(rows: Sequence[SensitivityRow], result: str) -> list[dict[str, Any]]:
             continue
         (low, low_row), (high, high_row) = min(finite, key=lambda t: t[0]), max(finite, key=lambda t: t[0])
         missing = len(finite) < len(group)
-        swing = math.inf if missing else (high / low if low > 0 else math.inf)
+        swing = math.inf if missing else (high / low if low > 0 else (1.0 if high == low else math.inf))
         out.append({"assumption": name, "default": default, "low": low, "low_label": low_row.label,
                     "high": high, "high_label": high_row.label, "swing": swing, "infeasible": missing})
     return sorted(out, key=lambda s: -s["swing"] if math.isfinite(s["swing"]) else -math.inf)
@@ -666,6 +673,9 @@ def tornado_figure(rows: Sequence[SensitivityRow], results: Sequence[tuple[str, 
         found = [s for s in swings(rows, key) if s["swing"] > 1 + _UNMOVED]
         found.reverse()
         default = next(getattr(r.headline, key) for r in rows if r.is_paper_default)
+        if not found:
+            ax.text(0.5, 0.5, "no assumption moves it" if math.isfinite(default) else "infeasible at the paper's values",
+                    transform=ax.transAxes, ha="center", va="center", fontsize=9)
         for i, s in enumerate(found):
             low, high = s["low"], s["high"]
             ax.barh(i, high - low, left=low, color="#c44e52" if s["infeasible"] else "#4c72b0", height=0.6)
@@ -673,13 +683,17 @@ def tornado_figure(rows: Sequence[SensitivityRow], results: Sequence[tuple[str, 
                         va="center", fontsize=8)
             ax.annotate(s["high_label"], (high, i), xytext=(4, 0), textcoords="offset points", ha="left",
                         va="center", fontsize=8)
-        ax.axvline(default, color="black", linewidth=1)
+        if math.isfinite(default):
+            ax.axvline(default, color="black", linewidth=1)
         ax.set_yticks(range(len(found)))
         ax.set_yticklabels([titles.get(s["assumption"], s["assumption"]) for s in found], fontsize=8)
         ax.set_ylim(-0.6, max(len(found), 1) - 0.4)
-        ends = [default] + [s["low"] for s in found] + [s["high"] for s in found]
+        ends = [v for v in [default] + [s["low"] for s in found] + [s["high"] for s in found] if math.isfinite(v)]
+        if not ends:
+            ax.set_title(title, fontsize=10)
+            continue
         lo, hi = min(ends), max(ends)
-        if log:
+        if log and lo > 0:
             ax.set_xscale("log")
             span = max(hi / lo, 1.0001)
             ax.set_xlim(lo / span ** 0.5, hi * span ** 0.45)
@@ -705,16 +719,10 @@ def unmoved(rows: Sequence[SensitivityRow], result: str) -> list[str]:
 
 
 def verdict_cell(record: Mapping[str, Any]) -> str:
-    """``holds``, or the worst verdict and where each change happens (``weakens between 16 GPUs and 8 GPUs``)."""
-    if not record["flips"]:
-        return record["at_default"]
-    parts = []
-    for f in record["flips"]:
-        if f["from"] == f["to"]:
-            continue
-        parts.append(f"{f['verdict']} from {f['to_label']}" if not _ordered(record["assumption"])
-                     else f"{f['verdict']} between {f['from_label']} and {f['to_label']}")
-    return f"{record['at_default']} at the paper's value; " + "; ".join(parts)
+    """The verdict at the paper's value and each change over the range (``weakens between 16 GPUs and 8 GPUs``)."""
+    parts = [f"{f['verdict']} with {f['to_label']}" if not _ordered(record["assumption"])
+             else f"{f['verdict']} between {f['from_label']} and {f['to_label']}" for f in record["flips"]]
+    return "; ".join([f"{record['at_default']} at the paper's value"] + parts)
 
 
 def _ordered(name: str) -> bool:

@@ -8,7 +8,7 @@ import sys
 import pandas as pd
 
 from ..hardware import DEFAULT_HARDWARE, load_hardware
-from ..sensitivity import dimensions, sensitivity_rows, verdicts
+from ..sensitivity import dimensions, sensitivity_rows, verdict_cell, verdicts
 from ._output import FORMATS, add_format_argument, dumps, render_table
 
 
@@ -61,10 +61,8 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "json":
             print(dumps(records))
             return 0
-        flat = [{"conclusion": r["conclusion"], "assumption": r["assumption"], "verdict": r["verdict"],
-                 "at paper's value": r["at_default"],
-                 "flips": "; ".join(f"{f['verdict']} at {f['to_label']} ({f['from_label']}: {r['at_default']})"
-                                    for f in r["flips"])} for r in records]
+        flat = [{"conclusion": r["conclusion"], "assumption": r["assumption"], "worst": r["verdict"],
+                 "over the range": verdict_cell(r)} for r in records]
         print(render_table(pd.DataFrame(flat), args.format))
         return 0
     records = [row.as_dict() for row in rows]
