@@ -9,6 +9,7 @@ import random
 import pytest
 import yaml
 
+from lgacc.claims import printed_claims
 from lgacc.cli import main
 from lgacc.hardware import GIB, load_hardware
 from lgacc.models import x_model
@@ -43,9 +44,9 @@ def default():
     return headline(Setting(A100))[0]
 
 
-def _printed_3d_times() -> dict[str, float]:
+def _printed_3d_rows() -> dict[str, dict]:
     table = yaml.safe_load((PAPER_DIR / "table_parallel_methods_comparison.yaml").read_text())
-    return {r["method"].lower(): r["time"] for r in table["rows"] if r["parallelism"] == "3d"}
+    return {r["method"].lower(): r for r in table["rows"] if r["parallelism"] == "3d"}
 
 
 def test_default_row_is_the_search_on_x160_and_reproduces_the_printed_3d_times(default):
@@ -53,8 +54,12 @@ def test_default_row_is_the_search_on_x160_and_reproduces_the_printed_3d_times(d
         e = fastest(x_model(160), A100, method, "3d", explain=False).evaluation
         assert getattr(default, f"{method}_time_days") == e.time_days
         assert getattr(default, f"{method}_n_gpu") == e.n_gpu
-        # the paper prints times to two significant digits: 13 d and 6.8 d
-        assert parse_printed(_printed_3d_times()[method], significant=2).agrees(e.time_days)
+        printed = _printed_3d_rows()[method]
+        # the paper prints times to two significant digits (13 d and 6.8 d) and GPU counts exactly
+        assert parse_printed(printed["time"], significant=2).agrees(e.time_days)
+        assert getattr(default, f"{method}_n_gpu") == int(printed["n_gpu"])
+    memory = {c.id: c for c in printed_claims()}["improved_min_memory"]  # "4.72 GB"
+    assert memory.agrees(default.min_memory_gib)
     assert default.speedup == default.baseline_time_days / default.improved_time_days
     assert default.min_memory_share == pytest.approx(default.min_memory_gib * GIB / A100.memory_bytes, rel=1e-12)
 
