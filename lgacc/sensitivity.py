@@ -490,6 +490,8 @@ REVERSAL_FACTOR = 2.0
 class Conclusion:
     """A headline conclusion, the result it rests on and the printed claim it is judged against.
 
+    ``short`` is its name in a table's header.
+
     ``kind``: ``"at least"`` (holds down to the printed value over :data:`ABOUT_FACTOR`,
     reverses at or below ``reverse_at``), ``"at most"`` (holds up to the printed value
     times the factor, reverses above ``reverse_at``), ``"about"`` (holds within the
@@ -506,6 +508,7 @@ class Conclusion:
     reverse_at: Callable[[float, Setting | None], float] | None = None
     bound_key: str | None = None
     reversal: str = ""
+    short: str = ""
 
 
 @cache
@@ -521,26 +524,26 @@ def _printed(claim: str) -> float:
 CONCLUSIONS: tuple[Conclusion, ...] = (
     Conclusion("speedup", "The improved method is at least twice as fast as the baseline on X160",
                "speedup", "improved_speedup_over_baseline", "at least", lambda printed, _: 1.0,
-               reversal="the baseline is as fast or faster"),
+               reversal="the baseline is as fast or faster", short="speed-up ≥ 2"),
     Conclusion("improved_week", "X160 trains in about a week with the improved method",
                "improved_time_days", "improved_min_time_1t", "at most", lambda printed, _: REVERSAL_FACTOR * printed,
-               reversal="it takes more than two weeks"),
+               reversal="it takes more than two weeks", short="improved ≈ 1 week"),
     Conclusion("baseline_two_weeks", "X160 takes about two weeks with the baseline",
                "baseline_time_days", "baseline_min_time_1t", "about", lambda printed, _: printed / REVERSAL_FACTOR,
-               reversal="the baseline trains it within a week"),
+               reversal="the baseline trains it within a week", short="baseline ≈ 2 weeks"),
     Conclusion("memory", "Memory is not the limit: the improved method needs a small fraction of the GPU's memory",
                "min_memory_gib", "improved_min_memory", "at most", lambda printed, gpu_gib: gpu_gib,
-               reversal="it no longer fits in the GPU"),
+               reversal="it no longer fits in the GPU", short="memory ≪ GPU"),
     Conclusion("one_month", "About 4.5 T parameters train within a month",
                "one_month_limit_p", "one_month_limit", "about", bound_key="one_month_bound",
-               reversal="memory, not the training time, sets the limit"),
+               reversal="memory, not the training time, sets the limit", short="1 month ≈ 4.5 T"),
     Conclusion("one_year", "About 50 T parameters train within a year",
                "one_year_limit_p", "one_year_limit", "about", bound_key="one_year_bound",
-               reversal="memory, not the training time, sets the limit"),
+               reversal="memory, not the training time, sets the limit", short="1 year ≈ 50 T"),
     # Ethernet is "enough" while its slowdown stays within the overhead the paper accepts anywhere else.
     Conclusion("ethernet", "Ethernet is enough: X160 slows down by only about 4 % over Ethernet",
                "ethernet_slowdown", "ethernet_x160_slowdown", "at most", lambda printed, _: DEFAULT_MAX_OVERHEAD,
-               reversal="the slowdown exceeds the 25 % overhead cap"),
+               reversal="the slowdown exceeds the 25 % overhead cap", short="Ethernet ≈ 4 %"),
 )
 
 
@@ -666,9 +669,9 @@ def tornado_figure(rows: Sequence[SensitivityRow], results: Sequence[tuple[str, 
     from matplotlib.ticker import NullFormatter
 
     titles = {d.name: d.title for d in dimensions()}
-    columns = 2
+    columns = 1  # one panel a line: the book's text column is narrow
     lines = math.ceil(len(results) / columns)
-    figure, axes = plt.subplots(lines, columns, figsize=(13, 3.2 * lines), squeeze=False)
+    figure, axes = plt.subplots(lines, columns, figsize=(8.5, 2.7 * lines), squeeze=False)
     for ax, (key, title, log) in zip(axes.flat, results):
         found = [s for s in swings(rows, key) if s["swing"] > 1 + _UNMOVED]
         found.reverse()
@@ -730,14 +733,14 @@ def _ordered(name: str) -> bool:
 
 
 def verdict_table(records: Sequence[Mapping[str, Any]]):
-    """Conclusions down, assumptions across: the worst verdict over each range (cells of :func:`verdicts`)."""
+    """Assumptions down, conclusions across: the worst verdict over each range (cells of :func:`verdicts`)."""
     import pandas as pd
 
     titles = {d.name: d.title for d in dimensions()}
-    statements = {c.key: c.statement for c in CONCLUSIONS}
+    shorts = {c.key: c.short or c.key for c in CONCLUSIONS}
     table: dict[str, dict[str, str]] = {}
     for r in records:
-        table.setdefault(statements[r["conclusion"]], {})[titles.get(r["assumption"], r["assumption"])] = r["verdict"]
+        table.setdefault(titles.get(r["assumption"], r["assumption"]), {})[shorts[r["conclusion"]]] = r["verdict"]
     return pd.DataFrame.from_dict(table, orient="index")
 
 
