@@ -279,12 +279,12 @@ class Limit:
 
 @dataclass(frozen=True)
 class Headline:
-    """The paper's headline results under one :class:`Setting` (``nan`` where infeasible)."""
+    """The paper's headline results under one :class:`Setting` (``nan``, or ``None`` for a count, where infeasible)."""
 
     baseline_time_days: float
-    baseline_n_gpu: float
+    baseline_n_gpu: int | None
     improved_time_days: float
-    improved_n_gpu: float
+    improved_n_gpu: int | None
     speedup: float
     min_memory_gib: float
     min_memory_share: float
@@ -432,9 +432,9 @@ def headline(setting: Setting, searches: _Searches | None = None, hints: Mapping
     month, year = limits[ONE_MONTH_DAYS], limits[ONE_YEAR_DAYS]
     return Headline(
         baseline_time_days=b_time,
-        baseline_n_gpu=float(base.evaluation.n_gpu) if base.feasible else nan,
+        baseline_n_gpu=int(base.evaluation.n_gpu) if base.feasible else None,
         improved_time_days=i_time,
-        improved_n_gpu=float(impr.evaluation.n_gpu) if impr.feasible else nan,
+        improved_n_gpu=int(impr.evaluation.n_gpu) if impr.feasible else None,
         speedup=(b_time / i_time) if impr.feasible and base.feasible else (math.inf if impr.feasible else nan),
         min_memory_gib=memory / GIB,
         min_memory_share=memory / setting.gpu_memory_bytes(),
@@ -648,7 +648,7 @@ def swings(rows: Sequence[SensitivityRow], result: str) -> list[dict[str, Any]]:
     out = []
     for name, group in groups.items():
         values = [getattr(r.headline, result) for r in group]
-        finite = [(v, r) for v, r in zip(values, group) if v == v and math.isfinite(v)]
+        finite = [(v, r) for v, r in zip(values, group) if v is not None and math.isfinite(v)]
         default = next(getattr(r.headline, result) for r in group if r.is_paper_default)
         if not finite:
             continue
@@ -676,6 +676,7 @@ def tornado_figure(rows: Sequence[SensitivityRow], results: Sequence[tuple[str, 
         found = [s for s in swings(rows, key) if s["swing"] > 1 + _UNMOVED]
         found.reverse()
         default = next(getattr(r.headline, key) for r in rows if r.is_paper_default)
+        default = math.nan if default is None else default
         if not found:
             ax.text(0.5, 0.5, "no assumption moves it" if math.isfinite(default) else "infeasible at the paper's values",
                     transform=ax.transAxes, ha="center", va="center", fontsize=9)
@@ -773,3 +774,9 @@ def conclusion_sentences(records: Sequence[Mapping[str, Any]]) -> list[str]:
             sentence += " No assumption in the ranges here changes that."
         out.append(sentence)
     return out
+
+
+def rank(rows: Sequence[SensitivityRow], result: str, assumption: str) -> int | None:
+    """Where ``assumption`` ranks (1 = moves ``result`` most) among the assumptions, ``None`` if never feasible."""
+    order = [s["assumption"] for s in swings(rows, result)]
+    return order.index(assumption) + 1 if assumption in order else None

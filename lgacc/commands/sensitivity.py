@@ -49,7 +49,7 @@ def _table(records: list[dict]) -> pd.DataFrame:
     for column, fmt in (("baseline d", "{:.3g}"), ("improved d", "{:.3g}"), ("speed-up", "{:.2f}"),
                         ("memory GB", "{:.3g}"), ("1-month p", "{:.3g}"), ("1-year p", "{:.3g}"),
                         ("Ethernet slowdown", "{:.0%}"), ("baseline GPUs", "{:.0f}"), ("improved GPUs", "{:.0f}")):
-        frame[column] = frame[column].map(lambda v: "—" if v != v else fmt.format(v))
+        frame[column] = frame[column].map(lambda v: "—" if v is None or v != v else fmt.format(v))
     return frame
 
 
