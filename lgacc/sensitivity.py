@@ -780,3 +780,33 @@ def rank(rows: Sequence[SensitivityRow], result: str, assumption: str) -> int | 
     """Where ``assumption`` ranks (1 = moves ``result`` most) among the assumptions, ``None`` if never feasible."""
     order = [s["assumption"] for s in swings(rows, result)]
     return order.index(assumption) + 1 if assumption in order else None
+
+
+#: Columns of the compact view: result key -> (header, format).
+COMPACT_COLUMNS: dict[str, tuple[str, str]] = {
+    "baseline_time_days": ("baseline d", "{:.3g}"),
+    "baseline_n_gpu": ("baseline GPUs", "{:.0f}"),
+    "improved_time_days": ("improved d", "{:.3g}"),
+    "improved_n_gpu": ("improved GPUs", "{:.0f}"),
+    "speedup": ("speed-up", "{:.2f}"),
+    "min_memory_gib": ("memory GB", "{:.3g}"),
+    "one_month_limit_p": ("1-month T", "{:.3g}"),
+    "one_year_limit_p": ("1-year T", "{:.3g}"),
+    "ethernet_slowdown": ("Ethernet slowdown", "{:.0%}"),
+}
+
+
+def compact_frame(rows: Sequence[SensitivityRow]):
+    """The rows as text for reading: one line per value, the paper's value starred, limits in T parameters."""
+    import pandas as pd
+
+    out = []
+    for row in rows:
+        line = {"assumption": row.assumption, "value": row.label + (" *" if row.is_paper_default else "")}
+        for key, (header, fmt) in COMPACT_COLUMNS.items():
+            value = getattr(row.headline, key)
+            if key.endswith("_p") and value is not None:
+                value = value / 1e12
+            line[header] = "—" if value is None or value != value else fmt.format(value)
+        out.append(line)
+    return pd.DataFrame(out)

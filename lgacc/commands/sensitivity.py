@@ -8,7 +8,7 @@ import sys
 import pandas as pd
 
 from ..hardware import DEFAULT_HARDWARE, load_hardware
-from ..sensitivity import dimensions, sensitivity_rows, verdict_cell, verdicts
+from ..sensitivity import compact_frame, dimensions, sensitivity_rows, verdict_cell, verdicts
 from ._output import FORMATS, add_format_argument, dumps, render_table
 
 
@@ -34,25 +34,6 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
-_SHOWN = {
-    "assumption": "assumption", "label": "value", "is_paper_default": "paper",
-    "baseline_time_days": "baseline d", "baseline_n_gpu": "baseline GPUs",
-    "improved_time_days": "improved d", "improved_n_gpu": "improved GPUs", "speedup": "speed-up",
-    "min_memory_gib": "memory GB", "one_month_limit_p": "1-month p", "one_year_limit_p": "1-year p",
-    "ethernet_slowdown": "Ethernet slowdown",
-}
-
-
-def _table(records: list[dict]) -> pd.DataFrame:
-    frame = pd.DataFrame(records)[list(_SHOWN)].rename(columns=_SHOWN)
-    frame["paper"] = frame["paper"].map({True: "*", False: ""})
-    for column, fmt in (("baseline d", "{:.3g}"), ("improved d", "{:.3g}"), ("speed-up", "{:.2f}"),
-                        ("memory GB", "{:.3g}"), ("1-month p", "{:.3g}"), ("1-year p", "{:.3g}"),
-                        ("Ethernet slowdown", "{:.0%}"), ("baseline GPUs", "{:.0f}"), ("improved GPUs", "{:.0f}")):
-        frame[column] = frame[column].map(lambda v: "—" if v is None or v != v else fmt.format(v))
-    return frame
-
-
 def run(args: argparse.Namespace) -> int:
     spec = load_hardware(args.hardware)
     rows = sensitivity_rows(spec, args.assumption, progress=sys.stderr.isatty())
@@ -71,5 +52,5 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         print(render_table(pd.DataFrame(records), "csv"))
     else:
-        print(render_table(_table(records), "table"))
+        print(render_table(compact_frame(rows), "table"))
     return 0
