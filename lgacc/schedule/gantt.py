@@ -147,7 +147,7 @@ def comparison_figure(
     """Timelines stacked top to bottom on a shared time axis (the standard schedule first)."""
     heights = [len(_rows(t)) for t in timelines]
     handles = legend_handles(timelines[0], weight_gradients=any(_has_weight_gradients(t) for t in timelines))
-    columns = min(len(handles), 8)
+    columns = min(len(handles), 8, max(3, int(width * 0.7)))  # a narrow figure wraps its legend
     legend_inches = 0.45 + 0.2 * (-(-len(handles) // columns))
     caption = textwrap.fill(caption, width=int(15 * width))
     caption_inches = 0.2 * (caption.count("\n") + 1) if caption else 0
