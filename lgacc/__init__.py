@@ -12,6 +12,7 @@ only modules above it in this list; nothing imports ``commands`` or ``cli``).
 module                         job                                                                 may import
 =============================  ==================================================================  =====================================
 ``errors``                     :class:`UserInputError`, the positive-integer validator              --
+``units``                      calendar units (a Julian year, a twelfth of it as a month)          --
 ``symbols``                    the paper's notation as sympy symbols, the glossary                 sympy (pandas only for the glossary)
 ``formulas/``                  sympy derivations, one per equation label (``eq:...`` literally)    symbols
 ``formulas/overlap``           paper vs physical cost of an overlapped transfer (sympy)             formulas

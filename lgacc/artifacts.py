@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from .errors import UserInputError
-from .hardware import Hardware, load_hardware
+from .hardware import DEFAULT_HARDWARE, Hardware, load_hardware
 
 KINDS = ("table", "figure", "claims")
 
@@ -46,7 +46,7 @@ class Artifact:
         if self.kind not in KINDS:
             raise ValueError(f"artifact {self.label}: kind {self.kind!r} not in {KINDS}")
 
-    def reproduce(self, hardware: str | Hardware = "a100-80gb", **parameters: Any) -> Any:
+    def reproduce(self, hardware: str | Hardware = DEFAULT_HARDWARE, **parameters: Any) -> Any:
         """Build the artifact for ``hardware`` (a shipped name, a path or a :class:`Hardware`)."""
         return self.build(load_hardware(hardware), **parameters)
 
@@ -100,7 +100,7 @@ def get_artifact(label: str) -> Artifact:
     return artifacts[label]
 
 
-def reproduce(label: str, hardware: str | Hardware = "a100-80gb", **parameters: Any) -> Any:
+def reproduce(label: str, hardware: str | Hardware = DEFAULT_HARDWARE, **parameters: Any) -> Any:
     """Reproduce the artifact ``label`` for ``hardware``."""
     return get_artifact(label).reproduce(hardware, **parameters)
 

@@ -42,7 +42,7 @@ from .assumptions import Assumptions
 from .claims import ABOUT_FACTOR, printed_claims
 from .errors import UserInputError
 from .evaluate import DEFAULT_MAX_OVERHEAD
-from .hardware import GIB, Hardware, load_hardware
+from .hardware import DEFAULT_HARDWARE, GIB, Hardware, load_hardware
 from .models import Transformer, x_model
 from .scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, nice_x, scenario_hardware, sweep_xs
 from .search import fastest
@@ -183,7 +183,7 @@ def _times(value: float) -> str:
     return f"×{value:g}"
 
 
-def dimensions(hardware: Hardware | str = "a100-80gb") -> tuple[Dimension, ...]:
+def dimensions(hardware: Hardware | str = DEFAULT_HARDWARE) -> tuple[Dimension, ...]:
     """The assumptions moved, each with its range; the spec's own node size and Ethernet share are included."""
     spec = load_hardware(hardware)
     nodes = tuple(sorted({4, 8, 16, 32, 72, spec.gpus_per_node}))
@@ -458,7 +458,7 @@ def gpu_resident_bytes(evaluation) -> float:
 
 
 def sensitivity_rows(
-    hardware: Hardware | str = "a100-80gb",
+    hardware: Hardware | str = DEFAULT_HARDWARE,
     names: Iterable[str] | None = None,
     *,
     progress: bool = False,
@@ -579,7 +579,7 @@ def classify(conclusion: Conclusion, row: Mapping[str, Any], gpu_memory_gib: flo
     return "holds" if max(value / printed, printed / value) <= ABOUT_FACTOR else "weakens"
 
 
-def verdicts(rows: Sequence[SensitivityRow], hardware: Hardware | str = "a100-80gb") -> list[dict[str, Any]]:
+def verdicts(rows: Sequence[SensitivityRow], hardware: Hardware | str = DEFAULT_HARDWARE) -> list[dict[str, Any]]:
     """Per conclusion and assumption: the verdict at each value, the worst one, and where it flips.
 
     ``flips`` lists, walking away from the paper's value in each direction (in the
