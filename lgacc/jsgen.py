@@ -99,6 +99,15 @@ def _functions_js(form: str) -> tuple[str, dict[str, list[tuple[str, float]]]]:
     return "{\n" + "\n".join(lines) + "\n  }", physical
 
 
+def _schedule_functions_js(form: str) -> str:
+    """The schedule terms the evaluator reads (:func:`lgacc.evaluation_map._build_schedules`), arguments
+    :data:`ARGUMENTS` then ``v`` (the chunks per device, ``n_v``)."""
+    names = tuple(evaluation_map.SCHEDULE_ARGUMENTS)
+    lines = [f"    {json.dumps(name)}: {javascript_function(tuple(args), names, expr)},"
+             for name, (args, expr) in evaluation_map._build_schedules(form)[0].items()]
+    return "{\n" + "\n".join(lines) + "\n  }"
+
+
 def _model_functions_js() -> str:
     from .symbols import K_c
 
@@ -183,6 +192,12 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, A
         "models": {name: _model_record(models_module.load_model(str(path)), path.stem)
                    for name, path in models_module.shipped_model_files().items()},
         "model_keys": [*models_module.REQUIRED_KEYS, *models_module.OPTIONAL_KEYS],
+        "schedules": {
+            "names": evaluation_map.SCHEDULES,
+            "aliases": dict(evaluation_map.SCHEDULE_ALIASES),
+            "chunked": evaluation_map.CHUNKED_SCHEDULES,
+            "default": {json.dumps(layered): name for layered, name in evaluation_map.METHOD_SCHEDULES.items()},
+        },
         "search": _search_data(),
         "assumptions": {
             "defaults": {name: getattr(DEFAULT_ASSUMPTIONS, name) for name in FIELDS},
@@ -372,7 +387,7 @@ RUNTIME = r"""
   function parseInput(input) {
     if (input === null || typeof input !== "object") fail("input must be an object with keys model, hardware, method, n_b, ...");
     const known = new Set(["model", "hardware", "method", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "partitioned",
-                           "max_overhead", "steps", "form", "assumptions"]);
+                           "schedule", "n_v", "max_overhead", "steps", "form", "assumptions"]);
     for (const key of Object.keys(input)) if (!known.has(key)) fail(`unknown input key ${JSON.stringify(key)}; expected one of ${[...known].join(", ")}`);
     const model = parseModel(input.model);
     const A = parseAssumptions(input.assumptions);
@@ -394,15 +409,55 @@ RUNTIME = r"""
     if (!DATA.forms.includes(form)) fail(`form=${JSON.stringify(form)} must be one of ${DATA.forms.join(", ")}`);
     if (c.n_l > model.d_l) fail(`${owner}: n_l=${c.n_l} exceeds the ${model.name} layer count d_l=${model.d_l} (a pipeline stage needs at least one layer)`);
     if (A.heads_cap && c.n_a > model.d_a) fail(`${owner}: n_a=${c.n_a} exceeds the ${model.name} head count d_a=${model.d_a} (tensor parallelism splits the attention heads)`);
+    Object.assign(c, parseSchedule(input.schedule, input.n_v));
+    if (c.n_l > 1 && c.n_l * c.n_v > model.d_l)
+      fail(`${owner}: n_l n_v = ${c.n_l} x ${c.n_v} = ${c.n_l * c.n_v} exceeds the ${model.name} layer count d_l=${model.d_l} (a chunk of the ${c.schedule} schedule needs at least one layer)`);
     for (const [name, v] of [["the batch b = n_b n_mu b_mu", c.n_b * c.n_mu * c.b_mu], ["the GPU count n_gpu = n_b n_l n_a", c.n_b * c.n_l * c.n_a]])
       if (v >= 2 ** 53) fail(`${name} = ${fmtG(v, 3)} is beyond the supported range (below 2**53)`);
     return { model, hardware, A, method, c, maxOverhead, steps, form };
   }
 
+  // lgacc.evaluate.check_schedule: a schedule's name or alias (null: the method's own pipeline) and its chunks n_v.
+  function parseSchedule(value, n_v) {
+    const S = DATA.schedules;
+    let schedule = null;
+    if (value !== undefined && value !== null && value !== "") {
+      let text = String(value).trim().toLowerCase();
+      text = S.aliases[text] || text;
+      if (!S.names.includes(text)) {
+        const names = [...S.names, ...Object.entries(S.aliases).map(([a, n]) => `${a} (= ${n})`)].join(", ");
+        fail(`unknown schedule ${JSON.stringify(String(value))}; expected one of ${names}`);
+      }
+      schedule = text;
+    }
+    let v = n_v === undefined || n_v === null || n_v === "" ? 1 : n_v;
+    if (typeof v === "string" && /^\s*\d+\s*$/.test(v)) v = Number(v);
+    if (typeof v === "boolean") fail(`n_v=${v ? "True" : "False"} must be a positive integer, not a boolean`);
+    if (typeof v !== "number" || !Number.isInteger(v)) fail(`n_v must be positive integers, got ${JSON.stringify(n_v)}`);
+    if (v < 1) fail(`n_v must be positive integers (>= 1), got ${v}`);
+    if (v > Number.MAX_SAFE_INTEGER) fail(`n_v=${v} exceeds the largest supported count 2**53 - 1`);
+    if (!S.chunked.includes(schedule) && v !== 1) {
+      const which = schedule === null ? "no schedule is given" : `schedule ${schedule} has one chunk per device`;
+      fail(`n_v=${v}: ${which}; n_v (chunks per device) applies to ${S.chunked.join(" and ")} only`);
+    }
+    return { schedule, n_v: v };
+  }
+
+  // ok_schedule of lgacc.evaluate.evaluate_many: the schedule's chunks hold whole layers; interleaved with
+  // chunks runs the micro-batches in rounds of n_l.
+  function scheduleAllows(model, A, sched, n_v, n_l, n_mu) {
+    if (sched === null || n_l === 1) return true;
+    const chunks = n_l * n_v;
+    return chunks <= model.d_l && (!A.divisible_layers || model.d_l % chunks === 0)
+      && (sched !== "interleaved" || n_v === 1 || n_mu % n_l === 0);
+  }
+
   // One configuration, as lgacc.evaluate.evaluate_many computes it.
   function compose(model, hw, method, c, A, maxOverhead, steps, form) {
     const f = FUNCTIONS[form];
-    const layered = method.layered;
+    const sched = c.schedule === undefined ? null : c.schedule;
+    const n_v = c.n_v === undefined ? 1 : c.n_v;
+    const pipelined = c.n_l > 1;
     const part = c.partitioned === null ? method.default_partitioned : c.partitioned;
     const off = c.offload;
     const { n_b, n_l, n_a, n_mu, b_mu } = c;
@@ -411,6 +466,10 @@ RUNTIME = r"""
     const overlap = n_mu > n_l;
     const args = [model.d_s, model.d_m, model.d_l, model.d_a, model.n_I, model.p, model.p_l, b, n_b, n_l, n_a, n_mu];
     const call = (name) => f[name](...args);
+    // the schedule's terms (lgacc.evaluation_map.SCHEDULE_TERMS), read only where n_l > 1
+    const term = (name) => SCHEDULE_FUNCTIONS[form][`${name}:${sched}`](...args, n_v);
+    // a schedule whose reduction window spans every micro-batch accumulates layer by layer
+    const layered = sched !== null && pipelined ? term("layered_window") > 0 : method.layered;
     const physical = A.convention === "physical";
     const loss = 1.0 / A.overlap_efficiency;
     const overlapped = (kind, ratio) => {
@@ -423,13 +482,13 @@ RUNTIME = r"""
     const nu_nvlink = threshold(hw, "nvlink");
 
     const state = part ? call("state_part") : call("state");
-    const checkpoint = call("checkpoint_memory");
+    const checkpoint = call("checkpoint_memory") * (sched !== null && pipelined ? term("checkpoint_share") : 1.0);
     const buffers = call("buffers");
     const activations = call("activations");
     const offloadable = state + checkpoint;
     const non_offloadable = buffers + activations;
 
-    const bubble = n_l > 1 ? call(pick(DATA.maps.bubble, { layered }).derivation) : 0.0;
+    const bubble = !pipelined ? 0.0 : sched === null ? call(pick(DATA.maps.bubble, { layered }).derivation) : term("bubble");
 
     const tensor_on_ib = A.tensor_placement === "node" ? n_a > hw.gpus_per_node : true;
     const tensor_link = tensor_on_ib ? nu_ib : nu_nvlink;
@@ -438,8 +497,9 @@ RUNTIME = r"""
 
     const pipe_on_nvlink = A.pipeline_placement === "intra-node" ? n_l * n_a <= hw.gpus_per_node : false;
     const pipe_link = pipe_on_nvlink ? nu_nvlink : nu_ib;
-    const pipeCase = pick(DATA.maps.pipeline, { layered });
-    const nu_pipe = n_l > 1 ? call(pipeCase.derivation) : Infinity;
+    // physical passes: the standard pipeline's for one chunk per device, else the modular one's
+    const pipeCase = pick(DATA.maps.pipeline, { layered: sched === null ? layered : sched === "modular" || n_v > 1 });
+    const nu_pipe = !pipelined ? Infinity : sched === null ? call(pipeCase.derivation) : term("pipeline_intensity");
     const ratio_pipe = pipe_link / nu_pipe;
     let pipe_overlapped = false;
     if (A.pipeline_overlap === "extra-micro-batches") pipe_overlapped = overlap && n_mu >= n_l * (1 + ratio_pipe * loss);
@@ -448,10 +508,18 @@ RUNTIME = r"""
       ? (pipe_overlapped ? overlapped(pipeCase.physical, ratio_pipe * loss) : RULES.not_overlapped(ratio_pipe)) : 0.0;
 
     const dataCase = pick(DATA.maps.data, { layered, partitioned: part, pipelined: n_l > 1 });
-    const nu_data = n_b > 1 ? call(dataCase.derivation) : Infinity;
+    // a layered schedule hides the reduction behind its window, relative to the modular pipeline's
+    const window = sched !== null && pipelined && layered ? term("data_window") : 1.0;
+    const nu_data = n_b > 1 ? call(dataCase.derivation) * window : Infinity;
     const ratio_data = nu_ib / nu_data;
-    const data = n_b > 1
-      ? (dataCase.overlapped ? overlapped(dataCase.physical, ratio_data * loss) : RULES.not_overlapped(ratio_data)) : 0.0;
+    let data = dataCase.overlapped ? overlapped(dataCase.physical, ratio_data * loss) : RULES.not_overlapped(ratio_data);
+    if (sched !== null && pipelined && !layered && !part) {
+      // a replicated state under a schedule that does not hide the reduction behind every micro-batch: the
+      // paper's not-overlapped rule, or its own window (none when d_l = n_l) if that costs less
+      const own = term("data_overlap");
+      if (own > 0) data = Math.min(data, overlapped("data_base", ratio_data * loss / own));
+    }
+    if (!(n_b > 1)) data = 0.0;
 
     const nu_cpu = threshold(hw, "cpu_gpu") * loss;
     const nu_state = off ? call(pick(DATA.maps.state_offload, { layered, partitioned: part }).derivation) : Infinity;
@@ -485,6 +553,7 @@ RUNTIME = r"""
       ok_heads_divide: !A.divisible_heads || model.d_a % n_a === 0 || (n_a > model.d_a && n_a % model.d_a === 0),
       ok_memory: off ? non_offloadable <= limit : offloadable + non_offloadable <= limit,
       ok_overheads: DATA.capped.every((name) => overheads[name] <= maxOverhead),
+      ok_schedule: scheduleAllows(model, A, sched, n_v, n_l, n_mu),
     };
     return {
       b, n_gpu, efficiency, time_days, step_time_s, state, checkpoint, buffers, activations, offloadable, non_offloadable,
@@ -498,6 +567,10 @@ RUNTIME = r"""
   function reasons(model, hw, c, r, maxOverhead) {
     const out = [];
     const GIB = DATA.constants.GIB;
+    if (!r.ok.ok_schedule) {
+      if (model.d_l % (c.n_l * c.n_v)) out.push(`n_l n_v = ${c.n_l} x ${c.n_v} does not divide d_l=${model.d_l}: each of the ${c.schedule} schedule's chunks holds whole layers (assumption divisible_layers)`);
+      else out.push(`n_mu=${c.n_mu} is not a multiple of n_l=${c.n_l}: the interleaved schedule with n_v=${c.n_v} runs the micro-batches in rounds of n_l`);
+    }
     if (!r.ok.ok_batch) out.push(`batch b=${r.b} exceeds the critical batch b_c=${fmtF(r.critical_batch, 1)} (eq:critical_batch)`);
     if (!r.ok.ok_micro_batches) out.push(`n_mu=${c.n_mu} < n_l=${c.n_l}: the pipeline needs at least one micro-batch per stage`);
     if (!r.ok.ok_layers_divide) out.push(`n_l=${c.n_l} does not divide d_l=${model.d_l}: a pipeline stage holds whole layers (assumption divisible_layers)`);
@@ -515,6 +588,7 @@ RUNTIME = r"""
   }
 
   const finite = (x) => (isFinite(x) ? x : null);
+  const method_layered = (c) => DATA.methods[c.method].layered;
 
   function summary(model, hw, c, r, maxOverhead) {
     const GIB = DATA.constants.GIB;
@@ -529,6 +603,8 @@ RUNTIME = r"""
         offloadable: r.offloadable / GIB, non_offloadable: r.non_offloadable / GIB,
       },
       overheads, feasible: r.feasible && why.length === 0, reasons: why,
+      schedule: c.schedule === null || c.schedule === undefined ? DATA.schedules.default[String(method_layered(c))] : c.schedule,
+      n_v: c.n_v === undefined ? 1 : c.n_v,
     };
   }
 
@@ -552,6 +628,7 @@ def generate() -> str:
     for form in evaluation_map.FORMS:
         parts[form], physical[form] = _functions_js(form)
     functions = "{\n" + "\n".join(f"  {json.dumps(form)}: {text}," for form, text in parts.items()) + "\n}"
+    schedules = "{\n" + "\n".join(f"  {json.dumps(form)}: {_schedule_functions_js(form)}," for form in parts) + "\n}"
     payload = json.dumps(data(physical), indent=1, sort_keys=False)
     return "\n".join([
         "/* lgacc calculator: generated by `python -m lgacc.jsgen` from the sympy derivations of lgacc.formulas.",
@@ -560,6 +637,8 @@ def generate() -> str:
         '  "use strict";',
         "  // Printed by sympy's JavascriptCodePrinter: the evaluator's expressions, per form.",
         f"  const FUNCTIONS = {functions};",
+        "  // The pipeline schedules' terms (lgacc.formulas.schedules.evaluator_terms), per form: arguments, then v.",
+        f"  const SCHEDULE_FUNCTIONS = {schedules};",
         "  // The model's parameter counts, critical batch and X family (lgacc.formulas.model).",
         f"  const MODEL = {_model_functions_js()};",
         "  // The two overlap rules (lgacc.formulas.overlap): eq:overlap_condition and eq:overhead_condition.",
@@ -603,6 +682,12 @@ SEARCH_RUNTIME = r"""
     const { model, hardware, A, method, maxOverhead, steps } = q;
     const form = "paper";  // lgacc optimize evaluates the paper's printed forms
     const partitioned = q.c.partitioned;
+    const { schedule, n_v } = q.c;
+    // lgacc.search.request.SearchRequest.create: the chunks must fit the model
+    if (n_v > model.d_l) fail(`n_v=${n_v} exceeds the ${model.name} layer count d_l=${model.d_l} (a chunk needs at least one layer)`);
+    if (A.divisible_layers && model.d_l % n_v) fail(`n_v=${n_v} does not divide the ${model.name} layer count d_l=${model.d_l}: no pipeline holds whole chunks (assumption divisible_layers)`);
+    // interleaved with chunks runs the micro-batches in rounds of n_l (lgacc.search.core._rounds)
+    const rounds = schedule === "interleaved" && n_v > 1;
     const part = partitioned === null ? method.default_partitioned : partitioned;
     const noPipeline = part && !method.layered;
     const baselineLike = !method.layered && !part;
@@ -622,16 +707,20 @@ SEARCH_RUNTIME = r"""
     const n_ls = (usePipe && !noPipeline ? range(1, model.d_l) : [1]).filter((n) => layersAllowed(n) && withinBudget(n));
     const n_as = (useTensor ? range(1, (A.heads_cap ? 1 : 2) * model.d_a) : [1]).filter((n) => headsAllowed(n) && withinBudget(n));
     const offloads = allowOffload ? [false, true] : [false];
-    const run = (c) => compose(model, hardware, method, Object.assign({ partitioned }, c), A, maxOverhead, steps, form);
+    const run = (c) => compose(model, hardware, method, Object.assign({ method: q.c.method, partitioned, schedule, n_v }, c), A,
+                               maxOverhead, steps, form);
     const free = (r, n_l) => OVERLAPPED.every((k) => r.overheads[k] <= TOLERANCE)
       && (r.overheads.data <= TOLERANCE || (baselineLike && n_l > 1));
     // lgacc.search.rules.request_masks, in the order of RULES: those that need no evaluation, then the others
+    // (with a schedule, lgacc.search.core._masks: its own rules join structure, micro-batches and critical batch)
     const plainMasks = (c) => {
       const b = c.n_b * c.n_mu * c.b_mu;
+      const scheduleOk = scheduleAllows(model, A, schedule, n_v, c.n_l, c.n_mu);
+      const step = c.n_l > 1 ? c.n_l : 1;
       return {
-        "structure": (c.n_b === 1 || useData) && c.n_l <= model.d_l && layersAllowed(c.n_l) && headsAllowed(c.n_a),
-        "critical batch": b <= bc && b + c.n_b * c.b_mu > bc,
-        "micro-batches": c.n_mu >= c.n_l,
+        "structure": (c.n_b === 1 || useData) && c.n_l <= model.d_l && layersAllowed(c.n_l) && headsAllowed(c.n_a) && scheduleOk,
+        "critical batch": rounds ? b <= B && c.n_b * (c.n_mu + step) * c.b_mu > B : b <= bc && b + c.n_b * c.b_mu > bc,
+        "micro-batches": c.n_mu >= c.n_l && (!rounds || scheduleOk),
         "GPU budget": withinBudget(c.n_b * c.n_l * c.n_a),
       };
     };
@@ -691,7 +780,10 @@ SEARCH_RUNTIME = r"""
         evaluated++;
         if (free(r, n_l)) { cap = p; break; }  // probes ascend: the first free one is the smallest
       }
-      for (const [n_b, n_mu, b_mu] of lattice(n_l, n_a, cap)) candidates.push({ n_b, n_l, n_a, n_mu, b_mu, offload });
+      for (const [n_b, n_mu, b_mu] of lattice(n_l, n_a, cap)) {
+        // rounds of n_l: n_mu rounded down to a multiple of n_l (lgacc.search.core._schedule_candidates)
+        candidates.push({ n_b, n_l, n_a, n_mu: rounds && n_l > 1 ? n_l * Math.floor(n_mu / n_l) : n_mu, b_mu, offload });
+      }
     }
     if (candidates.length === 0) {
       return { feasible: false, evaluated, reasons: ["critical batch: no configuration of this parallelism fits below the critical batch"] };

@@ -33,7 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 FIXTURE_SPECS = sorted((ROOT / "tests" / "fixtures" / "hardware").glob("*.yaml"))
-KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons")
+KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons", "schedule",
+        "n_v")
+SCHEDULES = ("gpipe", "1f1b", "interleaved", "breadth-first", "zero-bubble", "modular", "standard", "Interleaved")
 REL = 1e-9
 
 
@@ -130,6 +132,12 @@ def _random_case(rng: random.Random) -> tuple[dict, Transformer, object]:
             "gb": rng.choice(["GiB", "GB"]),
             "divisible_layers": rng.random() < 0.7,
         }
+    if rng.random() < 0.35:  # a named pipeline schedule (lgacc evaluate --schedule, --n-v)
+        q["schedule"] = rng.choice(SCHEDULES)
+        if q["schedule"].lower() in ("interleaved", "breadth-first"):
+            q["n_v"] = rng.choice([1, 2, 2, 3, 4])
+            if rng.random() < 0.5:  # interleaved runs the micro-batches in rounds of n_l
+                q["n_mu"] = q["n_l"] * rng.randint(1, 6)
     return q, model, hw
 
 
@@ -137,7 +145,8 @@ def python_summary(q: dict, model, hw) -> dict:
     config = TrainingConfig(q["method"], n_b=q["n_b"], n_l=q["n_l"], n_a=q["n_a"], n_mu=q["n_mu"], b_mu=q["b_mu"],
                             offload=q["offload"], partitioned=q.get("partitioned"))
     assumptions = Assumptions(**q.get("assumptions", {}))
-    summary = evaluate(model, hw, config, form=q.get("form", "paper"), assumptions=assumptions).summary()
+    summary = evaluate(model, hw, config, form=q.get("form", "paper"), assumptions=assumptions, schedule=q.get("schedule"),
+                       n_v=q.get("n_v", 1)).summary()
     return {key: summary[key] for key in KEYS}
 
 
@@ -187,6 +196,10 @@ BAD_INPUTS = [
     ({"model": "X160", "method": "improved", "n_b": 1, "hardware": "tpu"}, "no such hardware"),
     ({"model": {"d_l": 2, "d_a": 2, "d_h": 4, "d_m": 9, "d_s": 8}, "method": "improved", "n_b": 1}, "must equal d_a * d_h"),
     ({"model": "X16", "method": "improved", "n_b": 1, "hardware": {"name": "mine", "gpus_per_node": 8}}, "missing"),
+    ({"model": "X16", "method": "improved", "n_b": 1, "schedule": "dualpipe"}, "unknown schedule"),
+    ({"model": "X16", "method": "improved", "n_b": 1, "n_v": 2}, "n_v=2: no schedule is given"),
+    ({"model": "X16", "method": "improved", "n_b": 1, "schedule": "1f1b", "n_v": 2}, "schedule 1f1b has one chunk"),
+    ({"model": "X16", "method": "improved", "n_b": 1, "n_l": 4, "schedule": "interleaved", "n_v": 8}, "exceeds the X16 layer"),
 ]
 
 
@@ -213,7 +226,8 @@ def _spec(h):
 
 def assert_same_search(request: dict, js: dict) -> bool:
     """The page's search answers ``request`` as :func:`lgacc.search.fastest` does; returns whether it offloads."""
-    options = {k: request[k] for k in ("max_gpus", "allow_offload", "partitioned", "max_overhead") if k in request}
+    options = {k: request[k] for k in ("max_gpus", "allow_offload", "partitioned", "max_overhead", "schedule", "n_v")
+               if k in request}
     hardware = request["hardware"]
     expected = fastest(request["model"], hardware if isinstance(hardware, str) else request["_path"], request["method"],
                        request["parallelism"], explain=False, assumptions=Assumptions(**request.get("assumptions", {})),
@@ -241,6 +255,11 @@ SEARCHES = [
     ("GPT-3", "a100-80gb", "improved", "3d"),
     ("X64", SMALL_MEMORY, "improved", "Data"),  # 4 GiB: the search offloads
     ("X32", SMALL_MEMORY, "baseline", "Data"),
+    # schedules that pipeline: interleaved in rounds of n_l, layered breadth-first, 1F1B at the highest n_l
+    ("X160", "a100-80gb", "baseline", "3d", {"schedule": "interleaved", "n_v": 2}),
+    ("X64", "a100-80gb", "baseline", "3d", {"schedule": "interleaved", "n_v": 2}),
+    ("X160", "a100-80gb", "improved", "3d", {"schedule": "breadth-first", "n_v": 2}),
+    ("GPT-3", "a100-80gb", "baseline", "Data + pipe", {"schedule": "1f1b"}),
 ]
 
 
@@ -252,7 +271,7 @@ def _search_request(model, hardware, method, parallelism, **options) -> dict:
 
 
 def test_the_page_search_picks_what_lgacc_optimize_picks(module_path):
-    requests = [_search_request(*case) for case in SEARCHES]
+    requests = [_search_request(*case[:4], **(case[4] if len(case) > 4 else {})) for case in SEARCHES]
     results = run_node(module_path, SEARCH_SCRIPT, [{k: v for k, v in q.items() if k != "_path"} for q in requests])
     offloaded = [assert_same_search(q, js) for q, js in zip(requests, results)]
     assert any(offloaded), "no search exercised the offload rule"
@@ -280,6 +299,10 @@ def _random_search(rng: random.Random) -> dict:
             "divisible_heads": rng.random() < 0.8,
             "heads_cap": rng.random() < 0.8,
         }
+    if rng.random() < 0.35:  # lgacc optimize --schedule, --n-v
+        options["schedule"] = rng.choice(SCHEDULES)
+        if options["schedule"].lower() in ("interleaved", "breadth-first"):
+            options["n_v"] = rng.choice([1, 2, 4])
     parallelism = rng.choice(["3d", "Data + pipe", "Data + tensor", "Pipe + tensor", "Data", "None"])
     return _search_request(model, hardware, rng.choice(["baseline", "partitioned", "improved"]), parallelism, **options)
 
@@ -288,7 +311,7 @@ def test_the_page_search_agrees_with_lgacc_optimize_on_random_requests(module_pa
     """GPU budgets, no offload, either partition, other overhead caps and assumptions; the infeasible ones
     must name the same binding rule, word for word."""
     rng = random.Random(1717)
-    requests = [_random_search(rng) for _ in range(40)]
+    requests = [_random_search(rng) for _ in range(60)]
     results = run_node(module_path, SEARCH_SCRIPT, [{k: v for k, v in q.items() if k != "_path"} for q in requests])
     feasible = sum(bool(js.get("feasible")) for js in results)
     for q, js in zip(requests, results):

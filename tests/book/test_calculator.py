@@ -110,6 +110,10 @@ def _cli_arguments(q: dict, tmp_path) -> list[str]:
         args.append("--partitioned" if q["partitioned"] else "--no-partitioned")
     if "form" in q:
         args += ["--form", q["form"]]
+    if "schedule" in q:
+        args += ["--schedule", q["schedule"]]
+    if "n_v" in q:
+        args += ["--n-v", str(q["n_v"])]
     for key, value in q.get("assumptions", {}).items():
         args += ["--assume", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
     return args
@@ -121,10 +125,12 @@ def test_random_configurations_through_the_command_line(page, tmp_path):
     page, _, _ = page
     rng = random.Random(1721)
     cases, combos = [], {(m, o) for m in ("baseline", "partitioned", "improved") for o in (False, True)}
-    while combos or len(cases) < 10:
+    scheduled = False
+    while combos or not scheduled or len(cases) < 10:
         q, _, _ = jsgen_tests._random_case(rng)
-        if (q["method"], q["offload"]) in combos or (not combos and rng.random() < 0.5):
+        if (q["method"], q["offload"]) in combos or (not scheduled and "schedule" in q) or (not combos and rng.random() < 0.5):
             combos.discard((q["method"], q["offload"]))
+            scheduled |= "schedule" in q
             cases.append(q)
     command = [sys.executable, "-m", "lgacc", "evaluate"]
     compared = 0
@@ -198,3 +204,27 @@ def test_the_button_honours_the_gpu_budget_and_names_a_bad_one(page):
     page.fill("#lgacc-max-gpus", "")
     page.fill("#lgacc-n_b", "483")
     assert page.inner_text("#lgacc-error").strip() == ""
+
+
+def test_the_form_takes_a_pipeline_schedule(page):
+    page, _, _ = page
+    page.fill("#lgacc-n_b", "30")
+    page.fill("#lgacc-n_a", "16")
+    page.fill("#lgacc-n_l", "8")
+    page.fill("#lgacc-n_mu", "16")
+    page.select_option("#lgacc-schedule", "interleaved")
+    page.fill("#lgacc-n_v", "2")
+    headline = page.inner_text("#lgacc-headline")
+    js = page.evaluate("q => window.lgacc.evaluate(q)", {"model": "X160", "hardware": "a100-80gb", "method": "improved",
+                                                           "n_b": 30, "n_l": 8, "n_a": 16, "n_mu": 16, "b_mu": 1,
+                                                           "schedule": "interleaved", "n_v": 2})
+    assert "interleaved pipeline with 2 chunks per device" in headline and f"on {js['n_gpu']} GPUs" in headline, headline
+    page.select_option("#lgacc-schedule", "1f1b")
+    message = page.inner_text("#lgacc-error")
+    assert "n_v=2: schedule 1f1b has one chunk per device" in message and "\n" not in message.strip(), message
+    page.fill("#lgacc-n_v", "1")
+    assert page.inner_text("#lgacc-error").strip() == ""
+    page.select_option("#lgacc-schedule", "")
+    for field, value in (("#lgacc-n_b", "483"), ("#lgacc-n_l", "5"), ("#lgacc-n_mu", "5")):
+        page.fill(field, value)
+    assert "modular pipeline" in page.inner_text("#lgacc-headline")
