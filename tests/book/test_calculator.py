@@ -228,3 +228,16 @@ def test_the_form_takes_a_pipeline_schedule(page):
     for field, value in (("#lgacc-n_b", "483"), ("#lgacc-n_l", "5"), ("#lgacc-n_mu", "5")):
         page.fill(field, value)
     assert "modular pipeline" in page.inner_text("#lgacc-headline")
+
+
+def test_editing_a_model_or_a_spec_field_says_what_is_evaluated(page):
+    page, _, _ = page
+    page.fill("#lgacc-d_l", "12")  # typing a dimension selects "dimensions"
+    assert page.is_checked("input[name=model-kind][value=dims]")
+    assert "for custom on a100-80gb" in page.inner_text("#lgacc-headline")
+    page.fill("#lgacc-x", "160")
+    assert page.is_checked("input[name=model-kind][value=x]")
+    page.fill("#lgacc-hw-infiniband_bandwidth_gib_per_s", "25")
+    assert "on a100-80gb (edited)" in page.inner_text("#lgacc-headline")
+    page.fill("#lgacc-hw-infiniband_bandwidth_gib_per_s", "50")
+    assert "for X160 on a100-80gb, modular" in page.inner_text("#lgacc-headline")
