@@ -7,7 +7,12 @@ network) that defines ``window.lgacc`` (``globalThis.lgacc`` and
 * ``lgacc.evaluate(input)``: the object ``lgacc evaluate --format json`` prints;
 * ``lgacc.details(input)``: the same with the memory limit, the critical batch
   and the intensities, for the page's memory bar;
-* ``lgacc.fastest(input)``: the configuration ``lgacc optimize`` selects.
+* ``lgacc.fastest(input)``: the configuration ``lgacc optimize`` selects (its rules, its GPU
+  budget ``max_gpus``, its schedules, and its reason word for word when nothing passes).
+
+A symbol outside the arguments (such as the activation memory's ``m_0`` in the
+derivation's printed form) stops the build with its name rather than printing a
+function that returns NaN.
 
 What is printed, and from where (nothing of the resource model is typed here):
 
@@ -17,6 +22,10 @@ What is printed, and from where (nothing of the resource model is typed here):
   with sympy's :class:`~sympy.printing.jscode.JavascriptCodePrinter`, one
   function per expression, with the evaluator's argument order :data:`ARGUMENTS`,
   for both forms (``paper``, ``exact``);
+* the pipeline schedules' terms (bubble, checkpoint share, pipeline intensity, data
+  windows: :func:`lgacc.formulas.schedules.evaluator_terms`, as
+  :func:`lgacc.evaluation_map._build_schedules` prepares them), with the chunks per
+  device ``v`` as a last argument;
 * the two overlap rules, printed from :mod:`lgacc.formulas.overlap` applied to a
   symbol;
 * the model's parameter counts, the critical batch and the X family, printed
@@ -24,8 +33,9 @@ What is printed, and from where (nothing of the resource model is typed here):
 * as data (JSON): the shipped hardware specs (read by :func:`lgacc.hardware.load_hardware`,
   SI units), the named models, the spec units, the methods, the assumptions'
   defaults and choices, the evaluator's constants, the search's parallelisms and
-  bottleneck constants (:mod:`lgacc.search.rules`), and the evaluator's declarative
-  map from (method, partition, pipeline) to derivation keys (:mod:`lgacc.evaluation_map`).
+  bottleneck constants and rules (:mod:`lgacc.search.rules`), the schedules' names, aliases
+  and defaults, and the evaluator's declarative map from (method, partition, pipeline)
+  to derivation keys (:mod:`lgacc.evaluation_map`).
 
 The composition (:data:`RUNTIME`) is hand-written glue: it dispatches on that
 data and combines the printed functions as :func:`lgacc.evaluate.evaluate_many`

@@ -328,3 +328,16 @@ process.stdout.write(JSON.stringify(input.map((x) => [lgacc.fmtG(x, 3), lgacc.fm
 """
     got = run_node(module_path, script, values)
     assert got == [[format(x, ".3g"), format(x, "g"), format(x, ".1f"), format(x, ".2f")] for x in values]
+
+
+def test_a_symbol_outside_the_arguments_stops_the_build():
+    """The activation memory's printed form keeps ``m_0`` (bytes per token, not printed by the paper): printing
+    it as a function of the evaluator's arguments would give NaN, so the generator names the symbol instead."""
+    from lgacc import symbols
+    from lgacc.formulas import derivation
+
+    args = tuple(getattr(symbols, name) for name in jsgen.ARGUMENTS)
+    with pytest.raises(ValueError, match="m_0"):
+        jsgen.javascript_function(args, jsgen.ARGUMENTS, derivation("activation_memory").paper)
+    text = jsgen.javascript_function(args, jsgen.ARGUMENTS, derivation("activation_memory").exact)
+    assert text.startswith("function (d_s, d_m, d_l, d_a, n_I, p, p_l, b, n_b, n_l, n_a, n_mu) { return ")
