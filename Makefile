@@ -42,7 +42,7 @@ notebooks: $(STAMP)
 	$(BIN)/python -m lgacc.run --hardware $(HARDWARE)
 
 calculator: $(STAMP)
-	$(BIN)/python -m lgacc.jsgen $(CALCULATOR)
+	$(BIN)/python -m lgacc.jsgen $(CALCULATOR) --hardware $(HARDWARE)
 
 book: notebooks $(MATHJAX) calculator
 	rm -rf $(BOOK)/_build

@@ -341,3 +341,23 @@ def test_a_symbol_outside_the_arguments_stops_the_build():
         jsgen.javascript_function(args, jsgen.ARGUMENTS, derivation("activation_memory").paper)
     text = jsgen.javascript_function(args, jsgen.ARGUMENTS, derivation("activation_memory").exact)
     assert text.startswith("function (d_s, d_m, d_l, d_a, n_I, p, p_l, b, n_b, n_l, n_a, n_mu) { return ")
+
+
+def test_the_page_preselects_the_spec_the_book_was_built_for(tmp_path):
+    """``make book HARDWARE=...`` preselects that spec on the page (a spec file joins the shipped ones), while
+    ``window.lgacc.evaluate`` without a spec keeps ``lgacc evaluate``'s default."""
+    path = jsgen.write(tmp_path / "file.js", str(SMALL_MEMORY))
+    q = {"model": "X32", "method": "improved", "n_b": 3, "n_l": 2, "n_mu": 4, "offload": True}
+    script = """
+const page = lgacc.DATA.page_hardware;
+process.stdout.write(JSON.stringify([page, lgacc.evaluate(Object.assign({ hardware: page }, input)), lgacc.evaluate(input)]));
+"""
+    page, on_file, default = run_node(path, script, q)
+    assert page == "small-memory-gpu"
+    config = TrainingConfig("improved", n_b=3, n_l=2, n_mu=4, offload=True)
+    for hardware, js in ((str(SMALL_MEMORY), on_file), ("a100-80gb", default)):
+        summary = evaluate(named_model("X32"), hardware, config).summary()
+        assert_same({key: summary[key] for key in KEYS}, js, hardware)
+    shipped = jsgen.write(tmp_path / "shipped.js", "h100-sxm")
+    assert run_node(shipped, "process.stdout.write(JSON.stringify(lgacc.DATA.page_hardware));", None) == "h100-sxm"
+    assert jsgen.main([str(tmp_path / "bad.js"), "--hardware", "tpu-v9"]) == 2 and not (tmp_path / "bad.js").exists()
