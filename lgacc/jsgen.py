@@ -233,6 +233,7 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]], book_hardware:
         "assumptions": {
             "defaults": {name: getattr(DEFAULT_ASSUMPTIONS, name) for name in FIELDS},
             "choices": dict(_CHOICES),
+            "meanings": {name: meaning for name, (meaning, _) in FIELDS.items()},
         },
     }
 

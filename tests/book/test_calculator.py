@@ -241,3 +241,40 @@ def test_editing_a_model_or_a_spec_field_says_what_is_evaluated(page):
     assert "on a100-80gb (edited)" in page.inner_text("#lgacc-headline")
     page.fill("#lgacc-hw-infiniband_bandwidth_gib_per_s", "50")
     assert "for X160 on a100-80gb, modular" in page.inner_text("#lgacc-headline")
+
+
+def _reset(page) -> None:
+    """The form as the page opens: X160, the improved method, n_b=483, n_l=5, n_a=16, n_mu=5, b_mu=1, no offload."""
+    page.check("input[name=model-kind][value=x]")
+    page.fill("#lgacc-x", "160")
+    page.select_option("#lgacc-method", "improved")
+    page.select_option("#lgacc-schedule", "")
+    page.set_checked("#lgacc-offload", False)
+    for field, value in (("n_b", "483"), ("n_l", "5"), ("n_a", "16"), ("n_mu", "5"), ("b_mu", "1"), ("n_v", "1")):
+        page.fill(f"#lgacc-{field}", value)
+
+
+def test_the_assumptions_are_switches_of_the_form(page):
+    page, _, _ = page
+    _reset(page)
+    from lgacc.assumptions import Assumptions
+    from lgacc.config import TrainingConfig
+    from lgacc.evaluate import evaluate
+
+    page.click("#lgacc-assumptions-box summary")
+    page.select_option("#lgacc-assume-convention", "physical")
+    page.select_option("#lgacc-assume-gb", "GB")
+    page.fill("#lgacc-assume-overlap_efficiency", "0.8")
+    config = TrainingConfig("improved", n_b=483, n_l=5, n_a=16, n_mu=5, b_mu=1)
+    expected = evaluate("X160", "a100-80gb", config, schedule=None,
+                        assumptions=Assumptions(convention="physical", gb="GB", overlap_efficiency=0.8))
+    headline = page.inner_text("#lgacc-headline")
+    assert f"efficiency {expected.efficiency:.3g}," in headline, (headline, expected.efficiency)
+    page.fill("#lgacc-assume-overlap_efficiency", "2")
+    message = page.inner_text("#lgacc-error")
+    assert "assumption overlap_efficiency=2 must be in (0, 1]" in message and "\n" not in message.strip(), message
+    page.fill("#lgacc-assume-overlap_efficiency", "1")
+    page.select_option("#lgacc-assume-convention", "paper")
+    page.select_option("#lgacc-assume-gb", "GiB")
+    assert page.inner_text("#lgacc-error").strip() == ""
+    assert page.inner_text("#lgacc-headline").startswith("Feasible: efficiency 0.878,")
