@@ -60,6 +60,7 @@ from .assumptions import DEFAULT_ASSUMPTIONS, FIELDS, GIB_TO_GB, _CHOICES
 from .config import Method
 from .formulas import model as model_formulas
 from .formulas.overlap import not_overlapped_overhead, paper_overlapped_overhead
+from .equations import equation_anchor, equation_name, equation_numbers
 from .errors import UserInputError
 from .hardware import DEFAULT_HARDWARE, GIB, _QUANTITIES, available_hardware, load_hardware
 from .search import Parallelism
@@ -223,6 +224,9 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]], book_hardware:
         "models": {name: _model_record(models_module.load_model(str(path)), path.stem)
                    for name, path in models_module.shipped_model_files().items()},
         "model_keys": [*models_module.REQUIRED_KEYS, *models_module.OPTIONAL_KEYS],
+        # how the book cites an equation label of a reason: "Eq. (N)", linked to its derivation
+        "equations": {label: {"name": equation_name(label), "anchor": equation_anchor(label)}
+                      for label in equation_numbers()},
         "schedules": {
             "names": evaluation_map.SCHEDULES,
             "aliases": dict(evaluation_map.SCHEDULE_ALIASES),

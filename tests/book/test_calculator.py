@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import re
 import subprocess
 import sys
 
@@ -278,3 +279,19 @@ def test_the_assumptions_are_switches_of_the_form(page):
     page.select_option("#lgacc-assume-gb", "GiB")
     assert page.inner_text("#lgacc-error").strip() == ""
     assert page.inner_text("#lgacc-headline").startswith("Feasible: efficiency 0.878,")
+
+
+def test_the_reasons_cite_equations_as_the_book_does(page, html_dir):
+    page, _, _ = page
+    _reset(page)
+    page.fill("#lgacc-n_b", "2000")  # beyond the critical batch: "... (eq:critical_batch)" on the command line
+    reasons = page.inner_text("#lgacc-reasons")
+    assert "critical batch" in reasons and "eq:" not in reasons, reasons
+    links = page.eval_on_selector_all("#lgacc-reasons a", "links => links.map(a => [a.textContent, a.getAttribute('href')])")
+    derivations = (html_dir / "generated" / "derivations.html").read_text()
+    assert links and all(re.fullmatch(r"Eq\. \(\d+\)", shown) for shown, _ in links), links
+    for _, href in links:
+        target, anchor = href.split("#")
+        assert target == "generated/derivations.html" and f'id="{anchor}"' in derivations, href
+    page.fill("#lgacc-n_b", "483")
+    assert page.inner_text("#lgacc-reasons").strip() == ""
