@@ -295,3 +295,20 @@ def test_the_reasons_cite_equations_as_the_book_does(page, html_dir):
         assert target == "generated/derivations.html" and f'id="{anchor}"' in derivations, href
     page.fill("#lgacc-n_b", "483")
     assert page.inner_text("#lgacc-reasons").strip() == ""
+
+
+def test_a_search_with_no_answer_says_which_rule_removed_the_last_candidates(page):
+    page, _, _ = page
+    from lgacc.search import fastest
+
+    _reset(page)
+    page.select_option("#lgacc-parallelism", "None")
+    page.set_checked("#lgacc-allow-offload", False)
+    page.click("#lgacc-fastest")
+    status = page.inner_text("#lgacc-search-status")
+    expected = fastest("X160", "a100-80gb", "improved", "None", allow_offload=False, explain=False)
+    assert not expected.feasible and status.startswith("no configuration: memory: memory within the GPU"), status
+    assert expected.binding[0].split(" (e.g.")[0] in status and "eq:" not in status
+    page.select_option("#lgacc-parallelism", "3d")
+    page.set_checked("#lgacc-allow-offload", True)
+    _reset(page)
