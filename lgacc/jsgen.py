@@ -62,7 +62,7 @@ from .formulas import model as model_formulas
 from .formulas.overlap import not_overlapped_overhead, paper_overlapped_overhead
 from .equations import equation_anchor, equation_name, equation_numbers
 from .errors import UserInputError
-from .hardware import DEFAULT_HARDWARE, GIB, _QUANTITIES, available_hardware, load_hardware
+from .hardware import DEFAULT_HARDWARE, GIB, _QUANTITIES, _allowed_keys, available_hardware, load_hardware
 from .search import Parallelism
 from .search import rules as search_rules
 
@@ -153,7 +153,10 @@ def _rules_js() -> str:
 def _hardware_record(hardware) -> dict[str, Any]:
     keys = ("name", "description", "peak_flop_per_s", "memory_bytes", *(f for f in _QUANTITIES if f.endswith("_bytes_per_s")),
             "gpus_per_node")
-    return {key: getattr(hardware, key) for key in keys}
+    record = {key: getattr(hardware, key) for key in keys}
+    if getattr(hardware, "kernel_efficiency", None) is not None:  # lgacc.evaluate.kernel_efficiency reads it when a spec has it
+        record["kernel_efficiency"] = hardware.kernel_efficiency
+    return record
 
 
 def _model_record(model, stem: str) -> dict[str, Any]:
@@ -220,6 +223,7 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]], book_hardware:
         # lgacc evaluate's default spec; the page preselects the book's own
         "default_hardware": DEFAULT_HARDWARE,
         "page_hardware": page_hardware,
+        "hardware_keys": _allowed_keys(),
         "spec_units": {field: {"stem": stem, "units": dict(units)} for field, (stem, units) in _QUANTITIES.items()},
         "models": {name: _model_record(models_module.load_model(str(path)), path.stem)
                    for name, path in models_module.shipped_model_files().items()},
@@ -373,7 +377,7 @@ RUNTIME = r"""
     if (typeof value !== "object") fail(`hardware ${JSON.stringify(value)}: expected a shipped name or an object of the spec's keys`);
     const origin = `hardware ${JSON.stringify(value.name || "custom")}`;
     const hw = { name: value.name || "custom", description: value.description || "" };
-    const allowed = new Set(["name", "description", "source", "notes", "gpus_per_node", "kernel_efficiency"]);
+    const allowed = new Set(DATA.hardware_keys);  // the keys lgacc.hardware accepts in a spec file
     for (const [field, spec] of Object.entries(DATA.spec_units)) {
       const given = Object.keys(spec.units).filter((unit) => value[`${spec.stem}_${unit}`] !== undefined);
       for (const unit of Object.keys(spec.units)) allowed.add(`${spec.stem}_${unit}`);
@@ -387,10 +391,10 @@ RUNTIME = r"""
       hw[field] = v * spec.units[given[0]];
     }
     for (const key of Object.keys(value)) {
-      if (!allowed.has(key) && !key.endsWith("_name")) fail(`${origin}: field '${key}': unknown key`);
+      if (!allowed.has(key)) fail(`${origin}: field '${key}': unknown key; allowed keys are: ${DATA.hardware_keys.join(", ")}`);
     }
     hw.gpus_per_node = positiveInt(origin, "gpus_per_node", value.gpus_per_node);
-    if (value.kernel_efficiency !== undefined) hw.kernel_efficiency = value.kernel_efficiency;
+    if (allowed.has("kernel_efficiency") && value.kernel_efficiency !== undefined) hw.kernel_efficiency = value.kernel_efficiency;
     return hw;
   }
 

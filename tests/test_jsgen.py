@@ -197,6 +197,9 @@ BAD_INPUTS = [
     ({"model": {"d_l": 2, "d_a": 2, "d_h": 4, "d_m": 9, "d_s": 8}, "method": "improved", "n_b": 1}, "must equal d_a * d_h"),
     ({"model": "X16", "method": "improved", "n_b": 1, "hardware": {"name": "mine", "gpus_per_node": 8}}, "missing"),
     ({"model": "X16", "method": "improved", "n_b": 1, "schedule": "dualpipe"}, "unknown schedule"),
+    ({"model": "X16", "method": "improved", "n_b": 1,
+      "hardware": yaml.safe_load((ROOT / "data" / "hardware" / "a100-80gb.yaml").read_text()) | {"kernel_efficiency": 0.5}},
+     "field 'kernel_efficiency': unknown key"),  # as lgacc.hardware refuses it
     ({"model": "X16", "method": "improved", "n_b": 1, "n_v": 2}, "n_v=2: no schedule is given"),
     ({"model": "X16", "method": "improved", "n_b": 1, "schedule": "1f1b", "n_v": 2}, "schedule 1f1b has one chunk"),
     ({"model": "X16", "method": "improved", "n_b": 1, "n_l": 4, "schedule": "interleaved", "n_v": 8}, "exceeds the X16 layer"),
