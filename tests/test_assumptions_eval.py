@@ -140,6 +140,9 @@ def test_pipeline_placement_intra_node():
     inter = evaluate(GPT_1_7B, HW, config)
     intra = evaluate(GPT_1_7B, HW, config, assumptions=Assumptions(pipeline_placement="intra-node"))
     ratio = HW.threshold("nvlink") / HW.threshold("infiniband")
+    assert ratio == pytest.approx(50 / 600)  # the bandwidths' ratio: 50 GiB/s InfiniBand, 600 GiB/s NVLink
+    # eq:pipeline_intensity_impr (2 + n_I) d_m = 13824 flop/B, not overlapped with n_mu = n_l = 4
+    assert inter.overheads["pipeline"] == pytest.approx((312e12 / (50 * 2**30)) / 13824)
     assert intra.overheads["pipeline"] == pytest.approx(inter.overheads["pipeline"] * ratio)
 
 
@@ -154,7 +157,10 @@ def test_pipeline_overlap_never_and_always():
     config = TrainingConfig(Method.BASELINE, n_b=2, n_l=4, n_mu=5, b_mu=1)
     never = evaluate(GPT_1_7B, HW, config, assumptions=Assumptions(pipeline_overlap="never"))
     always = evaluate(GPT_1_7B, HW, config, assumptions=Assumptions(pipeline_overlap="always"))
-    ratio = HW.threshold("infiniband") / never.intensities["pipeline"]
+    # eq:pipeline_intensity_base (2 + n_I) d_m d_l / n_l = 6 * 2304 * 24 / 4 = 82944 flop/B, by hand,
+    # against InfiniBand's 312e12 / (50 * 2**30) = 5811.5 flop/B
+    assert never.intensities["pipeline"] == pytest.approx(82944)
+    ratio = (312e12 / (50 * 2**30)) / 82944
     assert never.overheads["pipeline"] == pytest.approx(ratio)
     assert always.overheads["pipeline"] == pytest.approx(max(0.0, ratio - 1))
 

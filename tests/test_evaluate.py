@@ -1,6 +1,7 @@
 """Evaluation of configurations: the paper's printed cells, vectorization, feasibility, bad input."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from lgacc.errors import UserInputError
 from lgacc.evaluate import OVERHEADS, evaluate, evaluate_many
 from lgacc.hardware import GIB, load_hardware
 from lgacc.models import x_model
+from lgacc.paper import load_paper, parse_printed
 from lgacc.reproductions.parallel_methods_check import (
     candidate_configurations,
     check_table,
@@ -48,8 +50,12 @@ def test_headline_configuration():
     product = math.prod(1 / (1 + o) for o in result.overheads.values())
     assert result.efficiency == pytest.approx(product, rel=1e-12)
     assert result.overheads["bubble"] == pytest.approx((5 - 1) / 5 * 5 / 160)
-    assert result.overheads["tensor"] == pytest.approx(HW.threshold("nvlink") / (12 * X160.d_m / (3 * 15)))
-    assert result.overheads["pipeline"] == pytest.approx(HW.threshold("infiniband") / (6 * X160.d_m))
+    # eq:tensor_intensity (4 + 2 n_I) d_m / (3 (n_a - 1)) = 12 * 25600 / 45 = 6826.7 flop/B against the
+    # NVLink threshold 312e12 / (600 * 2**30) = 484.29 flop/B, not overlapped: 0.0709 (the printed 0.0709)
+    assert result.overheads["tensor"] == pytest.approx((312e12 / (600 * 2**30)) / (12 * 25600 / 45))
+    assert result.overheads["tensor"] == pytest.approx(0.07094, abs=5e-6)
+    # eq:pipeline_intensity_impr (2 + n_I) d_m = 153600 flop/B against InfiniBand 312e12 / (50 * 2**30) = 5811.5
+    assert result.overheads["pipeline"] == pytest.approx((312e12 / (50 * 2**30)) / 153600)
     assert set(result.overheads) == set(OVERHEADS)
     gib = result.memory.in_gib()
     assert gib["offloadable"] == pytest.approx(gib["state"] + gib["checkpoint"])
@@ -64,24 +70,31 @@ def test_time_uses_the_tokens_of_100k_steps_at_the_critical_batch():
     assert evaluate(X160, HW, cfg, steps=50_000).time_days == pytest.approx(expected / 2)
 
 
-def test_evaluate_many_matches_evaluate():
-    rows = comparison_rows() + smaller_cluster_rows()
+def test_evaluate_many_reproduces_the_printed_rows_in_one_call_per_method():
+    """The vectorized path against the paper, not against ``evaluate`` (which wraps it): each
+    method's printed configurations of table:parallel_methods_comparison evaluated as one array
+    give the printed b, n_gpu, efficiency (two decimals) and time (its printed digits), and
+    the bubble (n_l - 1)/n_mu, times n_l/d_l for the modular pipeline, by hand."""
+    printed = {(r["parallelism"], r["method"]): r for r in load_paper("table:parallel_methods_comparison")["rows"]}
+    rows = comparison_rows()
+    assert len(rows) == len(printed) == 9
     for method in Method:
-        chosen = [r.config for r in rows if r.config.method is method]
+        chosen = [r for r in rows if r.config.method is method]
+        configs = [r.config for r in chosen]
         arrays = evaluate_many(
             X160, HW, method,
-            n_b=np.array([c.n_b for c in chosen]), n_l=np.array([c.n_l for c in chosen]),
-            n_a=np.array([c.n_a for c in chosen]), n_mu=np.array([c.n_mu for c in chosen]),
-            b_mu=np.array([c.b_mu for c in chosen]), offload=np.array([c.offload for c in chosen]),
+            n_b=np.array([c.n_b for c in configs]), n_l=np.array([c.n_l for c in configs]),
+            n_a=np.array([c.n_a for c in configs]), n_mu=np.array([c.n_mu for c in configs]),
+            b_mu=np.array([c.b_mu for c in configs]), offload=np.array([c.offload for c in configs]),
         )
-        for i, cfg in enumerate(chosen):
-            one = evaluate(X160, HW, cfg)
-            assert arrays["efficiency"][i] == pytest.approx(one.efficiency, rel=1e-12)
-            assert arrays["time_days"][i] == pytest.approx(one.time_days, rel=1e-12)
-            assert arrays["non_offloadable"][i] == pytest.approx(one.memory.non_offloadable, rel=1e-12)
-            assert bool(arrays["feasible"][i]) == one.feasible
-            for name in OVERHEADS:
-                assert arrays[name][i] == pytest.approx(one.overheads[name], abs=1e-15)
+        for i, (row, c) in enumerate(zip(chosen, configs)):
+            cells = printed[(row.parallelism, row.method)]
+            assert arrays["b"][i] == int(cells["b"]) and arrays["n_gpu"][i] == int(cells["n_gpu"]), cells
+            assert parse_printed(cells["efficiency"]).agrees(arrays["efficiency"][i]), (cells, arrays["efficiency"][i])
+            assert parse_printed(cells["time"]).agrees(arrays["time_days"][i]), (cells, arrays["time_days"][i])
+            stages = Fraction(c.n_l, X160.d_l) if method is Method.IMPROVED else 1
+            assert arrays["bubble"][i] == pytest.approx(float(Fraction(c.n_l - 1, c.n_mu) * stages), abs=1e-15)
+            assert bool(arrays["feasible"][i]), cells
 
 
 def test_evaluate_many_broadcasts_a_grid():
@@ -90,6 +103,11 @@ def test_evaluate_many_broadcasts_a_grid():
     assert out["efficiency"].shape == n_b.shape
     assert np.all(out["b"] == n_b * n_mu)
     assert not out["feasible"][0, 0]  # n_mu = 1 < n_l = 5
+    # values, by hand: the modular bubble (n_l - 1) n_l / (n_mu d_l) = 4 * 5 / (160 n_mu), 80 GPUs per instance
+    assert np.allclose(out["bubble"], 20 / (160 * n_mu), rtol=1e-12, atol=0)
+    assert np.all(out["n_gpu"] == 80 * n_b)
+    # the state 12 p / n_gpu (partitioned by default) in every cell
+    assert np.allclose(out["state"], 12 * 1_258_344_448_000 / (80 * n_b), rtol=1e-12)
     for key in ("efficiency", "time_days", "state", "checkpoint", "buffers", "activations", "offloadable",
                 "non_offloadable", "feasible", "n_gpu", "b", *OVERHEADS):
         assert key in out
@@ -130,10 +148,32 @@ def test_exact_form_is_close_to_the_paper_form():
     assert exact.time_days != paper.time_days
 
 
-def test_smaller_cluster_candidates_include_the_inferred_configuration():
-    for row in smaller_cluster_rows():
+def _brute_force_candidates(parallelism, b, n_a, n_gpu, d_l):
+    """Every (n_b, n_l, n_mu, b_mu) with n_b n_l n_a = n_gpu, n_b n_mu b_mu = b, n_mu >= n_l, n_l <= d_l,
+    using exactly the printed parallel dimensions: a loop over all four, written from the table's caption."""
+    uses = {"Data": (True, False), "Data + tensor": (True, False), "Data + pipe": (True, True),
+            "3d": (True, True), "Pipe + tensor": (False, True), "None": (False, False)}[parallelism]
+    out = set()
+    for n_b in range(1, n_gpu + 1):
+        for n_l in range(1, d_l + 1):
+            if n_b * n_l * n_a != n_gpu or (n_b > 1, n_l > 1) != uses:
+                continue
+            for b_mu in range(1, b + 1):
+                if b % (n_b * b_mu) == 0 and b // (n_b * b_mu) >= n_l:
+                    out.add((n_b, n_l, b // (n_b * b_mu), b_mu))
+    return out
+
+
+def test_smaller_cluster_candidates_are_every_configuration_with_the_printed_sizes():
+    """The candidate list behind table:smaller_cluster's inferred rows equals a brute-force loop,
+    and each inferred configuration has the printed b, n_a and n_gpu."""
+    printed = load_paper("table:smaller_cluster")["rows"]
+    for row, cells in zip(smaller_cluster_rows(), printed):
         c = row.config
+        assert (c.b, c.n_a, c.n_gpu) == (int(cells["b"]), int(cells["n_a"]), int(cells["n_gpu"])), cells
         candidates = candidate_configurations(row.method, row.parallelism, c.b, c.n_a, c.n_gpu, X160.d_l, offload=c.offload)
+        found = {(k.n_b, k.n_l, k.n_mu, k.b_mu) for k in candidates}
+        assert found == _brute_force_candidates(row.parallelism, c.b, c.n_a, c.n_gpu, X160.d_l), row
         assert c in candidates, row
 
 

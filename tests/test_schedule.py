@@ -47,6 +47,8 @@ def test_bubble_equals_the_paper_formula_over_the_grid(modular):
         measured = measure(simulate(pipeline(n_l, n_mu, d_l, modular=modular)))
         expected = analytic.pipeline_bubble(n_l, n_mu, d_l, modular=modular)
         assert measured.bubble_overhead == expected, (n_l, n_mu, d_l)
+        # by hand: (n_l - 1) / n_mu, the modular pipeline's times n_l / d_l (its idle steps are one layer long)
+        assert expected == Fraction(n_l - 1, n_mu) * (Fraction(n_l, d_l) if modular else 1), (n_l, n_mu, d_l)
         assert measured.step_time == analytic.pipeline_step_time(n_l, n_mu, d_l, modular=modular)
         # Every device does the same compute, so each is busy 1 / (1 + bubble) of the step.
         assert set(measured.busy_fraction_per_device) == {1 / (1 + expected)}

@@ -93,12 +93,16 @@ def test_breadth_first_with_one_layer_per_chunk_is_the_modular_timeline():
     a = simulate(pipeline_schedule("breadth-first", 3, 4, 6, n_v=2))
     b = simulate(pipeline(3, 4, 6, modular=True))
     assert [(i.start, i.end) for i in a.intervals] == [(i.start, i.end) for i in b.intervals]
+    # by hand: the modular bubble (n_l - 1) n_l / (n_mu d_l) = 2 * 3 / (4 * 6) = 1/4
+    assert measure(a).bubble_overhead == Fraction(1, 4)
 
 
 def test_standard_is_an_alias_of_gpipe():
     a = simulate(pipeline_schedule("standard", 2, 4, 4))
     b = simulate(pipeline(2, 4, 4, modular=False))
     assert [(i.start, i.end) for i in a.intervals] == [(i.start, i.end) for i in b.intervals]
+    # and the value, by hand: GPipe's bubble (n_l - 1) / n_mu = 1/4
+    assert measure(a).bubble_overhead == Fraction(1, 4)
 
 
 @pytest.mark.parametrize(
