@@ -1,4 +1,13 @@
-"""Evaluation of configurations: the paper's printed cells, vectorization, feasibility, bad input."""
+"""Evaluation of configurations: the paper's printed cells, vectorization, feasibility, bad input.
+
+Independent facts checked: the printed cells of table:parallel_methods_comparison,
+table:parallel_methods_memory and table:smaller_cluster (data/paper/, at their printed digits,
+with the two named differences); the vectorized evaluator against those printed rows (not against
+``evaluate``, which wraps it); overheads by hand from the paper's intensities and the A100's
+thresholds 312e12 / (600 * 2**30) and 312e12 / (50 * 2**30); the bubble (n_l - 1)/n_mu (times
+n_l/d_l for the modular pipeline) and the state 12 p / n_gpu over a grid; the training time from
+1e5 steps of 8 b_c d_s p flops; the smaller-cluster candidates against a brute-force loop.
+"""
 
 import math
 from fractions import Fraction
@@ -68,6 +77,11 @@ def test_time_uses_the_tokens_of_100k_steps_at_the_critical_batch():
     expected = 1e5 * 8 * X160.critical_batch * X160.d_s * X160.p / (result.n_gpu * HW.peak_flop_per_s * result.efficiency) / 86400
     assert result.time_days == pytest.approx(expected, rel=1e-12)
     assert evaluate(X160, HW, cfg, steps=50_000).time_days == pytest.approx(expected / 2)
+    # the same configuration is table:smaller_cluster's last row (b = 102, n_a = 16, n_gpu = 1360): 0.91, 186 d
+    assert (result.b, result.n_gpu) == (102, 1360)
+    assert round(result.efficiency, 2) == 0.91 and round(result.time_days) == 186
+    # by hand at perfect efficiency: 231 114 GPU-days (see test_search) over 1360 GPUs = 169.9 d
+    assert result.time_days * result.efficiency == pytest.approx(231_114 / 1360, rel=1e-4)
 
 
 def test_evaluate_many_reproduces_the_printed_rows_in_one_call_per_method():
@@ -223,6 +237,7 @@ def test_the_two_overlap_rules_by_hand():
 def test_evaluation_map_is_data_naming_real_derivations():
     from lgacc.evaluate import DATA_TRANSFERS, evaluation_map
     from lgacc.formulas import derivation
+    from lgacc.symbols import symbol
 
     emap = evaluation_map()
     keys = {case["derivation"] for case in emap["data"]["cases"].values()}
@@ -230,6 +245,9 @@ def test_evaluation_map_is_data_naming_real_derivations():
     keys |= set(emap["state_offload"]["cases"].values()) | {emap["tensor"]["derivation"]}
     for key in keys:
         assert derivation(key).key == key
+    # a value behind a key: eq:data_intensity_base_pipe, b d_s / n_b = 2415 * 2560 / 483 = 12800 flop/B
+    pipe = derivation("data_intensity_base_pipe").paper
+    assert pipe.subs({symbol(n): v for n, v in dict(b=2415, d_s=2560, n_b=483).items()}) == 12800
     # "the non-overlapped scenario is more appropriate" for the baseline with a pipeline (eq:data_intensity_base_pipe)
     assert DATA_TRANSFERS[(False, False, True)] == ("data_intensity_base_pipe", False, None)
     assert all(overlapped for (_, overlapped, _) in (v for k, v in DATA_TRANSFERS.items() if k != (False, False, True)))

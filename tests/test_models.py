@@ -1,4 +1,11 @@
-"""Models: validation, the X family, parameter counts and the critical batch size."""
+"""Models: validation, the X family, parameter counts and the critical batch size.
+
+Independent facts checked: 12 x^5 + 13 x^3 parameters for the X family, table:x_model's
+models and Llama 3 8B counted by hand, each shipped file's count against the published count
+it quotes (within 1 %), and three recent open models against their model-card counts typed
+in the test (Llama 3 8B 8.03 B, Mistral 7B 7.24 B, LLaMA 7B 6.7 B); the critical batch
+calibrated on GPT-3's 3.2 M tokens and scaling as p^(1/3).
+"""
 
 import math
 

@@ -2,6 +2,11 @@
 
 Integer durations make every simulated time an integer and every ratio an exact
 Fraction, so the comparisons below are equalities, not tolerances.
+
+Independent facts checked: the event simulator (one code path) against the sympy derivations
+of lgacc.formulas (another) and against the bubble (n_l - 1)/n_mu, times n_l/d_l for the
+modular pipeline, written by hand; send, restore and reduction counts by hand; the printed
+rows of table:mixed_buffering; hand-built malformed schedules and inputs.
 """
 
 from __future__ import annotations
