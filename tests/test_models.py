@@ -64,6 +64,9 @@ def test_thirteen_d_m_are_biases_and_layer_norms():
 
 def test_named_models_lookup():
     assert named_model("gpt-3") is NAMED_MODELS["GPT-3"]
+    # GPT-3 175B as in Brown et al. (2020), Table 2.1: 96 layers of width 12288, 96 heads of 128, context 2048
+    gpt3 = named_model("gpt-3")
+    assert (gpt3.d_l, gpt3.d_m, gpt3.d_a, gpt3.d_h, gpt3.d_s) == (96, 12288, 96, 128, 2048)
     assert named_model("megatron-lm").d_l == 72
     assert named_model("x160") == x_model(160)
     with pytest.raises(UserInputError, match="unknown model"):
@@ -74,6 +77,8 @@ def test_critical_batch_constant_is_calibrated_on_gpt3():
     gpt3 = named_model("GPT-3")
     # the calibration itself: GPT-3's critical batch is 3.2 M tokens
     assert math.isclose(critical_batch_size(gpt3) * gpt3.d_s, CALIBRATION_TOKENS, rel_tol=1e-12)
+    # by hand: 3.2e6 tokens / 2048 tokens per sample = 1562.5 samples (table:x_model prints 1560)
+    assert CALIBRATION_TOKENS == 3.2e6 and math.isclose(critical_batch_size(gpt3), 1562.5, rel_tol=1e-12)
     k = critical_batch_constant()
     assert math.isclose(k, CALIBRATION_TOKENS / gpt3.p_leading ** (1 / 3), rel_tol=1e-12)
 
@@ -86,6 +91,8 @@ def test_critical_batch_scales_as_p_one_third():
     family = critical_batch_constant() * 12 ** (1 / 3) / 16
     assert math.isclose(critical_batch_size(x_model(160)), family * 160 ** (2 / 3), rel_tol=1e-9)
     assert x_model(160).critical_batch == critical_batch_size(x_model(160))
+    # sec:trillion_parameter: "the critical batch size is estimated to be around 2420" for X160
+    assert round(x_model(160).critical_batch, -1) == 2420
 
 
 # --- models beyond the X family: files, GQA, gated MLP, vocabulary ---

@@ -79,6 +79,10 @@ def test_derivations_hold_and_reuse_the_papers_bubbles():
         assert all(d.holds() for d in formulas.schedule_derivations(name))
     assert formulas.schedule_terms("gpipe")["bubble_overhead"] == bubble(False)
     assert formulas.schedule_terms("modular")["bubble_overhead"] == bubble(True)
+    # and those bubbles, by hand: (n_l - 1) / n_mu and (n_l - 1) n_l / (n_mu d_l)
+    n_l, n_mu, d_l = formulas.n_l, formulas.n_mu, formulas.d_l
+    assert sympy.simplify(bubble(False) - (n_l - 1) / n_mu) == 0
+    assert sympy.simplify(bubble(True) - (n_l - 1) * n_l / (n_mu * d_l)) == 0
     assert formulas.schedule_terms("standard") == formulas.schedule_terms("gpipe")
     # Breadth-first with one layer per chunk is the modular pipeline.
     bf = formulas.schedule_terms("breadth-first")
