@@ -52,14 +52,17 @@ def random_case(rng: random.Random):
 CASES = 500
 
 
-def assert_obeys_the_papers_rules(model, hardware, method, parallelism, found, max_gpus, allow_offload, label):
+def assert_obeys_the_papers_rules(model, hardware, method, parallelism, found, max_gpus, allow_offload, label,
+                                  partitioned=None):
     """The selection rules of sec:methodology ("Optimal configuration"), written out on the chosen
     configuration and its evaluation, independently of the masks the search used to choose it."""
     c, e = found.config, found.evaluation
+    layered = method is Method.IMPROVED
+    is_partitioned = method is not Method.BASELINE if partitioned is None else partitioned
     uses = {Parallelism.NONE: (0, 0, 0), Parallelism.DATA: (1, 0, 0), Parallelism.DATA_PIPE: (1, 1, 0),
             Parallelism.DATA_TENSOR: (1, 0, 1), Parallelism.PIPE_TENSOR: (0, 1, 1), Parallelism.THREE_D: (1, 1, 1)}
     data, pipe, tensor = uses[parallelism]
-    partitioned_only = method is Method.PARTITIONED  # "in the partitioned approach, no pipeline parallelism"
+    partitioned_only = is_partitioned and not layered  # "in the partitioned approach, no pipeline parallelism"
     assert (c.n_b == 1 or data) and (c.n_l == 1 or (pipe and not partitioned_only)) and (c.n_a == 1 or tensor), label
     assert model.d_l % c.n_l == 0 and model.d_a % c.n_a == 0, label
     b = c.n_b * c.n_mu * c.b_mu
@@ -77,7 +80,7 @@ def assert_obeys_the_papers_rules(model, hardware, method, parallelism, found, m
     # no bottleneck in the overlapped transfers; the baseline's reduction with a pipeline is not overlapped
     assert e.overheads["state_offload"] <= 1e-12 and e.overheads["checkpoint_offload"] <= 1e-12, label
     assert e.overheads["pcie"] <= 1e-12, label
-    if not (method is Method.BASELINE and c.n_l > 1):
+    if not (not layered and not is_partitioned and c.n_l > 1):
         assert e.overheads["data"] <= 1e-12, (label, e.overheads)
 
 
@@ -288,6 +291,8 @@ def test_search_without_partition_matches_the_exhaustive_reference():
             continue
         feasible += 1
         assert found.config.partitioned is False, label
+        assert_obeys_the_papers_rules(model, hardware, method, parallelism, found, max_gpus, allow_offload, label,
+                                      partitioned=False)
         assert found.evaluation.time_days == pytest.approx(best["time_days"], rel=1e-9), f"{label}: {found.config} vs {best}"
         assert found.evaluation.memory.state == pytest.approx(
             12 * model.p / (found.config.n_l * found.config.n_a), rel=1e-12), label
