@@ -48,7 +48,8 @@ def test_from_strings_parses_each_type():
 def test_gb_rescales_memory_and_bandwidth():
     scaled = apply_to_hardware(HW, Assumptions(gb="GB"))
     assert scaled.memory_bytes == pytest.approx(80e9)  # the spec's 80 GiB read as 80 GB
-    assert scaled.infiniband_bandwidth_bytes_per_s == pytest.approx(HW.infiniband_bandwidth_bytes_per_s * 1e9 / 2**30)
+    assert scaled.infiniband_bandwidth_bytes_per_s == pytest.approx(50e9)  # the spec's 50 GiB/s read as 50 GB/s
+    assert HW.infiniband_bandwidth_bytes_per_s == 50 * 2**30
     assert GIB_TO_GB == pytest.approx(0.9313225746)
     assert apply_to_hardware(HW) is HW
 
