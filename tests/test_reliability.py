@@ -359,3 +359,20 @@ def test_yaml_loader_is_reusable_for_other_specs(tmp_path):
     path.write_text("- a\n- b\n")
     with pytest.raises(UserInputError, match=r"model spec .*: expected a mapping"):
         yamlfile.load_yaml_mapping(path, "model spec")
+
+
+def test_the_input_checks_page_states_the_fuzz_budget_and_the_ranges():
+    """book/input_checks.md states the cases tried per test and in all; they are the suite's settings."""
+    from fuzzing import EXAMPLES
+
+    from lgacc.hardware import RANGES
+
+    page = (ROOT / "book" / "input_checks.md").read_text()
+    total = sum(EXAMPLES.values())
+    assert f"**{total:,}**" in page and f"all {total:,} cases" in page
+    rows = [line.split("|") for line in page.splitlines() if line.startswith("| ") and line.count("|") == 5]
+    stated = [int(cells[2].strip()) for cells in rows if cells[2].strip().isdigit()]
+    assert sum(stated) == total
+    assert stated[0] == EXAMPLES["spec_mutations"] + EXAMPLES["spec_text_noise"]
+    assert RANGES["peak_flop_per_s"].low == 1e9 and "| peak (flop/s) | 10<sup>9</sup> | 10<sup>12</sup>" in page
+    assert "file: input_checks" in (ROOT / "book" / "_toc.yml").read_text()
