@@ -168,7 +168,7 @@ def test_fuzz_scorecard_arguments(argv):
 
 # End to end: a real process, its real stderr.
 SUBPROCESS_CASES = [
-    (["optimize", "--model", "X160", "--method", "improved", "--parallelism", "3d", "--max-gpus", "9223372036854775808"], 2),
+    (["evaluate", "--model", "X160", "--method", "improved", "--n-b", "9223372036854775808"], 2),
     (["reproduce", "table:hardware_bandwidth", "--hardware", "/nonexistent.yaml"], 2),
     (["evaluate", "--model", "X160", "--method", "improved", "--n-b", "8", "--format", "json"], 0),
 ]

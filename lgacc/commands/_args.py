@@ -10,9 +10,11 @@ from typing import Callable
 from ..errors import MAX_INT64
 
 
-def count(name: str) -> Callable[[str], int]:
+def count(name: str, int64: bool = True) -> Callable[[str], int]:
     """A type accepting a positive integer that fits in int64 (numpy arithmetic wraps beyond
-    it); ``name`` is the paper's symbol (``n_b``), used in the message."""
+    it) or, with ``int64=False``, any positive integer (a budget such as ``--max-gpus``,
+    where a value beyond every configuration changes nothing); ``name`` is the paper's
+    symbol (``n_b``), used in the message."""
 
     def parse(text: str) -> int:
         try:
@@ -21,7 +23,7 @@ def count(name: str) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{name}={text[:40]!r} must be a positive integer") from None
         if value < 1:
             raise argparse.ArgumentTypeError(f"{name}={value} must be a positive integer (>= 1)")
-        if value > MAX_INT64:
+        if int64 and value > MAX_INT64:
             raise argparse.ArgumentTypeError(f"{name}={value} must be at most 2**63 - 1 = {MAX_INT64}")
         return value
 
@@ -60,6 +62,3 @@ def float_between(low: float, high: float, unit: str = "") -> Callable[[str], fl
     parse.__name__ = f"number in [{low:g}, {high:g}]"
     return parse
 
-
-#: ``--target-days``: from about a minute and a half to 27,000 years.
-target_days = float_between(1e-6, 1e7, "days")
