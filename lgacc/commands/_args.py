@@ -47,18 +47,3 @@ def positive_float(text: str) -> float:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a number > 0, got {text[:40]!r}")
     return value
-
-
-def float_between(low: float, high: float, unit: str = "") -> Callable[[str], float]:
-    """A type accepting finite numbers in ``[low, high]`` (``unit`` only for the message)."""
-    suffix = f" {unit}" if unit else ""
-
-    def parse(text: str) -> float:
-        value = _float(text)
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{text[:40]} is outside the accepted range [{low:g}, {high:g}]{suffix}")
-        return value
-
-    parse.__name__ = f"number in [{low:g}, {high:g}]"
-    return parse
-
