@@ -2,8 +2,6 @@
 
 The contract: any input gets a result, or exit code 2 and exactly one line on stderr
 naming the value and the rule; never a traceback, a hang or a silently wrong number.
-Findings in files owned by other work streams are marked ``xfail(strict=False)`` with
-the owner's name, to be unmarked when their fixes land.
 """
 
 from __future__ import annotations
@@ -89,14 +87,12 @@ def test_1_paths_are_paths_names_are_names(tmp_path, monkeypatch):
 # 2. The book's commands on hardware where X160 cannot be trained.
 
 
-@pytest.mark.xfail(strict=False, reason="fixed by fidelity: scorecard crashes when X160 cannot be trained")
 def test_2_scorecard_on_a_small_memory_gpu(capsys):
     code, out, err = run(capsys, ["scorecard", "--hardware", SMALL_MEMORY, "--format", "json"])
     assert code == 0, err
     json.loads(out)
 
 
-@pytest.mark.xfail(strict=False, reason="fixed by fidelity: claims crash when X160 cannot be trained")
 def test_2_claims_on_a_small_memory_gpu(capsys):
     code, out, err = run(capsys, ["reproduce", "claims", "--hardware", SMALL_MEMORY, "--format", "json"])
     assert code == 0, err
@@ -226,7 +222,6 @@ def test_4_a_batch_beyond_int64_is_not_wrapped(capsys):
         assert_one_line_error(code, err)
 
 
-@pytest.mark.xfail(strict=False, reason="fixed by schedules: huge simulate durations overflow")
 def test_4_huge_simulate_durations(capsys):
     code, out, err = run(capsys, ["simulate", "--schedule", "modular", "--n-l", "2", "--n-mu", "2", "--d-l", "4",
                                   "--forward", "1e308", "--format", "json"])
@@ -297,10 +292,25 @@ def test_6_max_overhead_message(capsys):
         assert_one_line_error(code, err, "max")
 
 
-@pytest.mark.xfail(strict=False, reason="fixed by arch: evaluate accepts n_l not dividing d_l")
-def test_6_evaluate_rejects_n_l_not_dividing_d_l(capsys):
-    code, _, err = run(capsys, ["evaluate", "--model", "X160", "--method", "improved", "--n-b", "8", "--n-l", "3"])
-    assert_one_line_error(code, err, "n_l=3")
+def test_6_evaluate_agrees_with_optimize_on_n_l_not_dividing_d_l(capsys):
+    """evaluate judges any configuration: n_l=3 for d_l=160 is infeasible under the same named
+    assumption (divisible_layers) by which optimize never proposes it, and only under it."""
+    argv = ["evaluate", "--model", "X160", "--method", "improved", "--n-b", "8", "--n-l", "3", "--n-mu", "3",
+            "--format", "json"]
+    code, out, err = run(capsys, argv)
+    assert code == 0, err
+    result = json.loads(out)
+    assert not result["feasible"]
+    assert any("n_l=3 does not divide d_l=160" in reason and "divisible_layers" in reason for reason in result["reasons"])
+    code, out, err = run(capsys, argv + ["--assume", "divisible_layers=false"])
+    assert code == 0, err
+    assert not any("n_l=3" in reason for reason in json.loads(out)["reasons"])
+    code, out, err = run(capsys, ["optimize", "--model", "X160", "--method", "improved", "--parallelism", "3d",
+                                  "--format", "json"])
+    assert code == 0, err
+    assert 160 % json.loads(out)["n_l"] == 0
+    code, _, err = run(capsys, ["simulate", "--schedule", "modular", "--n-l", "3", "--n-mu", "3", "--d-l", "16"])
+    assert_one_line_error(code, err, "n_l = 3", "d_l = 16")
 
 
 def test_6_warnings_are_one_line(tmp_path, capsys):
@@ -332,7 +342,6 @@ def test_7_load_hardware_misuse_is_a_user_error(value):
         load_hardware(value)
 
 
-@pytest.mark.xfail(strict=False, reason="fixed by schedules: pipeline(modular='yes') is accepted")
 def test_7_pipeline_modular_must_be_a_bool():
     from lgacc.schedule import pipeline
 
@@ -349,7 +358,6 @@ def test_7_evaluate_max_overhead_must_not_be_a_bool():
         evaluate(x_model(160), "a100-80gb", TrainingConfig("improved", n_b=8), max_overhead=True)
 
 
-@pytest.mark.xfail(strict=False, reason="fixed by validation: Transformer(name=None) is accepted")
 def test_7_transformer_name_must_be_a_string():
     from lgacc.models import Transformer
 
