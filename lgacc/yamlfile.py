@@ -122,6 +122,8 @@ def parse_yaml_mapping(text: str, origin: str) -> dict:
     """Parse ``text`` (already decoded) as one YAML mapping; an empty document is ``{}``."""
     try:
         data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - _StrictLoader is a SafeLoader
+    except yaml.MarkedYAMLError as error:
+        raise SpecFileError(f"{origin}: not valid YAML: {_marked(error)}") from None
     except yaml.YAMLError as error:
         raise SpecFileError(f"{origin}: not valid YAML: {_one_line(error)}") from None
     except (RecursionError, ValueError, OverflowError) as error:
@@ -129,7 +131,7 @@ def parse_yaml_mapping(text: str, origin: str) -> dict:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise SpecFileError(f"{origin}: expected a mapping of 'key: value' lines at the top level, got {type(data).__name__}")
+        raise SpecFileError(f"{origin}: must be a mapping of 'key: value' lines at the top level, got {type(data).__name__}")
     return data
 
 
@@ -164,3 +166,11 @@ def load_yaml_mapping(path: str | Path, owner: str = "spec file") -> dict:
 
 def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split())
+
+
+def _marked(error: yaml.MarkedYAMLError) -> str:
+    """``line L, column C: problem``: PyYAML's own text repeats the source around the mark."""
+    mark = error.problem_mark or error.context_mark
+    problem = error.problem or error.context or "syntax error"
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return _one_line(f"{where}{problem}")

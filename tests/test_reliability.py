@@ -370,7 +370,7 @@ def test_yaml_loader_is_reusable_for_other_specs(tmp_path):
     path.write_text(yaml.safe_dump({"name": "m", "d_l": 4}))
     assert yamlfile.load_yaml_mapping(path, "model spec") == {"name": "m", "d_l": 4}
     path.write_text("- a\n- b\n")
-    with pytest.raises(UserInputError, match=r"model spec .*: expected a mapping"):
+    with pytest.raises(UserInputError, match=r"model spec .*: must be a mapping"):
         yamlfile.load_yaml_mapping(path, "model spec")
 
 
@@ -389,3 +389,78 @@ def test_the_input_checks_page_states_the_fuzz_budget_and_the_ranges():
     assert stated[0] == EXAMPLES["spec_mutations"] + EXAMPLES["spec_text_noise"]
     assert RANGES["peak_flop_per_s"].low == 1e9 and "| peak (flop/s) | 10<sup>9</sup> | 10<sup>12</sup>" in page
     assert "file: input_checks" in (ROOT / "book" / "_toc.yml").read_text()
+
+
+# Model and run files read through the same safe reader as the hardware specs.
+
+MODEL_TEXT = "d_l: 2\nd_m: 8\nd_a: 2\nd_h: 4\nd_s: 16\n"
+BAD_MODELS = {
+    "duplicate key": (MODEL_TEXT + "d_l: 4\n", "duplicate key 'd_l'"),
+    "sexagesimal": (MODEL_TEXT.replace("d_l: 2", "d_l: 1:20"), "d_l='1:20'"),
+    "alias": ("n: &n 2\nd_l: *n\n" + MODEL_TEXT.split("\n", 1)[1], "not allowed"),
+    "yes is not true": (MODEL_TEXT + "gated: yes\n", "gated='yes'"),
+    "published count": (MODEL_TEXT + "parameters_published: many\n", "parameters_published='many'"),
+    "vocabulary beyond int64": (MODEL_TEXT + f"d_v: {2**70}\n", "d_v="),
+    "not UTF-8": (MODEL_TEXT + "source: caf\xe9\n", "not UTF-8"),
+    "a list": ("- 1\n", "must be a mapping"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_MODELS))
+def test_model_files_use_the_safe_reader(tmp_path, capsys, case):
+    text, fragment = BAD_MODELS[case]
+    path = tmp_path / "model.yaml"
+    path.write_bytes(text.encode("latin-1"))
+    code, _, err = run(capsys, ["evaluate", "--model", str(path), "--method", "improved", "--n-b", "8"])
+    assert_one_line_error(code, err, "model file", fragment)
+
+
+def test_model_file_counts_accept_numpy_and_zero_vocabulary():
+    from lgacc.models import Transformer
+
+    model = Transformer(name="m", d_l=2, d_m=8, d_a=2, d_h=4, d_s=16, d_v=np.int64(0))
+    assert model.d_v == 0 and type(model.d_v) is int
+    assert Transformer(name="m", d_l=2, d_m=8, d_a=2, d_h=4, d_s=16, d_v=np.int64(50)).d_v == 50
+
+
+VALIDATION_DIR = ROOT / "data" / "validation"
+SMITH = (VALIDATION_DIR / "smith2022.yaml").read_text()
+BAD_RUNS = {
+    "cluster not a mapping": (SMITH.replace("cluster:\n", "cluster: 5\nold_cluster:\n"), "cluster=5"),
+    "runs not a list": (SMITH.replace("runs:\n", "runs: {a: 1}\nold_runs:\n"), "runs must be a non-empty list"),
+    "reported text": (SMITH.replace("iteration_time_s: 60.1", "iteration_time_s: fast"), "iteration_time_s='fast'"),
+    "reported zero": (SMITH.replace("iteration_time_s: 60.1", "iteration_time_s: 0"), "iteration_time_s=0"),
+    "throughput overflow": (SMITH.replace("iteration_time_s: 60.1, ", "").replace("tflops_per_gpu: 126", "tflops_per_gpu: 1.0e+308"),
+                            "measured step time = 0.0 s"),
+    "count beyond int64": (SMITH.replace("n_gpu: 2240", f"n_gpu: {2**64}"), "2**63 - 1"),
+    "model not a name": (SMITH.replace("model: mt-nlg-530b", "model: [1]", 1), "model=[1]"),
+    "duplicate key": (SMITH.replace("hardware: a100-80gb", "hardware: a100-80gb\nhardware: h100-sxm"), "duplicate key 'hardware'"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_RUNS))
+def test_run_files_get_one_line(tmp_path, capsys, case):
+    text, fragment = BAD_RUNS[case]
+    (tmp_path / "runs.yaml").write_text(text)
+    code, _, err = run(capsys, ["validate", "--runs", str(tmp_path), "--format", "json"])
+    assert_one_line_error(code, err, fragment)
+
+
+@pytest.mark.parametrize("folder, fragment", [("absent", "no such folder"), ("file.yaml", "is a file"), ("empty", "no run file"),
+                                              ("", "must be a path")])
+def test_runs_folder_errors(tmp_path, capsys, folder, fragment):
+    (tmp_path / "file.yaml").write_text(SMITH)
+    (tmp_path / "empty").mkdir()
+    runs = str(tmp_path / folder) if folder else ""
+    code, _, err = run(capsys, ["validate", "--runs", runs])
+    assert_one_line_error(code, err, fragment)
+
+
+def test_one_publication_has_a_fit_but_no_held_out_error(tmp_path, capsys):
+    (tmp_path / "smith2022.yaml").write_text(SMITH)
+    code, out, err = run(capsys, ["validate", "--runs", str(tmp_path), "--format", "json"])
+    assert code == 0, err
+    calibration = json.loads(out)["calibration"]
+    assert calibration["lopo_mean_abs_error"] is None and 0 < calibration["kernel_efficiency"] < 1
+    code, out, err = run(capsys, ["validate", "--runs", str(tmp_path)])
+    assert code == 0 and "the runs come from one publication" in out, err
