@@ -35,11 +35,14 @@ EXAMPLES = {
     "evaluate": 150,
     "optimize": 60,
     "simulate": 150,
+    "schedules": 150,
     "reproduce": 80,
     "scorecard": 20,
     "api_counts": 150,
     "api_hardware": 100,
     "api_config": 150,
+    "model_files": 150,
+    "run_files": 80,
 }
 
 

@@ -4,6 +4,7 @@ of :func:`fuzzing.check_contract`; a handful of real subprocesses check it end t
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -103,6 +104,40 @@ SIMULATE = argv_for(
     flags=("--no-recompute",),
     required=("--schedule", "--n-l", "--n-mu", "--d-l"),
 )
+SCHEDULES = ("gpipe", "1f1b", "interleaved", "breadth-first", "zero-bubble", "modular")
+ODD = st.sampled_from([1, 3, 5, 7, 9, 2, 4, 6])
+
+
+@st.composite
+def schedule_argv(draw):
+    """The six schedules with odd (and some even) n_l, n_mu, n_v and a d_l that is usually a
+    multiple of n_l n_v: the simulators themselves run, not only the argument checks."""
+    schedule = draw(st.sampled_from(SCHEDULES))
+    n_l, n_mu = draw(ODD), draw(st.one_of(ODD, st.integers(1, 24)))
+    virtual = schedule in ("interleaved", "breadth-first")
+    n_v = draw(ODD) if virtual or draw(st.integers(0, 7)) == 0 else 1
+    d_l = n_l * n_v * draw(st.integers(1, 3)) if draw(st.integers(0, 5)) else draw(st.integers(1, 40))
+    if schedule == "interleaved" and draw(st.integers(0, 3)):
+        n_mu = n_l * draw(st.integers(1, 3))  # interleaving needs n_mu a multiple of n_l, mostly given
+    argv = ["simulate", "--schedule", schedule, "--n-l", str(n_l), "--n-mu", str(n_mu), "--d-l", str(d_l),
+            "--format", draw(st.sampled_from(["json", "json", "table"]))]
+    if n_v != 1 or draw(st.booleans()):
+        argv += ["--n-v", str(n_v)]
+    options = {"--n-b": mostly(st.integers(1, 3).map(str), WILD_INT),
+               "--state": mostly(st.sampled_from(["replicated", "partitioned", "offloaded"]), st.just("sharded")),
+               "--send": DURATION, "--reduce": DURATION, "--restore": DURATION,
+               "--forward": mostly(st.floats(0.1, 10).map(repr), DURATION),
+               "--transfer-bytes": mostly(st.integers(1, 10**9).map(str), WILD_FLOAT)}
+    for name, values in options.items():
+        if draw(st.integers(0, 2)) == 0:
+            argv += [name, draw(values)]
+    if "partitioned" in argv and "--n-b" not in argv and draw(st.booleans()):
+        argv += ["--n-b", str(draw(st.integers(2, 3)))]  # a partitioned state needs n_b >= 2
+    if draw(st.integers(0, 3)) == 0:
+        argv.append("--no-recompute")
+    return argv
+
+
 FAST_LABELS = ["table:hardware_bandwidth", "table:x_model", "table:mixed_buffering", "fig:gradient_accumulation",
                "fig:gradient_accumulation_partitioned"]
 
@@ -152,6 +187,20 @@ def test_fuzz_optimize(argv):
 @given(SIMULATE)
 def test_fuzz_simulate(argv):
     _fuzz(argv)
+
+
+@fuzz_settings("schedules")
+@given(schedule_argv())
+def test_fuzz_simulate_six_schedules(argv):
+    code, out, err, _ = call_cli(argv)
+    record("cli simulate six schedules", f"exit {code}")
+    check_contract(argv, code, out, err)
+    if code == 0 and "json" in argv:
+        result = json.loads(out)
+        assert result["schedule"] == argv[2] or (argv[2], result["schedule"]) == ("standard", "gpipe"), result
+        bubble = result["bubble_overhead"]
+        assert bubble is not None and 0 <= bubble < math.inf, result
+        assert result["step_time"] >= result["bubble_free_step_time"] * (1 - 1e-9), result
 
 
 @fuzz_settings("reproduce")

@@ -387,6 +387,9 @@ def test_the_input_checks_page_states_the_fuzz_budget_and_the_ranges():
     stated = [int(cells[2].strip()) for cells in rows if cells[2].strip().isdigit()]
     assert sum(stated) == total
     assert stated[0] == EXAMPLES["spec_mutations"] + EXAMPLES["spec_text_noise"]
+    for cells in rows:  # each stated split adds up to its cases
+        if cells[2].strip().isdigit():
+            assert int(cells[3]) + int(cells[4]) == int(cells[2]), cells
     assert RANGES["peak_flop_per_s"].low == 1e9 and "| peak (flop/s) | 10<sup>9</sup> | 10<sup>12</sup>" in page
     assert "file: input_checks" in (ROOT / "book" / "_toc.yml").read_text()
 
@@ -464,3 +467,19 @@ def test_one_publication_has_a_fit_but_no_held_out_error(tmp_path, capsys):
     assert calibration["lopo_mean_abs_error"] is None and 0 < calibration["kernel_efficiency"] < 1
     code, out, err = run(capsys, ["validate", "--runs", str(tmp_path)])
     assert code == 0 and "the runs come from one publication" in out, err
+
+
+def test_claims_as_a_table_are_a_table_not_a_python_list(capsys):
+    code, out, err = run(capsys, ["reproduce", "claims"])
+    assert code == 0, err
+    assert not out.lstrip().startswith("[{") and "x160_total_flops" in out
+    header = out.splitlines()[1].split()
+    assert header[:5] == ["id", "paper", "reproduced", "unit", "agrees"]
+    code, out, err = run(capsys, ["reproduce", "claims", "--format", "csv"])
+    assert code == 0 and out.startswith("id,paper,reproduced,unit,agrees,printed,tolerance,how,where"), err
+
+
+def test_compare_applies_to_claims_as_the_help_says(capsys):
+    code, out, err = run(capsys, ["reproduce", "claims", "--compare", "--format", "json"])
+    assert code == 0, err
+    assert {"paper", "reproduced", "agrees"} <= set(json.loads(out)[0])

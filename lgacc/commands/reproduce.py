@@ -50,12 +50,29 @@ def run(args: argparse.Namespace) -> int:
         path = save_figure(result, args.out)
         print(dumps({"label": args.label, "out": str(path)}) if fmt == "json" else path)
         return 0
-    if args.compare:
+    if args.compare and artifact.kind != "claims":  # claims always print the paper's number beside their own
         if artifact.compare is None:
             raise UserInputError(f"{args.label} has no comparison with the paper")
         result = artifact.compare(result)
+    if isinstance(result, list) and result and all(isinstance(row, dict) for row in result) and fmt != "json":
+        result = pd.DataFrame(result)  # records (the claims) as a table, not a Python list
+        if fmt == "table":
+            print(render_table(_short_columns(result), fmt))
+            return 0
     if isinstance(result, pd.DataFrame):
         print(render_table(result, fmt))
     else:
         print(dumps(result) if fmt == "json" else result)
     return 0
+
+
+#: Longest text kept in a column of the terminal table; longer columns go to csv and json only.
+TABLE_TEXT_WIDTH = 40
+
+
+def _short_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """The columns that fit a terminal; a last note names the others (printed by --format csv or json)."""
+    long = [c for c in frame.columns if frame[c].map(lambda v: len(str(v))).max() > TABLE_TEXT_WIDTH]
+    if long:
+        print(f"(columns {', '.join(long)}: with --format csv or json)")
+    return frame.drop(columns=long)
