@@ -53,3 +53,28 @@ def test_matrix_has_a_row_per_conclusion_and_a_column_per_hardware():
     assert list(matrix.columns) == ["conclusion", "hand"]
     assert matrix["conclusion"].tolist() == list(CLAIMS.values())
     assert matrix.iloc[2]["hand"] == "1.91× ✗"
+
+
+def test_scaling_per_gpu_meets_the_papers_x160_cell():
+    """On the A100 the per-GPU sweep gives X160 with the improved method in 6.8 d, the printed
+    cell of table:parallel_methods_comparison (to its one decimal), and the baseline in 13 d."""
+    from lgacc.today import scaling_by_hardware
+
+    frame = scaling_by_hardware(["a100-80gb"], xs=(160,)).set_index("method")
+    assert round(frame.loc["improved", "time_days"], 1) == 6.8
+    assert round(frame.loc["baseline", "time_days"]) == 13
+    assert set(frame["hardware"]) == {"a100-80gb"}
+
+
+def test_time_limits_per_gpu_bracket_the_sweep():
+    """The one-month limit lies between the last swept model trained within a month and the first
+    that is not (the sweep's rows, read independently of the limit's bisection); a year allows more."""
+    from lgacc.scaling import ONE_MONTH_DAYS
+    from lgacc.today import limits_by_hardware, scaling_by_hardware
+
+    limits = limits_by_hardware(["h100-sxm"]).set_index("days")["p"]
+    sweep = scaling_by_hardware(["h100-sxm"], methods=("improved",))
+    within = sweep[sweep.feasible.astype(bool) & (sweep.time_days <= ONE_MONTH_DAYS)]
+    beyond = sweep[~sweep.index.isin(within.index) & (sweep.p > within.p.max())]
+    assert within.p.max() <= limits.iloc[0] <= beyond.p.min()
+    assert limits.iloc[1] > limits.iloc[0]
