@@ -38,6 +38,7 @@ EXAMPLES = {
     "schedules": 150,
     "reproduce": 80,
     "scorecard": 20,
+    "sensitivity": 30,
     "api_counts": 150,
     "api_hardware": 100,
     "api_config": 150,

@@ -155,14 +155,38 @@ def _reproduce(tmp: str):
 
 # Scorecard runs every artifact (~15 s): only its argument errors are fuzzed here;
 # test_reliability runs it whole on the small-memory fixture.
+SCORECARD_HARDWARE = st.one_of(st.sampled_from(["a100-40gb", "", "/nonexistent.yaml", "."]),
+                               WILD_TEXT.filter(lambda t: t not in {"a100-80gb", "b200", "h100-sxm", "h200-sxm", "gb200-nvl72"}))
 SCORECARD = argv_for(
     "scorecard",
-    {"--hardware": st.one_of(st.sampled_from(["a100-40gb", "", "/nonexistent.yaml", "."]),
-                             WILD_TEXT.filter(lambda t: t not in {"a100-80gb", "b200", "h100-sxm", "h200-sxm", "gb200-nvl72"})),
-     "--format": FORMAT},
+    {"--hardware": SCORECARD_HARDWARE, "--format": FORMAT},
     required=("--hardware",),
     always=("--hardware",),
 )
+
+
+# Sensitivity runs searches per assumption value (seconds each): only its argument errors are
+# fuzzed here, each vector naming at least one unknown assumption or a bad spec;
+# test_reliability runs one assumption whole on the small-memory fixture.
+ASSUMPTIONS = ("convention", "critical_batch_scale", "depth_factor", "divisibility", "ethernet_bandwidth_gib_per_s", "gb",
+               "gpus_per_node", "max_overhead", "overlap_efficiency", "pipeline_overlap")
+
+
+@st.composite
+def sensitivity_argv(draw):
+    wild_name = st.one_of(st.sampled_from(["GB", "gb ", "", "divisible_layers", "all"]),
+                          WILD_TEXT).filter(lambda t: t not in ASSUMPTIONS)
+    names = draw(st.lists(st.one_of(st.sampled_from(ASSUMPTIONS), wild_name), max_size=3))
+    bad_spec = draw(st.booleans())
+    if not bad_spec and all(name in ASSUMPTIONS for name in names):
+        names.append(draw(wild_name))
+    argv = ["sensitivity"]
+    for name in draw(st.permutations(names)):
+        argv += ["--assumption", name]
+    argv += ["--hardware", draw(SCORECARD_HARDWARE) if bad_spec else "a100-80gb"]
+    if draw(st.booleans()):
+        argv.append("--conclusions")
+    return argv + ["--format", draw(FORMAT)]
 
 
 def _fuzz(argv):
@@ -212,6 +236,12 @@ def test_fuzz_reproduce(tmp_path, data):
 @fuzz_settings("scorecard")
 @given(SCORECARD)
 def test_fuzz_scorecard_arguments(argv):
+    _fuzz(argv)
+
+
+@fuzz_settings("sensitivity")
+@given(sensitivity_argv())
+def test_fuzz_sensitivity_arguments(argv):
     _fuzz(argv)
 
 

@@ -483,3 +483,12 @@ def test_compare_applies_to_claims_as_the_help_says(capsys):
     code, out, err = run(capsys, ["reproduce", "claims", "--compare", "--format", "json"])
     assert code == 0, err
     assert {"paper", "reproduced", "agrees"} <= set(json.loads(out)[0])
+
+
+def test_sensitivity_on_a_small_memory_gpu(capsys):
+    """Where the baseline cannot train X160 the rows say so (null), and the command still answers."""
+    code, out, err = run(capsys, ["sensitivity", "--hardware", SMALL_MEMORY, "--assumption", "gb", "--format", "json"])
+    assert code == 0, err
+    rows = json.loads(out)
+    assert {row["value"] for row in rows} == {"GiB", "GB"}
+    assert all(row["baseline_time_days"] is None and row["improved_time_days"] > 0 for row in rows)
