@@ -73,13 +73,17 @@ def argv_for(draw, command: str, options: dict, flags: tuple = (), required: tup
         argv += parts[index]
     return argv
 
+SCHEDULE = mostly(st.sampled_from(["gpipe", "1f1b", "interleaved", "breadth-first", "zero-bubble", "modular", "standard"]),
+                  st.one_of(st.sampled_from(["Modular", "", "zb"]), WILD_TEXT))
+N_V = mostly(st.sampled_from(["1", "1", "1", "2", "3"]), WILD_INT)
+
 
 EVALUATE = argv_for(
     "evaluate",
     {"--model": MODEL, "--method": METHOD, "--n-b": SMALL_COUNT, "--n-l": SMALL_COUNT, "--n-a": SMALL_COUNT,
      "--n-mu": SMALL_COUNT, "--b-mu": SMALL_COUNT, "--hardware": HARDWARE, "--max-overhead": MAYBE_FLOAT,
      "--steps": mostly(st.integers(1, 10**6).map(str), WILD_INT), "--form": mostly(st.sampled_from(["paper", "exact"]), st.just("approx")),
-     "--format": FORMAT},
+     "--format": FORMAT, "--schedule": SCHEDULE, "--n-v": N_V},
     flags=("--offload", "--partitioned", "--no-partitioned"),
     required=("--model", "--method", "--n-b"),
 )
@@ -87,7 +91,7 @@ OPTIMIZE = argv_for(
     "optimize",
     {"--model": MODEL, "--method": METHOD, "--parallelism": PARALLELISM, "--hardware": HARDWARE,
      "--max-gpus": mostly(st.integers(1, 10**5).map(str), WILD_INT), "--target-days": mostly(st.floats(1, 1000).map(repr), WILD_FLOAT),
-     "--max-overhead": MAYBE_FLOAT, "--format": FORMAT},
+     "--max-overhead": MAYBE_FLOAT, "--format": FORMAT, "--schedule": SCHEDULE, "--n-v": N_V},
     flags=("--no-offload", "--no-partition"),
     required=("--model", "--method", "--parallelism"),
 )

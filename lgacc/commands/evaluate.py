@@ -55,7 +55,7 @@ def add_schedule_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--schedule", default=None, metavar="NAME",
                         help=f"pipeline schedule: {', '.join(SCHEDULES)} ({aliases}); default: the method's own "
                              "(baseline and partitioned: gpipe, the paper's standard pipeline; improved: modular)")
-    parser.add_argument("--n-v", type=int, default=1, metavar="V",
+    parser.add_argument("--n-v", type=count("n_v"), default=1, metavar="V",
                         help=f"chunks (virtual stages) per device for {' and '.join(CHUNKED_SCHEDULES)} (default 1)")
 
 
