@@ -265,3 +265,16 @@ def test_subprocess_contract(tmp_path, argv, expected):
     check_contract(argv, completed.returncode, completed.stdout, completed.stderr)
     if expected == 0:
         json.loads(completed.stdout)
+
+
+#: Subcommands with a fuzz test here (validate's is in test_fuzz_files); a new one must join them.
+FUZZED_COMMANDS = {"evaluate", "optimize", "simulate", "reproduce", "scorecard", "sensitivity", "validate"}
+
+
+def test_every_subcommand_is_fuzzed():
+    import pkgutil
+
+    from lgacc import commands
+
+    shipped = {m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_")}
+    assert shipped == FUZZED_COMMANDS
