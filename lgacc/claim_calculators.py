@@ -56,8 +56,28 @@ def _x160_gpu_days(hardware: Hardware) -> tuple[float, str]:
             f"X160 total flops / ({hardware.peak_flop_per_s:.3g} flop/s peak x 86400 s), at perfect efficiency")
 
 
+class _NotTrainable(Exception):
+    """X160 has no feasible configuration on this hardware: the claim has no value, only this sentence."""
+
+
 def _fastest(hardware: Hardware, method: str, scenario: str = "limited"):
-    return fastest(x_model(TRILLION_X), scenario_hardware(hardware, scenario), method, "3d", explain=False)
+    result = fastest(x_model(TRILLION_X), scenario_hardware(hardware, scenario), method, "3d", explain=False)
+    if result.evaluation is None:
+        raise _NotTrainable(f"X160 cannot be trained with the {method} method on {hardware.name} "
+                            f"({scenario} scenario): no feasible 3d configuration")
+    return result
+
+
+def _degrading(calculate: Callable[[Hardware], tuple[float, str]]) -> Callable[[Hardware], tuple[float | None, str]]:
+    """The calculator, returning ``(None, why)`` instead of raising where X160 cannot be trained."""
+
+    def degraded(hardware: Hardware) -> tuple[float | None, str]:
+        try:
+            return calculate(hardware)
+        except _NotTrainable as reason:
+            return None, str(reason)
+
+    return degraded
 
 
 def _describe(result) -> str:
@@ -140,3 +160,6 @@ CALCULATORS: dict[str, Callable[[Hardware], tuple[float, str]]] = {
     "improved_min_time_1t": _improved_time,
     "improved_speedup_over_baseline": _speedup,
 }
+
+#: On hardware where X160 cannot be trained (a 4 GiB GPU), its claims say so instead of raising.
+CALCULATORS = {claim: _degrading(calculate) for claim, calculate in CALCULATORS.items()}

@@ -3,21 +3,44 @@
 Each subcommand lives in its own module of :mod:`lgacc.commands`, which defines
 ``register(subparsers)``: it adds its parser and sets ``handler`` to a function
 ``handler(args) -> int`` (the exit code).  Errors of the user's making
-(:class:`lgacc.errors.UserInputError`) print one line and exit with code 2.
+(:class:`lgacc.errors.UserInputError`, and argparse's own usage errors) print
+one line ``lgacc <command>: error: ...`` on stderr and exit with code 2;
+warnings print one line ``lgacc <command>: warning: ...``.  Anything else is a
+bug: one line ``lgacc <command>: internal error: ...`` and exit code 1 (set
+``LGACC_DEBUG=1`` for the traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
-from typing import Sequence
+import warnings
+from typing import NoReturn, Sequence
 
 from . import __version__
 from .errors import UserInputError
 
 EXIT_USAGE = 2
+EXIT_BUG = 1
+
+
+class UsageError(Exception):
+    """An argparse usage error, already formatted as one line."""
+
+    def __init__(self, line: str):
+        super().__init__(line)
+        self.line = line
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, ``<prog>: error: <message>``
+    (no usage block); subparsers inherit the class."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: error: {' '.join(str(message).split())}")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -28,7 +51,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """
     from . import commands
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="lgacc",
         description=(
             "Reproduce 'Layered gradient accumulation and modular pipeline parallelism' "
@@ -48,22 +71,50 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     first = next((arg for arg in argv if not arg.startswith("-")), None)
     parser = build_parser(first)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as error:
+        print(error.line, file=sys.stderr)
+        return EXIT_USAGE
     handler = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help()
+        commands = ", ".join(sorted(parser._subparsers._group_actions[0].choices))  # noqa: SLF001
+        print(f"lgacc: error: a command is required, one of {commands} (see lgacc --help)", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        return int(handler(args) or 0)
-    except UserInputError as error:
-        print(f"lgacc {args.command}: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except BrokenPipeError:  # e.g. `lgacc reproduce ... | head`
-        return 0
+    prog = f"lgacc {args.command}"
+
+    def show_warning(message, category, filename, lineno, file=None, line=None):
+        print(f"{prog}: warning: {_one_line(message)}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show_warning
+        try:
+            return int(handler(args) or 0)
+        except UserInputError as error:
+            print(f"{prog}: error: {_one_line(error)}", file=sys.stderr)
+            return EXIT_USAGE
+        except BrokenPipeError:  # e.g. `lgacc reproduce ... | head`
+            return 0
+        except KeyboardInterrupt:
+            print(f"{prog}: interrupted", file=sys.stderr)
+            return 130
+        except Exception as error:  # a bug, not the user's doing: one line unless debugging
+            if os.environ.get("LGACC_DEBUG"):
+                raise
+            print(
+                f"{prog}: internal error: {type(error).__name__}: {_one_line(error)[:300]} "
+                "(a bug in lgacc; LGACC_DEBUG=1 shows the traceback)",
+                file=sys.stderr,
+            )
+            return EXIT_BUG
 
 
 if __name__ == "__main__":

@@ -1,5 +1,10 @@
 """Errors a user can cause and fix: bad files, bad arguments, infeasible requests."""
 
+import numbers
+
+#: Largest count accepted anywhere (int64): numpy arithmetic would wrap beyond it.
+MAX_INT64 = 2**63 - 1
+
 
 class UserInputError(ValueError):
     """Input that breaks a stated rule; the message names the value and the rule.
@@ -9,13 +14,25 @@ class UserInputError(ValueError):
 
 
 def positive_int(owner: str, field: str, value) -> int:
-    """``value`` as a positive integer (a float such as ``4.0`` is accepted), or a
-    :class:`UserInputError` naming ``owner``, the field and the rule."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
+    """``value`` as a positive integer of at most ``2**63 - 1``, or a :class:`UserInputError`
+    naming ``owner``, the field and the rule.
+
+    Python and numpy integers are accepted, and so are integral real numbers such as
+    ``4.0`` or ``np.float64(4.0)``; booleans (``True`` is not a count), non-integral or
+    non-finite numbers, strings and everything else are rejected.
+    """
+    if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(value, numbers.Real):
+        raise UserInputError(f"{owner}: {field}={value!r} must be a positive integer")
+    if not isinstance(value, numbers.Integral):
+        try:
+            integral = float(value).is_integer()
+        except (OverflowError, ValueError):
+            integral = False
+        if not integral:
             raise UserInputError(f"{owner}: {field}={value!r} must be a positive integer")
+    value = int(value)
     if value < 1:
         raise UserInputError(f"{owner}: {field}={value} must be a positive integer (>= 1)")
+    if value > MAX_INT64:
+        raise UserInputError(f"{owner}: {field}={value} must be at most 2**63 - 1 = {MAX_INT64}")
     return value

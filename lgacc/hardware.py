@@ -17,7 +17,20 @@ suffix              meaning
 ==================  =========================================
 
 Each quantity must be given exactly once, in one of the units allowed for it.
-Internally everything is SI: bytes, bytes per second and flop/s.
+Internally everything is SI: bytes, bytes per second and flop/s.  Once in SI,
+each quantity must lie in a range (:data:`RANGES`): outside the outer bounds it
+is rejected (312 flop/s is a GPU peak given in Tflop/s by mistake, 1e300 GiB
+is infinite memory), outside the inner ones it is accepted with a
+:class:`HardwareSpecWarning` (a peak below 1 Tflop/s is possible, but rare).
+The optional ``kernel_efficiency`` (dimensionless, in (0, 1], default 1.0) is
+the share of the peak that the kernels reach; 1.0 is the paper's convention.
+
+A spec is named either by a shipped name (``a100-80gb``: only the files of
+``data/hardware/``) or by a path (a string containing ``/`` or ending in
+``.yaml``/``.yml``, or a :class:`pathlib.Path`): a file in the working
+directory never stands in for a shipped name.  Files are read by
+:func:`lgacc.yamlfile.load_yaml_mapping` (UTF-8, at most 1 MB, no aliases, no
+duplicate keys, YAML 1.2 numbers).
 
 The paper's ``table:hardware_bandwidth`` prints thresholds ``peak / bandwidth``
 which come out as printed only when its "GB" is read as GiB (2**30 bytes): at
@@ -28,13 +41,15 @@ which come out as printed only when its "GB" is read as GiB (2**30 bytes): at
 from __future__ import annotations
 
 import math
+import os
+import sys
+import warnings
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Mapping
-
-import yaml
+from typing import Any, Mapping, NamedTuple
 
 from .errors import UserInputError
+from .yamlfile import load_yaml_mapping
 
 __all__ = [
     "GIB",
@@ -42,6 +57,8 @@ __all__ = [
     "LINKS",
     "Hardware",
     "HardwareSpecError",
+    "HardwareSpecWarning",
+    "RANGES",
     "Link",
     "available_hardware",
     "load_hardware",
@@ -105,11 +122,16 @@ class Hardware:
     nvme_bandwidth_bytes_per_s: float
     hdd_bandwidth_bytes_per_s: float
     gpus_per_node: int
+    #: Share of ``peak_flop_per_s`` the kernels reach, in (0, 1]; 1.0 is the paper's convention.
+    kernel_efficiency: float = 1.0
     description: str = ""
     notes: str = ""
     path: str = ""
     #: Display names given by the spec (``infiniband_name: InfiniBand (NDR 400 Gb/s)``).
     link_names: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        _validate_values(self, origin=self.path or (self.name if isinstance(self.name, str) else "<hardware>"))
 
     def bandwidth(self, link: str) -> float:
         """Bandwidth of ``link`` (a key of :data:`LINKS`) in bytes/s."""
@@ -132,10 +154,11 @@ class Hardware:
     def replace(self, **changes: Any) -> "Hardware":
         """A copy with some fields changed (validated like a loaded spec)."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
+        unknown = sorted(set(changes) - set(values))
+        if unknown:
+            raise HardwareSpecError(self.path or self.name, unknown[0], f"unknown field; fields are: {', '.join(values)}")
         values.update(changes)
-        hardware = Hardware(**values)
-        _validate_values(hardware, origin=self.path or self.name)
-        return hardware
+        return Hardware(**values)
 
 
 class HardwareSpecError(UserInputError):
@@ -148,6 +171,33 @@ class HardwareSpecError(UserInputError):
         super().__init__(f"{origin}: field '{field}': {problem}")
 
 
+class HardwareSpecWarning(UserWarning):
+    """A value that is possible but implausible (e.g. a peak below 1 Tflop/s): check the unit."""
+
+
+class Range(NamedTuple):
+    """Accepted range of a quantity in SI units: outside ``low``..``high`` an error,
+    outside ``usual_low``..``usual_high`` a :class:`HardwareSpecWarning`."""
+
+    low: float
+    usual_low: float
+    usual_high: float
+    high: float
+    unit: str
+    low_inclusive: bool = True
+
+
+_BANDWIDTH_RANGE = Range(1e3, 1e6, 1e14, 1e17, "bytes/s")
+#: Accepted and usual ranges, in SI units, per field of :class:`Hardware`.
+RANGES: dict[str, Range] = {
+    "peak_flop_per_s": Range(1e9, 1e12, 1e17, 1e21, "flop/s"),
+    "memory_bytes": Range(float(2**20), float(GIB), float(2**46), float(2**60), "bytes"),
+    **{f"{key}_bandwidth_bytes_per_s": _BANDWIDTH_RANGE for key in LINK_KEYS},
+    # The scaling figures' "unlimited node" is 2**40 GPUs: the upper bound leaves room for it.
+    "gpus_per_node": Range(1, 1, 4096, 2**62, "GPUs"),
+    "kernel_efficiency": Range(0.0, 0.05, 1.0, 1.0, "(dimensionless)", low_inclusive=False),
+}
+
 # Quantities of a spec file: dataclass field -> (key stem, allowed units).
 _QUANTITIES: dict[str, tuple[str, Mapping[str, float]]] = {
     "peak_flop_per_s": ("peak", _FLOP_UNITS),
@@ -157,51 +207,114 @@ _QUANTITIES: dict[str, tuple[str, Mapping[str, float]]] = {
 _TEXT_FIELDS = {"name": True, "source": True, "description": False, "notes": False}
 _LINK_NAME_KEYS = {f"{key}_name": key for key in LINK_KEYS}
 _INTEGER_FIELDS = {"gpus_per_node"}
+_OPTIONAL_NUMBERS = {"kernel_efficiency": 1.0}
 
 
 def _allowed_keys() -> list[str]:
-    keys = list(_TEXT_FIELDS) + sorted(_INTEGER_FIELDS) + list(_LINK_NAME_KEYS)
+    keys = list(_TEXT_FIELDS) + sorted(_INTEGER_FIELDS) + list(_OPTIONAL_NUMBERS) + list(_LINK_NAME_KEYS)
     for stem, units in _QUANTITIES.values():
         keys.extend(f"{stem}_{unit}" for unit in units)
     return keys
 
 
 def _as_positive_number(origin: str, key: str, value: Any, *, integer: bool = False) -> float:
+    """``value`` as a finite positive float (or int), or an error naming ``key``."""
     kind = "a positive integer" if integer else "a positive number"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:  # numpy scalars and other real numbers
+            import numbers
+
+            if isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_":
+                value = int(value) if isinstance(value, numbers.Integral) else float(value)
+        except (TypeError, ValueError, OverflowError):
+            pass
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         hint = ""
         if isinstance(value, str):
-            hint = (
-                " (YAML reads a float without a dot or a signed exponent, such as 312e12,"
-                " as a string: write 312.0e+12)"
-            )
+            hint = " (write a plain number in the unit the key names, e.g. peak_flop_per_s: 312.0e+12)"
         raise HardwareSpecError(origin, key, f"expected {kind}, got {type(value).__name__} {value!r}{hint}")
+    if isinstance(value, int) and not -(2**1000) < value < 2**1000:
+        raise HardwareSpecError(origin, key, f"expected {kind} (> 0 and finite), got an integer of {len(str(value))} digits")
+    if math.isnan(value) or math.isinf(value):
+        raise HardwareSpecError(origin, key, f"expected {kind} (> 0 and finite), got {value!r}")
+    if value <= 0:
+        raise HardwareSpecError(origin, key, f"expected {kind} (> 0 and finite), got {value!r}")
     if integer and not float(value).is_integer():
         raise HardwareSpecError(origin, key, f"expected {kind}, got {value!r}")
-    if not math.isfinite(value) or value <= 0:
-        raise HardwareSpecError(origin, key, f"expected {kind} (> 0 and finite), got {value!r}")
-    return int(value) if integer else float(value)
+    return int(value) if integer else value
+
+
+def _check_range(origin: str, key: str, field: str, si_value: float, given: str, warn: bool = True) -> None:
+    """Errors outside the accepted range of ``field``, a warning (if ``warn``) outside its usual range.
+
+    ``si_value`` is the value after the unit is applied; ``given`` says how it was written.
+    """
+    r = RANGES[field]
+    as_si = "" if given == f"{si_value:g}" else f" = {si_value:.4g} {r.unit}"
+    if not math.isfinite(si_value) or si_value > r.high:
+        raise HardwareSpecError(
+            origin, key, f"{given}{as_si} is above the largest accepted value {r.high:.4g} {r.unit}; check the unit"
+        )
+    if si_value < r.low or (si_value == r.low and not r.low_inclusive):
+        bound = "smallest accepted value" if r.low_inclusive else "exclusive lower bound"
+        hint = ""
+        if field == "peak_flop_per_s" and RANGES[field].usual_low <= si_value * 1e12 <= RANGES[field].usual_high:
+            hint = f" (in Tflop/s? write {si_value:g}.0e+12)" if float(si_value).is_integer() else f" (in Tflop/s? write {si_value * 1e12:.4g})"
+        raise HardwareSpecError(
+            origin, key, f"{given}{as_si} is below the {bound} {r.low:.4g} {r.unit}; check the unit{hint}"
+        )
+    if warn and not r.usual_low <= si_value <= r.usual_high:
+        side = "below" if si_value < r.usual_low else "above"
+        bound = r.usual_low if side == "below" else r.usual_high
+        warnings.warn(
+            HardwareSpecWarning(
+                f"{origin}: field '{key}': {given}{as_si} is {side} the usual {bound:.4g} {r.unit}; "
+                "accepted, but check the unit"
+            ),
+            stacklevel=4,
+        )
 
 
 def _validate_values(hardware: Hardware, origin: str) -> None:
-    for field in _QUANTITIES:
-        _as_positive_number(origin, field, getattr(hardware, field))
-    _as_positive_number(origin, "gpus_per_node", hardware.gpus_per_node, integer=True)
+    """Types of every field, positive and finite (run on every construction).
+
+    The plausible ranges of :data:`RANGES` apply to files only: the scaling analysis builds
+    idealized hardware on purpose (``memory_bytes=1e30``, 2**40 GPUs per node)."""
     for field, required in _TEXT_FIELDS.items():
         value = getattr(hardware, field)
         if not isinstance(value, str) or (required and not value.strip()):
             raise HardwareSpecError(origin, field, f"expected a non-empty string, got {value!r}")
+    if not isinstance(hardware.path, str):
+        raise HardwareSpecError(origin, "path", f"expected a string, got {hardware.path!r}")
+    for field in list(_QUANTITIES) + ["gpus_per_node", "kernel_efficiency"]:
+        integer = field in _INTEGER_FIELDS
+        value = _as_positive_number(origin, field, getattr(hardware, field), integer=integer)
+        value = value if integer else float(value)
+        if value < sys.float_info.min:
+            raise HardwareSpecError(origin, field, f"{value!r} is subnormal; expected a positive number")
+        if field == "kernel_efficiency":
+            _check_range(origin, field, field, value, f"{value:g}", warn=False)
+        object.__setattr__(hardware, field, value)
+    names = hardware.link_names
+    if not isinstance(names, tuple) or not all(
+        isinstance(pair, tuple) and len(pair) == 2 and pair[0] in LINK_KEYS and isinstance(pair[1], str) for pair in names
+    ):
+        raise HardwareSpecError(origin, "link_names", f"expected a tuple of (link, name) pairs, got {names!r}")
 
 
 def hardware_from_mapping(spec: Mapping[str, Any], origin: str = "<mapping>") -> Hardware:
-    """Validate a parsed specification and convert it to SI units."""
+    """Validate a parsed specification and convert it to SI units.
+
+    The range of each quantity is checked after its unit is applied, so
+    ``memory_gib: 1.0e+300`` is rejected (it overflows to infinite bytes).
+    """
     if not isinstance(spec, Mapping):
         raise HardwareSpecError(origin, "<top level>", f"expected a mapping of fields, got {type(spec).__name__}")
     allowed = _allowed_keys()
     unknown = [key for key in spec if key not in allowed]
     if unknown:
         raise HardwareSpecError(
-            origin, str(unknown[0]), f"unknown key; allowed keys are: {', '.join(allowed)}"
+            origin, str(unknown[0])[:80], f"unknown key; allowed keys are: {', '.join(allowed)}"
         )
     values: dict[str, Any] = {}
     for field, required in _TEXT_FIELDS.items():
@@ -223,10 +336,21 @@ def hardware_from_mapping(spec: Mapping[str, Any], origin: str = "<mapping>") ->
                 origin, f"{stem}_{given[0]}", f"given more than once ({', '.join(f'{stem}_{u}' for u in given)}); keep one"
             )
         key = f"{stem}_{given[0]}"
-        values[field] = _as_positive_number(origin, key, spec[key]) * units[given[0]]
+        number = _as_positive_number(origin, key, spec[key])
+        try:
+            si_value = float(number) * units[given[0]]
+        except OverflowError:
+            si_value = math.inf
+        _check_range(origin, key, field, si_value, f"{number:g}")
+        values[field] = si_value
     if "gpus_per_node" not in spec:
         raise HardwareSpecError(origin, "gpus_per_node", "missing; expected a positive integer")
     values["gpus_per_node"] = _as_positive_number(origin, "gpus_per_node", spec["gpus_per_node"], integer=True)
+    _check_range(origin, "gpus_per_node", "gpus_per_node", values["gpus_per_node"], f"{values['gpus_per_node']}")
+    for field, default in _OPTIONAL_NUMBERS.items():
+        number = float(_as_positive_number(origin, field, spec.get(field, default)))
+        _check_range(origin, field, field, number, f"{number:g}")
+        values[field] = number
     names = []
     for key, link in _LINK_NAME_KEYS.items():
         if key in spec:
@@ -243,33 +367,57 @@ def available_hardware(data_dir: Path = DATA_DIR) -> list[str]:
     return sorted(path.stem for path in data_dir.glob("*.yaml"))
 
 
+def is_path(name_or_path: str | os.PathLike) -> bool:
+    """Whether ``name_or_path`` names a file rather than a shipped spec.
+
+    A path is a :class:`os.PathLike`, or a string that contains ``/`` (or the
+    system's separator) or ends in ``.yaml`` or ``.yml``; anything else is a
+    shipped name, never looked up in the working directory.
+    """
+    if isinstance(name_or_path, os.PathLike):
+        return True
+    text = str(name_or_path)
+    return "/" in text or os.sep in text or text.lower().endswith((".yaml", ".yml"))
+
+
 def hardware_path(name_or_path: str | Path, data_dir: Path = DATA_DIR) -> Path:
-    """Resolve a shipped name (``a100-80gb``) or a path to a spec file."""
-    candidate = Path(name_or_path)
-    if candidate.suffix in {".yaml", ".yml"} or candidate.exists():
-        if not candidate.is_file():
-            raise HardwareSpecError(str(candidate), "<file>", "no such file")
-        return candidate
-    shipped = data_dir / f"{name_or_path}.yaml"
-    if not shipped.is_file():
+    """Resolve a shipped name (``a100-80gb``) or a path to a spec file (see :func:`is_path`)."""
+    if not isinstance(name_or_path, (str, os.PathLike)):
         raise HardwareSpecError(
-            str(name_or_path),
-            "<name>",
-            f"no such hardware; known names are {', '.join(available_hardware(data_dir))}, or give a path to a .yaml file",
+            repr(name_or_path)[:80], "<name>",
+            f"expected a shipped hardware name or a path to a .yaml file, got {type(name_or_path).__name__}",
         )
-    return shipped
+    if is_path(name_or_path):
+        candidate = Path(name_or_path)
+        try:
+            if not candidate.is_file():
+                problem = "is a folder, expected a YAML file" if candidate.is_dir() else "no such file"
+                raise HardwareSpecError(str(candidate), "<file>", problem)
+        except (OSError, ValueError) as error:  # a name too long, a NUL byte
+            raise HardwareSpecError(str(candidate)[:200], "<file>", f"cannot be read: {error}") from None
+        return candidate
+    known = available_hardware(data_dir)
+    if name_or_path not in known:
+        raise HardwareSpecError(
+            repr(name_or_path)[1:-1][:80],
+            "<name>",
+            f"no such hardware; known names are {', '.join(known)}, or give a path to a .yaml file (e.g. ./{name_or_path}.yaml)",
+        )
+    return data_dir / f"{name_or_path}.yaml"
 
 
 def load_hardware(name_or_path: str | Path | Hardware = DEFAULT_HARDWARE) -> Hardware:
     """Load and validate a hardware specification by shipped name or file path.
 
-    Raises :class:`HardwareSpecError` naming the file, the field and what is allowed.
+    Raises :class:`HardwareSpecError` naming the file, the field and what is allowed;
+    warns (:class:`HardwareSpecWarning`) for values that are possible but implausible.
     """
     if isinstance(name_or_path, Hardware):
         return name_or_path
     path = hardware_path(name_or_path)
     try:
-        spec = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as error:
-        raise HardwareSpecError(str(path), "<file>", f"not valid YAML: {error}") from None
-    return hardware_from_mapping(spec if spec is not None else {}, origin=str(path))
+        spec = load_yaml_mapping(path, "hardware spec")
+    except UserInputError as error:
+        message = str(error).removeprefix(f"hardware spec {str(path)!r}: ")
+        raise HardwareSpecError(str(path), "<file>", message) from None
+    return hardware_from_mapping(spec, origin=str(path))

@@ -394,7 +394,11 @@ RUNTIME = r"""
       if (!allowed.has(key)) fail(`${origin}: field '${key}': unknown key; allowed keys are: ${DATA.hardware_keys.join(", ")}`);
     }
     hw.gpus_per_node = positiveInt(origin, "gpus_per_node", value.gpus_per_node);
-    if (allowed.has("kernel_efficiency") && value.kernel_efficiency !== undefined) hw.kernel_efficiency = value.kernel_efficiency;
+    if (allowed.has("kernel_efficiency") && value.kernel_efficiency !== undefined) {
+      const k = value.kernel_efficiency;  // in (0, 1], as lgacc.hardware checks it
+      if (typeof k !== "number" || !(k > 0 && k <= 1)) fail(`${origin}: field 'kernel_efficiency': expected a number in (0, 1], got ${JSON.stringify(k)}`);
+      hw.kernel_efficiency = k;
+    }
     return hw;
   }
 

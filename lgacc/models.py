@@ -19,15 +19,16 @@ count, ``p_leading`` (see ``book/assumptions.md``).
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 from . import _codegen
 from .errors import UserInputError, positive_int
+from .yamlfile import load_yaml_mapping
 
 __all__ = [
     "Transformer",
@@ -169,8 +170,18 @@ class Transformer:
         if self.d_a % d_kv_value:
             raise UserInputError(f"{owner}: d_a={self.d_a} must be divisible by d_kv={d_kv_value} (key/value heads)")
         object.__setattr__(self, "d_kv", d_kv_value)
-        if isinstance(self.d_v, bool) or not isinstance(self.d_v, int) or self.d_v < 0:
-            raise UserInputError(f"{owner}: d_v={self.d_v!r} must be a whole number >= 0 (0: vocabulary not counted)")
+        no_vocabulary = (isinstance(self.d_v, numbers.Real) and not isinstance(self.d_v, bool)
+                         and type(self.d_v).__name__ != "bool_" and self.d_v == 0)
+        if no_vocabulary:
+            object.__setattr__(self, "d_v", 0)
+        else:
+            try:
+                object.__setattr__(self, "d_v", positive_int(owner, "d_v", self.d_v))
+            except UserInputError:
+                raise UserInputError(
+                    f"{owner}: d_v={self.d_v!r} must be a whole number >= 0 and at most 2**63 - 1 "
+                    "(0: vocabulary not counted)"
+                ) from None
         if self.n_I is not None:
             n_I_given = positive_int(owner, "n_I", self.n_I)
             if self.d_I is not None and self.d_I != n_I_given * self.d_m:
@@ -263,14 +274,22 @@ OPTIONAL_KEYS = ("name", "source", "d_I", "n_I", "gated", "d_kv", "d_v", "tied_e
 TABLE_MODELS = ("BERT", "Megatron-LM", "T-NLG", "GPT-3")
 
 
-def _read_yaml(path: Path):
-    """The one place a model file is parsed (plain ``yaml.safe_load``)."""
-    try:
-        return yaml.safe_load(path.read_text())
-    except yaml.YAMLError as error:
-        raise UserInputError(f"model file {path}: not valid YAML: {str(error).splitlines()[0]}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserInputError(f"model file {path}: cannot be read ({error.__class__.__name__})") from None
+def _read_yaml(path: Path) -> dict:
+    """The one place a model file is parsed: the hardware specs' safe reader (:mod:`lgacc.yamlfile`:
+    UTF-8, at most 1 MB, no aliases or duplicate keys, YAML 1.2 numbers, bounded nesting)."""
+    return load_yaml_mapping(path, "model file")
+
+
+def _published(origin: str, spec: dict) -> None:
+    """The quoted parameter count and its source, when given: a positive number and a string."""
+    if "parameters_published" in spec:
+        value = spec["parameters_published"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+            raise UserInputError(
+                f"model file {origin}: parameters_published={value!r} must be a positive number"
+            )
+    if not isinstance(spec.get("parameters_source", ""), str):
+        raise UserInputError(f"model file {origin}: parameters_source={spec['parameters_source']!r} must be a string")
 
 
 def model_from_mapping(spec, origin: str = "<mapping>") -> Transformer:
@@ -285,6 +304,7 @@ def model_from_mapping(spec, origin: str = "<mapping>") -> Transformer:
     missing = [k for k in REQUIRED_KEYS if k not in spec]
     if missing:
         raise UserInputError(f"model file {origin}: missing required key {missing[0]!r}")
+    _published(origin, spec)
     values = {k: spec[k] for k in spec if k not in ("parameters_published", "parameters_source")}
     values.setdefault("name", Path(origin).stem)
     try:
@@ -306,7 +326,8 @@ def shipped_model_files(data_dir: Path = DATA_DIR) -> dict[str, Path]:
 def published_parameters(path: Path) -> tuple[float, str] | None:
     """The parameter count a model file quotes from its source, with the source, if any."""
     spec = _read_yaml(Path(path))
-    if isinstance(spec, dict) and "parameters_published" in spec:
+    _published(str(path), spec)
+    if "parameters_published" in spec:
         return float(spec["parameters_published"]), str(spec.get("parameters_source", ""))
     return None
 
@@ -325,10 +346,7 @@ def load_model(name_or_path: "str | Path | Transformer") -> Transformer:
         return name_or_path
     text = str(name_or_path).strip()
     if _is_path(text):
-        path = Path(text)
-        if not path.is_file():
-            raise UserInputError(f"model file {text}: no such file")
-        return model_from_mapping(_read_yaml(path), origin=text)
+        return model_from_mapping(_read_yaml(Path(text)), origin=text)
     match = _X_NAME.match(text)
     if match:
         return x_model(int(match[1]))

@@ -35,20 +35,21 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from .assumptions import Assumptions
 from .config import TrainingConfig
-from .errors import UserInputError
+from .errors import UserInputError, positive_int
 from .evaluate import evaluate
 from .hardware import GB, Hardware, load_hardware
 from .models import Transformer, load_model
+from .yamlfile import load_yaml_mapping
 
 __all__ = [
     "DATA_DIR",
@@ -110,18 +111,26 @@ class Run:
         return TrainingConfig(method="baseline", n_b=self.n_b, n_l=self.n_l, n_a=self.n_a, n_mu=self.n_mu, b_mu=self.b_mu)
 
 
-def _read(path: Path) -> Any:
-    """The one place a run file is parsed (plain ``yaml.safe_load``)."""
-    try:
-        return yaml.safe_load(path.read_text())
-    except yaml.YAMLError as error:
-        raise UserInputError(f"run file {path}: not valid YAML: {str(error).splitlines()[0]}") from None
+def _read(path: Path) -> dict:
+    """The one place a run file is parsed: the hardware specs' safe reader (:mod:`lgacc.yamlfile`:
+    UTF-8, at most 1 MB, no aliases or duplicate keys, YAML 1.2 numbers, bounded nesting)."""
+    return load_yaml_mapping(path, "run file")
 
 
 def _count(origin: str, field: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise UserInputError(f"{origin}: {field}={value!r} must be a positive integer")
-    return value
+    return positive_int(origin, field, value)
+
+
+def _positive_number(origin: str, field: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise UserInputError(f"{origin}: {field}={value!r} must be a positive number")
+    return float(value)
+
+
+def _text(origin: str, field: str, value: Any) -> str:
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise UserInputError(f"{origin}: {field}={value!r} must be a text")
+    return str(value)
 
 
 def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, origin: str) -> Run:
@@ -147,6 +156,13 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
     reported = spec["reported"]
     if not isinstance(reported, dict) or not ({"iteration_time_s", "tflops_per_gpu"} & set(reported)):
         raise UserInputError(f"{where}: reported must give iteration_time_s or tflops_per_gpu")
+    for key in ("iteration_time_s", "tflops_per_gpu"):
+        if key in reported:
+            _positive_number(where, f"reported.{key}", reported[key])
+    for key in ("id", "citation"):
+        _text(where, key, spec[key])
+    if not isinstance(spec["model"], str):
+        raise UserInputError(f"{where}: model={spec['model']!r} must be a model name or a path to a model file")
     model = load_model(spec["model"])
     if model.d_s != d_s:
         model = dataclasses.replace(model, d_s=d_s, n_I=None)
@@ -172,6 +188,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
 def _cluster_hardware(top: Mapping[str, Any], origin: str, hardware_override: Hardware | str | None) -> Hardware:
     hardware = load_hardware(hardware_override if hardware_override is not None else top["hardware"])
     cluster = top.get("cluster") or {}
+    if not isinstance(cluster, dict):
+        raise UserInputError(f"{origin}: cluster={cluster!r} must be a mapping (gpus_per_node, infiniband_gb_per_s)")
     changes: dict[str, Any] = {}
     if "gpus_per_node" in cluster:
         changes["gpus_per_node"] = _count(origin, "cluster.gpus_per_node", cluster["gpus_per_node"])
@@ -183,19 +201,39 @@ def _cluster_hardware(top: Mapping[str, Any], origin: str, hardware_override: Ha
     return hardware.replace(**changes) if changes else hardware
 
 
+def _run_files(data_dir: Path | str) -> list[Path]:
+    """The ``*.yaml`` files of the folder ``data_dir``; an error unless there is at least one."""
+    if not isinstance(data_dir, (str, Path)) or not str(data_dir).strip():
+        raise UserInputError(f"runs folder {data_dir!r} must be a path to a folder")
+    folder = Path(data_dir)
+    try:
+        if not folder.is_dir():
+            reason = "is a file, expected a folder of run files" if folder.exists() else "no such folder"
+            raise UserInputError(f"runs folder {str(data_dir)!r}: {reason}")
+        files = sorted(path for path in folder.glob("*.yaml"))
+    except OSError as error:
+        raise UserInputError(f"runs folder {str(data_dir)!r}: cannot be read: {error.strerror or error}") from None
+    if not files:
+        raise UserInputError(f"runs folder {str(data_dir)!r}: holds no run file (*.yaml)")
+    return files
+
+
 def load_runs(data_dir: Path | str = DATA_DIR, hardware: Hardware | str | None = None) -> tuple[Run, ...]:
     """Every run of every file of ``data_dir``; ``hardware`` replaces each file's (its node size kept)."""
     runs: list[Run] = []
-    for path in sorted(Path(data_dir).glob("*.yaml")):
+    for path in _run_files(data_dir):
         origin = f"run file {path.name}"
         top = _read(path)
-        if not isinstance(top, dict):
-            raise UserInputError(f"{origin}: must be a mapping")
         for key in ("publication", "hardware", "flop_formula", "runs"):
             if key not in top:
                 raise UserInputError(f"{origin}: missing key {key!r}")
+        _text(origin, "publication", top["publication"])
+        if not isinstance(top["hardware"], str):
+            raise UserInputError(f"{origin}: hardware={top['hardware']!r} must be a shipped spec name or a path")
         if top["flop_formula"] not in FLOP_FORMULAS:
             raise UserInputError(f"{origin}: flop_formula={top['flop_formula']!r} must be one of {', '.join(FLOP_FORMULAS)}")
+        if not isinstance(top["runs"], list) or not top["runs"]:
+            raise UserInputError(f"{origin}: runs must be a non-empty list of runs")
         cluster_hw = _cluster_hardware(top, origin, hardware)
         runs.extend(_run(spec, top, cluster_hw, origin) for spec in top["runs"])
     ids = [run.id for run in runs]
@@ -241,12 +279,24 @@ def predicted_step_time(run: Run, convention: str = "physical") -> float:
     return work_flops(run) / (run.n_gpu * run.hardware.peak_flop_per_s * _efficiency(run, convention))
 
 
+def _computable(run: Run, what: str, seconds: float) -> None:
+    """A step time the ratios can use: a positive, finite, normal float (a subnormal one overflows its inverse)."""
+    if not (isinstance(seconds, (int, float)) and sys.float_info.min <= seconds < math.inf):
+        raise UserInputError(
+            f"run {run.id!r}: {what} = {seconds!r} s is not a positive finite number of seconds; "
+            f"check its reported values {dict(run.reported)} and sizes (b={run.b}, d_s={run.model.d_s})"
+        )
+
+
 def comparison(runs: tuple[Run, ...]) -> pd.DataFrame:
     """One row per run: configuration, measured and predicted step times, ratios, implied kernel efficiency."""
     rows = []
     for run in runs:
         measured = measured_step_time(run)
         predicted = {c: predicted_step_time(run, c) for c in CONVENTIONS}
+        _computable(run, "measured step time", measured)
+        for convention, value in predicted.items():
+            _computable(run, f"predicted step time ({convention} convention)", value)
         rows.append({
             "id": run.id,
             "publication": run.publication,
@@ -290,6 +340,10 @@ def leave_one_publication_out(frame: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for publication, held_out in frame.groupby("publication", sort=False):
         others = frame[frame["publication"] != publication]
+        if others.empty:  # a folder of one publication: nothing to fit on, no held-out error (NaN, JSON null)
+            rows.append({"publication": publication, "runs": len(held_out), "k": math.nan,
+                         "mean_abs_error": math.nan, "max_abs_error": math.nan})
+            continue
         k = fit_kernel_efficiency(others["implied_kernel_efficiency"])
         errors = np.abs(held_out["predicted_physical_s"] / k / held_out["measured_step_s"] - 1)
         rows.append({"publication": publication, "runs": len(held_out), "k": k,
@@ -300,7 +354,7 @@ def leave_one_publication_out(frame: pd.DataFrame) -> pd.DataFrame:
 def calibration_summary(frame: pd.DataFrame) -> dict[str, float]:
     """k on all runs, and the leave-one-publication-out mean absolute error over every run."""
     lopo = leave_one_publication_out(frame)
-    total = float((lopo["mean_abs_error"] * lopo["runs"]).sum() / lopo["runs"].sum())
+    total = float((lopo["mean_abs_error"] * lopo["runs"]).sum(min_count=1) / lopo["runs"].sum())  # NaN: one publication
     return {"kernel_efficiency": fit_kernel_efficiency(frame["implied_kernel_efficiency"]),
             "lopo_mean_abs_error": total, "runs": int(len(frame)), "publications": int(lopo.shape[0])}
 

@@ -31,3 +31,17 @@ def write_spec(tmp_path):
         return path
 
     return write
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Write the fuzz suite's figures (cases tried, outcomes) to build/fuzz_stats.json."""
+    import json
+    import sys
+
+    fuzzing = sys.modules.get("fuzzing")
+    if fuzzing is None or not fuzzing.STATS:
+        return
+    stats = {name: dict(sorted(counter.items())) for name, counter in sorted(fuzzing.STATS.items())}
+    stats["total cases"] = sum(sum(counter.values()) for counter in fuzzing.STATS.values())
+    (ROOT / "build").mkdir(exist_ok=True)
+    (ROOT / "build" / "fuzz_stats.json").write_text(json.dumps(stats, indent=2) + "\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,6 +13,8 @@ if TYPE_CHECKING:  # pandas is imported by whoever builds the frame; JSON output
     import pandas as pd
 
 FORMATS = ("table", "csv", "json")
+#: File types a figure can be written to, by suffix.
+FIGURE_SUFFIXES = (".svg", ".png", ".pdf")
 
 
 def add_format_argument(parser, choices=FORMATS, default="table") -> None:
@@ -44,3 +47,39 @@ def render_table(frame: "pd.DataFrame", fmt: str) -> str:
     if fmt == "csv":
         return frame.to_csv(index=False).rstrip("\n")
     return frame.to_string(index=False)
+
+
+def figure_path(out: str | Path) -> Path:
+    """``--out`` checked before any work: a file name ending in .svg, .png or .pdf.
+
+    Without the rule matplotlib would write ``pfile.png`` for ``--out pfile`` while the
+    command printed ``pfile``, and raise a ValueError for ``--out p.txt``.
+    """
+    from ..errors import UserInputError
+
+    path = Path(out)
+    if path.suffix.lower() not in FIGURE_SUFFIXES:
+        raise UserInputError(
+            f"--out {str(out)[:200]!r}: the file name must end in {', '.join(FIGURE_SUFFIXES)} (it sets the figure's format)"
+        )
+    if path.exists() and path.is_dir():
+        raise UserInputError(f"--out {str(out)[:200]!r} is a folder; give a file name ending in {', '.join(FIGURE_SUFFIXES)}")
+    return path
+
+
+def save_figure(figure, out: str | Path) -> Path:
+    """Write a matplotlib figure to ``out`` (its folder created if missing), or one clear error."""
+    from ..errors import UserInputError
+
+    path = figure_path(out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(path, bbox_inches="tight", format=path.suffix.lower().lstrip("."))
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise UserInputError(f"--out {str(out)[:200]!r}: cannot write the file: {reason}") from None
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)
+    return path

@@ -10,6 +10,7 @@ from ..evaluate import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
 from ..evaluation_map import CHUNKED_SCHEDULES, SCHEDULE_ALIASES, SCHEDULES
 from ..hardware import DEFAULT_HARDWARE
 from ..models import named_model
+from ._args import count, positive_float
 from ._output import dumps
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 
@@ -26,11 +27,11 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--model", required=True, help="X<x> with an even x (e.g. X160) or BERT, Megatron-LM, T-NLG, GPT-3")
     parser.add_argument("--method", required=True, help=f"one of {', '.join(m.value for m in Method)}")
-    parser.add_argument("--n-b", type=int, required=True, help="data-parallel degree n_b")
-    parser.add_argument("--n-l", type=int, default=1, help="pipeline-parallel degree n_l (default 1)")
-    parser.add_argument("--n-a", type=int, default=1, help="tensor-parallel degree n_a (default 1)")
-    parser.add_argument("--n-mu", type=int, default=1, help="micro-batches per batch n_mu (default 1)")
-    parser.add_argument("--b-mu", type=int, default=1, help="micro-batch size b_mu (default 1)")
+    parser.add_argument("--n-b", type=count("n_b"), required=True, help="data-parallel degree n_b")
+    parser.add_argument("--n-l", type=count("n_l"), default=1, help="pipeline-parallel degree n_l (default 1)")
+    parser.add_argument("--n-a", type=count("n_a"), default=1, help="tensor-parallel degree n_a (default 1)")
+    parser.add_argument("--n-mu", type=count("n_mu"), default=1, help="micro-batches per batch n_mu (default 1)")
+    parser.add_argument("--b-mu", type=count("b_mu"), default=1, help="micro-batch size b_mu (default 1)")
     parser.add_argument("--offload", action="store_true", help="offload the training state and checkpoints to CPU")
     partition = parser.add_mutually_exclusive_group()
     partition.add_argument("--partitioned", dest="partitioned", action="store_true", default=None,
@@ -39,9 +40,9 @@ def register(subparsers) -> None:
                            help="do not partition the training state")
     add_schedule_arguments(parser)
     parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help=f"shipped spec name or YAML path (default: {DEFAULT_HARDWARE})")
-    parser.add_argument("--max-overhead", type=float, default=DEFAULT_MAX_OVERHEAD,
+    parser.add_argument("--max-overhead", type=positive_float, default=DEFAULT_MAX_OVERHEAD,
                         help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
-    parser.add_argument("--steps", type=int, default=DEFAULT_STEPS, help=f"training steps at the critical batch (default {DEFAULT_STEPS})")
+    parser.add_argument("--steps", type=count("steps"), default=DEFAULT_STEPS, help=f"training steps at the critical batch (default {DEFAULT_STEPS})")
     parser.add_argument("--form", choices=FORMS, default="paper", help="evaluate the paper's printed forms or the exact counts")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     add_assumption_arguments(parser)
@@ -54,7 +55,7 @@ def add_schedule_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--schedule", default=None, metavar="NAME",
                         help=f"pipeline schedule: {', '.join(SCHEDULES)} ({aliases}); default: the method's own "
                              "(baseline and partitioned: gpipe, the paper's standard pipeline; improved: modular)")
-    parser.add_argument("--n-v", type=int, default=1, metavar="V",
+    parser.add_argument("--n-v", type=count("n_v"), default=1, metavar="V",
                         help=f"chunks (virtual stages) per device for {' and '.join(CHUNKED_SCHEDULES)} (default 1)")
 
 

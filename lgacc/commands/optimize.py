@@ -11,6 +11,7 @@ from ..evaluate import DEFAULT_MAX_OVERHEAD
 from ..hardware import DEFAULT_HARDWARE
 from ..models import named_model
 from ..search import Parallelism, cheapest, fastest, parse_parallelism
+from ._args import count, positive_float
 from ._output import dumps
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 from .evaluate import add_schedule_arguments
@@ -34,14 +35,14 @@ def register(subparsers) -> None:
     parser.add_argument("--parallelism", required=True,
                         help="allowed parallelism: " + ", ".join(f"'{p.value}'" for p in Parallelism) + " (e.g. data+pipe, 3d)")
     parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help=f"shipped spec name or YAML path (default: {DEFAULT_HARDWARE})")
-    parser.add_argument("--max-gpus", type=int, default=None, help="largest GPU count allowed")
-    parser.add_argument("--target-days", type=float, default=None, help="find the fewest GPUs training within this many days")
+    parser.add_argument("--max-gpus", type=count("max_gpus", int64=False), default=None, help="largest GPU count allowed")
+    parser.add_argument("--target-days", type=positive_float, default=None, help="find the fewest GPUs training within this many days")
     parser.add_argument("--no-offload", dest="allow_offload", action="store_false", help="never offload to CPU memory")
     parser.add_argument("--no-partition", dest="partitioned", action="store_const", const=False, default=None,
                         help="do not partition the training state (default: the method's own; improved without the "
                              "partition is the dotted line of fig:scaling_Ethernet)")
     add_schedule_arguments(parser)
-    parser.add_argument("--max-overhead", type=float, default=DEFAULT_MAX_OVERHEAD,
+    parser.add_argument("--max-overhead", type=positive_float, default=DEFAULT_MAX_OVERHEAD,
                         help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     add_assumption_arguments(parser)

@@ -10,7 +10,7 @@ import pandas as pd
 from ..artifacts import get_artifact
 from ..errors import UserInputError
 from ..hardware import DEFAULT_HARDWARE
-from ._output import FORMATS, dumps, render_table
+from ._output import FORMATS, dumps, figure_path, render_table, save_figure
 
 
 def register(subparsers) -> None:
@@ -27,28 +27,55 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--hardware", default=DEFAULT_HARDWARE, help=f"shipped spec name or path to a YAML spec (default: {DEFAULT_HARDWARE})"
     )
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format for tables (default: table)")
-    parser.add_argument("--compare", action="store_true", help="print the paper's values beside the reproduced ones")
-    parser.add_argument("--out", type=Path, help="write a figure to this file (.svg, .png or .pdf)")
+    parser.add_argument("--format", choices=FORMATS, default=None,
+                        help="output format for tables and claims (default: table); for a figure, json prints the file written")
+    parser.add_argument("--compare", action="store_true", help="print the paper's values beside the reproduced ones (tables and claims)")
+    parser.add_argument("--out", type=Path, help="write a figure to this file (.svg, .png or .pdf; figures only)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     artifact = get_artifact(args.label)
-    result = artifact.reproduce(args.hardware)
+    # Options that do not apply are errors, not silently ignored: checked before any work.
     if artifact.kind == "figure":
         if args.out is None:
-            raise UserInputError(f"{args.label} is a figure: give --out FILE.svg")
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        result.savefig(args.out, bbox_inches="tight")
-        print(args.out)
+            raise UserInputError(f"{args.label} is a figure: give --out FILE.svg (or .png, .pdf)")
+        if args.compare:
+            raise UserInputError(f"--compare applies to tables and claims; {args.label} is a figure")
+        if args.format == "csv":
+            raise UserInputError(f"--format csv applies to tables and claims; {args.label} is a figure (table or json)")
+        figure_path(args.out)
+    elif args.out is not None:
+        raise UserInputError(f"--out applies to figures; {args.label} is a {artifact.kind}: use --format and redirect the output")
+    fmt = args.format or "table"
+    result = artifact.reproduce(args.hardware)
+    if artifact.kind == "figure":
+        path = save_figure(result, args.out)
+        print(dumps({"label": args.label, "out": str(path)}) if fmt == "json" else path)
         return 0
-    if args.compare:
+    if args.compare and artifact.kind != "claims":  # claims always print the paper's number beside their own
         if artifact.compare is None:
             raise UserInputError(f"{args.label} has no comparison with the paper")
         result = artifact.compare(result)
+    if isinstance(result, list) and result and all(isinstance(row, dict) for row in result) and fmt != "json":
+        result = pd.DataFrame(result)  # records (the claims) as a table, not a Python list
+        if fmt == "table":
+            print(render_table(_short_columns(result), fmt))
+            return 0
     if isinstance(result, pd.DataFrame):
-        print(render_table(result, args.format))
+        print(render_table(result, fmt))
     else:
-        print(dumps(result) if args.format == "json" else result)
+        print(dumps(result) if fmt == "json" else result)
     return 0
+
+
+#: Longest text kept in a column of the terminal table; longer columns go to csv and json only.
+TABLE_TEXT_WIDTH = 40
+
+
+def _short_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """The columns that fit a terminal; a last note names the others (printed by --format csv or json)."""
+    long = [c for c in frame.columns if frame[c].map(lambda v: len(str(v))).max() > TABLE_TEXT_WIDTH]
+    if long:
+        print(f"(columns {', '.join(long)}: with --format csv or json)")
+    return frame.drop(columns=long)

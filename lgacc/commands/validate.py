@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from ..validation import DATA_DIR, calibration_summary, comparison, leave_one_publication_out, load_runs
 from ._output import dumps
@@ -46,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
     print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print()
     print(lopo.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
-    print(f"\nkernel efficiency fitted on all {summary['runs']} runs: {summary['kernel_efficiency']:.3f}; "
-          f"leave-one-publication-out mean absolute error: {100 * summary['lopo_mean_abs_error']:.1f} %")
+    lopo_error = summary["lopo_mean_abs_error"]
+    held_out = (f"leave-one-publication-out mean absolute error: {100 * lopo_error:.1f} %" if math.isfinite(lopo_error)
+                else "no leave-one-publication-out error: the runs come from one publication")
+    print(f"\nkernel efficiency fitted on all {summary['runs']} runs: {summary['kernel_efficiency']:.3f}; {held_out}")
     return 0
