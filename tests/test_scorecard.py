@@ -58,3 +58,16 @@ def test_scheduling_figures_are_graded_by_measured_against_analytic(card):
 
     for label in ("fig:gradient_accumulation", "fig:gradient_accumulation_partitioned", "fig:pipeline_comparison"):
         assert card.loc[label, "status"] == MATCHES_FORMULAS, card.loc[label].to_dict()
+
+
+def test_every_row_has_a_verdict_and_explained_rows_an_alternative(card):
+    from lgacc.claims import VERDICTS
+
+    assert {"verdict", "difference", "explanation", "alternative"} <= set(card.columns)
+    for label, row in card.iterrows():
+        assert row["verdict"] in VERDICTS, label
+        assert row["explanation"], label
+        if row["verdict"] == "explained":
+            assert row["alternative"]["agrees"] is True, label
+        if row["verdict"] == "reproduced":
+            assert row["difference"] == "none", label
