@@ -13,6 +13,7 @@ The three strategies of sec:methodology:
 from __future__ import annotations
 
 import enum
+import numbers
 from dataclasses import dataclass
 
 from .errors import UserInputError, positive_int
@@ -47,6 +48,10 @@ def parse_method(value: "Method | str") -> Method:
 
 
 def _count(field: str, value) -> int:
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, int)):
+        value = int(value)  # numpy integers count like Python ints
+    elif isinstance(value, numbers.Real) and not isinstance(value, (bool, float, int)):
+        value = float(value)
     return positive_int("training configuration", field, value)
 
 
@@ -73,6 +78,9 @@ class TrainingConfig:
         object.__setattr__(self, "method", parse_method(self.method))
         for field in ("n_b", "n_l", "n_a", "n_mu", "b_mu"):
             object.__setattr__(self, field, _count(field, getattr(self, field)))
+        for field in ("offload", "partitioned", "overlap_pipeline"):
+            if type(getattr(self, field)).__name__ == "bool_":  # numpy booleans count like Python's
+                object.__setattr__(self, field, bool(getattr(self, field)))
         for field in ("offload",):
             if not isinstance(getattr(self, field), bool):
                 raise UserInputError(f"training configuration: {field}={getattr(self, field)!r} must be true or false")
@@ -99,14 +107,14 @@ class TrainingConfig:
     def overlaps_pipeline(self) -> bool:
         return self.n_mu > self.n_l if self.overlap_pipeline is None else self.overlap_pipeline
 
-    def check_model(self, model) -> None:
-        """Rules that depend on the model: ``n_l <= d_l`` and ``n_a <= d_a``."""
+    def check_model(self, model, *, heads_cap: bool = True) -> None:
+        """Rules that depend on the model: ``n_l <= d_l`` and (with ``heads_cap``) ``n_a <= d_a``."""
         if self.n_l > model.d_l:
             raise UserInputError(
                 f"training configuration: n_l={self.n_l} exceeds the {model.name} layer count d_l={model.d_l} "
                 "(a pipeline stage needs at least one layer)"
             )
-        if self.n_a > model.d_a:
+        if heads_cap and self.n_a > model.d_a:
             raise UserInputError(
                 f"training configuration: n_a={self.n_a} exceeds the {model.name} head count d_a={model.d_a} "
                 "(tensor parallelism splits the attention heads)"

@@ -35,10 +35,12 @@ from typing import Any, Mapping
 import numpy as np
 import sympy
 
+from .assumptions import DEFAULT_ASSUMPTIONS, Assumptions, apply_to_hardware, critical_batch
 from .config import Method, TrainingConfig, parse_method
 from .errors import UserInputError
 from .formulas import compute, memory
 from .formulas import derivation as _derivation
+from .formulas.overlap import not_overlapped_overhead as not_overlapped
 from .hardware import GIB, Hardware, load_hardware
 from .models import Transformer, named_model
 from .symbols import b, d_a, d_l, d_m, d_s, n_a, n_b, n_I, n_l, n_mu, p, p_l
@@ -52,6 +54,8 @@ __all__ = [
     "evaluate_many",
     "DEFAULT_STEPS",
     "DEFAULT_MAX_OVERHEAD",
+    "SECONDS_PER_DAY",
+    "kernel_efficiency",
 ]
 
 #: Named overheads, in the order they are reported.
@@ -160,6 +164,9 @@ class Evaluation:
     reasons: tuple[str, ...]
     critical_batch: float = 0.0
     intensities: Mapping[str, float] = field(default_factory=dict)
+    #: Seconds of one training step at the configuration's batch: ``flops / (n_gpu peak kernel_efficiency efficiency)``.
+    step_time_s: float = 0.0
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS
 
     def summary(self) -> dict[str, Any]:
         """The command line's JSON object."""
@@ -170,6 +177,7 @@ class Evaluation:
             "n_gpu": self.n_gpu,
             "efficiency": self.efficiency,
             "time_days": self.time_days,
+            "step_time_s": self.step_time_s,
             "memory_gib": self.memory.in_gib(),
             "overheads": dict(self.overheads),
             "feasible": self.feasible,
@@ -177,17 +185,46 @@ class Evaluation:
         }
 
 
+_INT64_MAX = np.iinfo(np.int64).max
+
+
 def _as_int_array(name: str, value) -> np.ndarray:
-    array = np.asarray(value)
+    if isinstance(value, (bool, np.bool_)):
+        raise UserInputError(f"{name}={value!r} must be a positive integer, not a boolean")
+    try:
+        array = np.asarray(value)
+    except (OverflowError, ValueError, TypeError):
+        raise UserInputError(f"{name}={value!r} must be positive integers") from None
+    if array.dtype == object and array.size and all(isinstance(v, int) and not isinstance(v, bool) for v in array.flat):
+        if any(v > _INT64_MAX for v in array.flat):
+            raise UserInputError(f"{name}={value!r} exceeds the largest supported count 2**63 - 1")
+        array = array.astype(np.int64)
     if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
         raise UserInputError(f"{name} must be positive integers, got {value!r}")
+    if np.issubdtype(array.dtype, np.unsignedinteger) and np.any(array > _INT64_MAX):
+        raise UserInputError(f"{name}={value!r} exceeds the largest supported count 2**63 - 1")
     if np.issubdtype(array.dtype, np.floating):
         if not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
             raise UserInputError(f"{name} must be positive integers, got {value!r}")
+        if np.any(array >= 2.0**63):
+            raise UserInputError(f"{name}={value!r} exceeds the largest supported count 2**63 - 1")
         array = array.astype(np.int64)
     if np.any(array < 1):
         raise UserInputError(f"{name} must be positive integers (>= 1), got {value!r}")
     return array.astype(np.int64)
+
+
+def _checked_product(names: str, *arrays: np.ndarray) -> np.ndarray:
+    """The elementwise product of positive int64 arrays, or a clear error where it would overflow int64."""
+    approx = np.ones(np.broadcast(*arrays).shape)
+    for array in arrays:
+        approx = approx * array.astype(float)
+    if np.any(approx >= 2.0**62):
+        raise UserInputError(f"{names} = {float(np.max(approx)):.3g} is beyond the supported range (below 2**62)")
+    out = arrays[0]
+    for array in arrays[1:]:
+        out = out * array
+    return out
 
 
 def _as_bool_array(name: str, value) -> np.ndarray:
@@ -195,6 +232,38 @@ def _as_bool_array(name: str, value) -> np.ndarray:
     if array.dtype != bool:
         raise UserInputError(f"{name} must be true or false, got {value!r}")
     return array
+
+
+def _check_options(max_overhead, steps, form, assumptions) -> None:
+    if isinstance(max_overhead, (bool, np.bool_)) or not isinstance(max_overhead, (int, float, np.integer, np.floating)) \
+            or not (0 < max_overhead < float("inf")):
+        raise UserInputError(f"max_overhead={max_overhead!r} must be a positive number (eq:overhead_condition's epsilon)")
+    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise UserInputError(f"steps={steps!r} must be a positive integer")
+    if form not in FORMS:
+        raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
+    if not isinstance(assumptions, Assumptions):
+        raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.assumptions.Assumptions")
+
+
+@cache
+def _physical_functions(form: str) -> dict[str, tuple[tuple[Any, float], ...]]:
+    """Per overlapped kind, ``((fraction(args...), relative), ...)`` from :func:`physical_passes`."""
+    from .formulas.overlap import PHYSICAL_KINDS, physical_passes
+
+    return {
+        kind: tuple((sympy.lambdify(_ARGS, fraction, "numpy"), float(relative)) for _, fraction, relative in physical_passes(kind))
+        for kind in PHYSICAL_KINDS
+    }
+
+
+def kernel_efficiency(hardware: Hardware) -> float:
+    """Fraction of peak the compute kernels reach (``hardware.kernel_efficiency``, 1.0 when the spec has none).
+
+    It divides the achievable flop/s: time and step time grow by ``1 / kernel_efficiency``;
+    the reported ``efficiency`` (overheads only) excludes it.
+    """
+    return float(getattr(hardware, "kernel_efficiency", 1.0))
 
 
 def evaluate_many(
@@ -213,23 +282,27 @@ def evaluate_many(
     max_overhead: float = DEFAULT_MAX_OVERHEAD,
     steps: int = DEFAULT_STEPS,
     form: str = "paper",
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
 ) -> dict[str, np.ndarray]:
     """Evaluate every configuration of broadcastable integer arrays at once.
 
-    Returns arrays (broadcast shape) keyed ``efficiency, time_days, state,
+    Returns arrays (broadcast shape) keyed ``efficiency, time_days, step_time_s, state,
     checkpoint, buffers, activations, offloadable, non_offloadable, total`` (bytes),
     ``feasible``, ``n_gpu``, ``b``, one array per name of :data:`OVERHEADS`, the
     binding intensities ``nu_<name>``, and one boolean per constraint ``ok_<rule>``.
     Configurations breaking a rule are flagged, not rejected: only malformed
     input (non-positive counts, unknown method) raises :class:`UserInputError`.
+    ``assumptions`` (:class:`lgacc.assumptions.Assumptions`) sets every choice the
+    paper leaves open; the defaults reproduce its tables.
     """
     model = named_model(model) if isinstance(model, str) else model
-    hardware = load_hardware(hardware)
+    if not isinstance(model, Transformer):
+        raise UserInputError(f"model={model!r} must be a Transformer or a model name")
+    _check_options(max_overhead, steps, form, assumptions)
+    A = assumptions
+    hardware = apply_to_hardware(load_hardware(hardware), A)
     method = parse_method(method)
-    if not (isinstance(max_overhead, (int, float)) and max_overhead > 0):
-        raise UserInputError(f"max_overhead={max_overhead!r} must be a positive number")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise UserInputError(f"steps={steps!r} must be a positive integer")
+    steps = int(steps)
     nb, nl, na, nmu, bmu = (
         _as_int_array(name, v) for name, v in (("n_b", n_b), ("n_l", n_l), ("n_a", n_a), ("n_mu", n_mu), ("b_mu", b_mu))
     )
@@ -240,8 +313,8 @@ def evaluate_many(
         else _as_bool_array("partitioned", partitioned)
     )
     nb, nl, na, nmu, bmu, off, part = np.broadcast_arrays(nb, nl, na, nmu, bmu, off, part)
-    batch = nb * nmu * bmu
-    n_gpu = nb * nl * na
+    batch = _checked_product("the batch b = n_b n_mu b_mu", nb, nmu, bmu)
+    n_gpu = _checked_product("the GPU count n_gpu = n_b n_l n_a", nb, nl, na)
     if overlap_pipeline is None:
         overlap = nmu > nl
     else:
@@ -249,13 +322,27 @@ def evaluate_many(
 
     f = _functions(form)
     model_args = (model.d_s, model.d_m, model.d_l, model.d_a, model.n_I, model.p, model.p_l)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    physical = A.convention == "physical"
+    kinds = _physical_functions(form) if physical else {}
+    loss = 1.0 / A.overlap_efficiency  # an overlapped transfer sees the bandwidth times overlap_efficiency
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         fb, fl, fa, fmu, fbatch = (x.astype(float) for x in (nb, nl, na, nmu, batch))
 
-        def call(name: str) -> np.ndarray:
-            return np.broadcast_to(np.asarray(f[name](*model_args, fbatch, fb, fl, fa, fmu), dtype=float), nb.shape)
+        def call(name: str, fn=None) -> np.ndarray:
+            fn = f[name] if fn is None else fn
+            return np.broadcast_to(np.asarray(fn(*model_args, fbatch, fb, fl, fa, fmu), dtype=float), nb.shape)
+
+        def overlapped(kind: str, ratio: np.ndarray) -> np.ndarray:
+            """eq:overlap_condition: paper ``max(0, r - 1)``, or the physical sum over passes."""
+            if not physical:
+                return np.maximum(0.0, ratio - 1)
+            total = np.zeros(nb.shape)
+            for fraction, relative in kinds[kind]:
+                total = total + call("", fraction) * np.maximum(0.0, ratio * relative - 1)
+            return total
 
         nu_ib = hardware.threshold("infiniband")
+        nu_nvlink = hardware.threshold("nvlink")
         layered = method.layered
 
         # --- memory ---
@@ -269,16 +356,27 @@ def evaluate_many(
         # --- overheads ---
         bubble = np.where(nl > 1, call("bubble_modular" if layered else "bubble_standard"), 0.0)
 
-        tensor_link = np.where(na <= hardware.gpus_per_node, hardware.threshold("nvlink"), nu_ib)
+        tensor_on_ib = (na > hardware.gpus_per_node) if A.tensor_placement == "node" else np.ones(nb.shape, bool)
+        tensor_link = np.where(tensor_on_ib, nu_ib, nu_nvlink)
         nu_tensor = np.where(na > 1, call("tensor"), np.inf)
-        tensor = np.where(na > 1, tensor_link / nu_tensor, 0.0)
+        tensor = np.where(na > 1, not_overlapped(tensor_link / nu_tensor), 0.0)
 
+        pipe_on_nvlink = (
+            (nl * na <= hardware.gpus_per_node) if A.pipeline_placement == "intra-node" else np.zeros(nb.shape, bool)
+        )
+        pipe_link = np.where(pipe_on_nvlink, nu_nvlink, nu_ib)
         nu_pipe = np.where(nl > 1, call("pipe_impr" if layered else "pipe_base"), np.inf)
-        ratio_pipe = nu_ib / nu_pipe
-        enough_extra = nmu >= nl * (1 + ratio_pipe)
+        ratio_pipe = pipe_link / nu_pipe
+        if A.pipeline_overlap == "extra-micro-batches":
+            pipe_overlapped = overlap & (nmu >= nl * (1 + ratio_pipe * loss))
+        elif A.pipeline_overlap == "always":
+            pipe_overlapped = overlap
+        else:
+            pipe_overlapped = np.zeros(nb.shape, bool)
+        pipe_kind = "pipeline_improved" if layered else "pipeline_base"
         pipeline = np.where(
             nl > 1,
-            np.where(overlap & enough_extra, np.maximum(0.0, ratio_pipe - 1), ratio_pipe),
+            np.where(pipe_overlapped, overlapped(pipe_kind, ratio_pipe * loss), not_overlapped(ratio_pipe)),
             0.0,
         )
 
@@ -290,21 +388,28 @@ def evaluate_many(
             data_overlapped = part | (nl == 1)
         nu_data = np.where(nb > 1, nu_data, np.inf)
         ratio_data = nu_ib / nu_data
-        data = np.where(nb > 1, np.where(data_overlapped, np.maximum(0.0, ratio_data - 1), ratio_data), 0.0)
+        if layered:
+            data_ov = np.where(part, overlapped("data_improved_partition", ratio_data * loss),
+                               overlapped("data_improved", ratio_data * loss))
+        else:
+            data_ov = np.where(part, overlapped("data_base_partition", ratio_data * loss),
+                               overlapped("data_base", ratio_data * loss))
+        data = np.where(nb > 1, np.where(data_overlapped, data_ov, not_overlapped(ratio_data)), 0.0)
 
-        nu_cpu = hardware.threshold("cpu_gpu")
+        nu_cpu = hardware.threshold("cpu_gpu") * loss
         if layered:
             nu_state = np.where(part, call("state_impr_part"), call("state_impr"))
         else:
             nu_state = np.where(part, call("state_base_part"), call("state_base"))
         nu_state = np.where(off, nu_state, np.inf)
         nu_checkpoint = np.where(off, call("checkpoint"), np.inf)
-        state_offload = np.where(off, np.maximum(0.0, nu_cpu / nu_state - 1), 0.0)
-        checkpoint_offload = np.where(off, np.maximum(0.0, nu_cpu / nu_checkpoint - 1), 0.0)
-        inverse = 1 / nu_state + 1 / nu_checkpoint + 1 / nu_data + 1 / nu_pipe
-        inverse = inverse + np.where(na > hardware.gpus_per_node, 1 / nu_tensor, 0.0)
+        state_offload = np.where(off, overlapped("state_offload", nu_cpu / nu_state), 0.0)
+        checkpoint_offload = np.where(off, overlapped("checkpoint_offload", nu_cpu / nu_checkpoint), 0.0)
+        # The node's PCIe link carries the offload and every transfer that leaves the node.
+        inverse = 1 / nu_state + 1 / nu_checkpoint + 1 / nu_data + np.where(pipe_on_nvlink, 0.0, 1 / nu_pipe)
+        inverse = inverse + np.where(tensor_on_ib, 1 / nu_tensor, 0.0)
         nu_pcie = 1 / inverse
-        pcie = np.where(off, np.maximum(0.0, hardware.threshold("pcie") / nu_pcie - 1), 0.0)
+        pcie = np.where(off, np.maximum(0.0, hardware.threshold("pcie") * loss / nu_pcie - 1), 0.0)
 
         overheads = {
             "bubble": bubble,
@@ -319,16 +424,22 @@ def evaluate_many(
         for value in overheads.values():
             efficiency = efficiency / (1 + value)
 
-        b_c = model.critical_batch
+        b_c = critical_batch(model, A)
+        flop_rate = n_gpu * hardware.peak_flop_per_s * kernel_efficiency(hardware) * efficiency
         flops = np.asarray(f["flops_per_batch"](*model_args, b_c, fb, fl, fa, fmu), dtype=float)
-        time_days = steps * flops / (n_gpu * hardware.peak_flop_per_s * efficiency) / SECONDS_PER_DAY
+        time_days = steps * flops / flop_rate / SECONDS_PER_DAY
+        step_flops = call("flops_per_batch")
+        step_time_s = step_flops / flop_rate
 
     memory_limit = hardware.memory_bytes
     ok = {
         "ok_batch": batch <= b_c,
         "ok_micro_batches": (nl == 1) | (nmu >= nl),
         "ok_layers": nl <= model.d_l,
-        "ok_heads": na <= model.d_a,
+        "ok_layers_divide": np.ones(nb.shape, bool) if not A.divisible_layers else (model.d_l % nl == 0),
+        "ok_heads": np.ones(nb.shape, bool) if not A.heads_cap else (na <= model.d_a),
+        "ok_heads_divide": np.ones(nb.shape, bool) if not A.divisible_heads
+        else (model.d_a % na == 0) | ((na > model.d_a) & (na % model.d_a == 0)),
         "ok_memory": np.where(off, non_offloadable <= memory_limit, offloadable + non_offloadable <= memory_limit),
         "ok_overheads": np.all([overheads[name] <= max_overhead for name in CAPPED_OVERHEADS], axis=0),
     }
@@ -338,6 +449,7 @@ def evaluate_many(
         "n_gpu": n_gpu,
         "efficiency": efficiency,
         "time_days": time_days,
+        "step_time_s": step_time_s,
         "state": state,
         "checkpoint": checkpoint,
         "buffers": buffers,
@@ -365,6 +477,14 @@ def _reasons(model: Transformer, hardware: Hardware, config: TrainingConfig, r: 
         reasons.append(f"batch b={config.b} exceeds the critical batch b_c={r['critical_batch']:.1f} (eq:critical_batch)")
     if not r["ok_micro_batches"]:
         reasons.append(f"n_mu={config.n_mu} < n_l={config.n_l}: the pipeline needs at least one micro-batch per stage")
+    if not r["ok_layers_divide"]:
+        reasons.append(f"n_l={config.n_l} does not divide d_l={model.d_l}: a pipeline stage holds whole layers "
+                       "(assumption divisible_layers)")
+    if not r["ok_heads"]:
+        reasons.append(f"n_a={config.n_a} exceeds the head count d_a={model.d_a}: tensor parallelism splits the heads "
+                       "(assumption heads_cap)")
+    if not r["ok_heads_divide"]:
+        reasons.append(f"n_a={config.n_a} does not split the d_a={model.d_a} heads evenly (assumption divisible_heads)")
     if not r["ok_memory"]:
         limit = hardware.memory_bytes / GIB
         if config.offload:
@@ -389,18 +509,23 @@ def evaluate(
     max_overhead: float = DEFAULT_MAX_OVERHEAD,
     steps: int = DEFAULT_STEPS,
     form: str = "paper",
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
 ) -> Evaluation:
     """Evaluate one configuration: efficiency, time, memory per GPU, overheads, feasibility.
 
-    Raises :class:`UserInputError` for a configuration that does not fit the
-    model (``n_l > d_l``, ``n_a > d_a``); other broken rules are listed in
-    ``reasons`` and make ``feasible`` false.
+    Raises :class:`UserInputError` for a configuration that cannot exist
+    (``n_l > d_l``: a stage without a layer); every other broken rule (divisibility,
+    ``n_a > d_a`` under ``heads_cap``, batch, memory, overheads) is listed in
+    ``reasons`` and makes ``feasible`` false.
     """
     model = named_model(model) if isinstance(model, str) else model
-    hardware = load_hardware(hardware)
+    if not isinstance(model, Transformer):
+        raise UserInputError(f"model={model!r} must be a Transformer or a model name")
+    _check_options(max_overhead, steps, form, assumptions)
+    hardware = apply_to_hardware(load_hardware(hardware), assumptions)
     if not isinstance(config, TrainingConfig):
         raise UserInputError(f"config must be a TrainingConfig, got {type(config).__name__}")
-    config.check_model(model)
+    config.check_model(model, heads_cap=assumptions.heads_cap)
     arrays = evaluate_many(
         model,
         hardware,
@@ -416,6 +541,7 @@ def evaluate(
         max_overhead=max_overhead,
         steps=steps,
         form=form,
+        assumptions=assumptions.replace(gb="GiB"),  # the hardware is already read under ``gb``
     )
     r = {key: value.item() for key, value in arrays.items()}
     reasons = _reasons(model, hardware, config, r, max_overhead)
@@ -438,4 +564,6 @@ def evaluate(
         reasons=tuple(reasons),
         critical_batch=float(r["critical_batch"]),
         intensities={key[3:]: float(r[key]) for key in r if key.startswith("nu_")},
+        step_time_s=float(r["step_time_s"]),
+        assumptions=assumptions,
     )

@@ -81,6 +81,7 @@ import numpy as np
 
 from .config import Method, TrainingConfig, parse_method
 from .errors import UserInputError
+from .assumptions import DEFAULT_ASSUMPTIONS, Assumptions, apply_to_hardware, critical_batch
 from .evaluate import DEFAULT_MAX_OVERHEAD, Evaluation, evaluate, evaluate_many
 from .hardware import Hardware, load_hardware
 from .models import Transformer, named_model
@@ -179,6 +180,21 @@ def _pipelined_baseline(method: Method, n_l: np.ndarray, partitioned: bool | Non
     return _baseline_like(method, partitioned) & (n_l > 1)
 
 
+def _layers_allowed(model: Transformer, n_l, assumptions: Assumptions):
+    """Pipeline degrees the assumptions allow: ``n_l`` divides ``d_l`` under ``divisible_layers``."""
+    n_l = np.asarray(n_l)
+    return (model.d_l % n_l == 0) if assumptions.divisible_layers else np.ones(n_l.shape, bool)
+
+
+def _heads_allowed(model: Transformer, n_a, assumptions: Assumptions):
+    """Tensor degrees the assumptions allow: ``n_a <= d_a`` (``heads_cap``), heads split evenly (``divisible_heads``)."""
+    n_a = np.asarray(n_a)
+    ok = (n_a <= model.d_a) if assumptions.heads_cap else np.ones(n_a.shape, bool)
+    if assumptions.divisible_heads:
+        ok = ok & ((model.d_a % n_a == 0) | ((n_a > model.d_a) & (n_a % model.d_a == 0)))
+    return ok
+
+
 def rule_masks(
     model: Transformer,
     hardware: Hardware,
@@ -191,6 +207,7 @@ def rule_masks(
     allow_offload: bool,
     just_below: bool,
     partitioned: bool | None = None,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
 ) -> dict[str, np.ndarray]:
     """One boolean array per rule of :data:`RULES` (True where the candidate obeys it).
 
@@ -204,14 +221,15 @@ def rule_masks(
     n_b, n_l, n_a, n_mu, b_mu, offload = (
         np.asarray(candidates[key]) for key in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")
     )
-    b_c = model.critical_batch
+    b_c = critical_batch(model, assumptions)
     b = n_b * n_mu * b_mu
     structure = (
         ((n_b == 1) | parallelism.data)
         & ((n_l == 1) | (parallelism.pipe and not _no_pipeline(method, partitioned)))
         & ((n_a == 1) | parallelism.tensor)
-        & (model.d_l % n_l == 0)
-        & (model.d_a % n_a == 0)
+        & (n_l <= model.d_l)
+        & _layers_allowed(model, n_l, assumptions)
+        & _heads_allowed(model, n_a, assumptions)
     )
     batch = b <= b_c
     if just_below:
@@ -232,7 +250,7 @@ def rule_masks(
         free &= r[name] <= _TOLERANCE
     free &= (r["data"] <= _TOLERANCE) | _pipelined_baseline(method, n_l, partitioned)
     masks["bottleneck"] = free
-    needs_offload = r["total"] > hardware.memory_bytes
+    needs_offload = r["total"] > apply_to_hardware(hardware, assumptions).memory_bytes
     masks["offload"] = ~offload | (needs_offload & allow_offload)
     return masks
 
@@ -363,9 +381,12 @@ def _lattice(
 
 
 def _dimension_values(model: Transformer, method: Method, parallelism: Parallelism, max_gpus: int | None,
-                      partitioned: bool | None = None):
-    n_ls = divisors(model.d_l) if parallelism.pipe and not _no_pipeline(method, partitioned) else np.array([1])
-    n_as = divisors(model.d_a) if parallelism.tensor else np.array([1])
+                      partitioned: bool | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS):
+    n_ls = np.arange(1, model.d_l + 1) if parallelism.pipe and not _no_pipeline(method, partitioned) else np.array([1])
+    n_ls = n_ls[_layers_allowed(model, n_ls, assumptions)]
+    # without the heads cap, look up to two devices per head
+    n_as = np.arange(1, (1 if assumptions.heads_cap else 2) * model.d_a + 1) if parallelism.tensor else np.array([1])
+    n_as = n_as[_heads_allowed(model, n_as, assumptions)]
     if max_gpus is not None:
         n_ls = n_ls[n_ls <= max_gpus]
         n_as = n_as[n_as <= max_gpus]
@@ -381,6 +402,7 @@ def _micro_batch_caps(
     max_overhead: float,
     max_gpus: int | None,
     partitioned: bool | None = None,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
 ) -> dict[tuple[int, int, bool], int]:
     """Per ``(n_l, n_a, offload)``: a micro-batch size at or above the smallest bottleneck-free one.
 
@@ -404,7 +426,7 @@ def _micro_batch_caps(
     a = np.array(rows, dtype=np.int64)
     r = evaluate_many(
         model, hardware, method, n_b=a[:, 0], n_l=a[:, 1], n_a=a[:, 2], n_mu=a[:, 3], b_mu=a[:, 4],
-        offload=a[:, 5].astype(bool), partitioned=partitioned, max_overhead=max_overhead,
+        offload=a[:, 5].astype(bool), partitioned=partitioned, max_overhead=max_overhead, assumptions=assumptions,
     )
     free = np.ones(len(a), bool)
     for name in _OVERLAPPED:
@@ -427,13 +449,14 @@ def _prepare(model, hardware, method, parallelism):
     return model, hardware, parse_method(method), parse_parallelism(parallelism)
 
 
-def _candidates(model, hardware, method, parallelism, *, max_gpus, allow_offload, max_overhead, partitioned=None):
+def _candidates(model, hardware, method, parallelism, *, max_gpus, allow_offload, max_overhead, partitioned=None,
+                assumptions=DEFAULT_ASSUMPTIONS):
     """The pruned candidate set, as arrays, grouped by ``n_l`` (largest first)."""
-    B = int(math.floor(model.critical_batch))
-    n_ls, n_as = _dimension_values(model, method, parallelism, max_gpus, partitioned)
+    B = int(math.floor(critical_batch(model, assumptions)))
+    n_ls, n_as = _dimension_values(model, method, parallelism, max_gpus, partitioned, assumptions)
     offloads = (False, True) if allow_offload else (False,)
     groups = [(int(n_l), int(n_a), off) for n_l in n_ls for n_a in n_as for off in offloads]
-    caps = _micro_batch_caps(model, hardware, method, B, groups, max_overhead, max_gpus, partitioned)
+    caps = _micro_batch_caps(model, hardware, method, B, groups, max_overhead, max_gpus, partitioned, assumptions)
     columns: dict[str, list[np.ndarray]] = {k: [] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")}
     for (n_l, n_a, off), cap in caps.items():
         n_b, n_mu, b_mu = _lattice(B, n_l, n_a, cap, max_gpus)
@@ -454,10 +477,10 @@ def _take(c: Mapping[str, np.ndarray], index) -> dict[str, np.ndarray]:
     return {k: np.asarray(v)[index] for k, v in c.items()}
 
 
-def _evaluate(model, hardware, method, c, max_overhead, partitioned=None):
+def _evaluate(model, hardware, method, c, max_overhead, partitioned=None, assumptions=DEFAULT_ASSUMPTIONS):
     return evaluate_many(
         model, hardware, method, n_b=c["n_b"], n_l=c["n_l"], n_a=c["n_a"], n_mu=c["n_mu"], b_mu=c["b_mu"],
-        offload=c["offload"], partitioned=partitioned, max_overhead=max_overhead,
+        offload=c["offload"], partitioned=partitioned, max_overhead=max_overhead, assumptions=assumptions,
     )
 
 
@@ -478,13 +501,15 @@ def _all_valid(masks: Mapping[str, np.ndarray]) -> np.ndarray:
     return np.all(list(masks.values()), axis=0)
 
 
-def _gpu_days(model, hardware, method, max_overhead, partitioned=None) -> float:
+def _gpu_days(model, hardware, method, max_overhead, partitioned=None, assumptions=DEFAULT_ASSUMPTIONS) -> float:
     """``time x efficiency x n_gpu``: GPU-days at perfect efficiency, the same for every configuration."""
-    r = evaluate_many(model, hardware, method, n_b=1, partitioned=partitioned, max_overhead=max_overhead)
+    r = evaluate_many(model, hardware, method, n_b=1, partitioned=partitioned, max_overhead=max_overhead,
+                      assumptions=assumptions)
     return float(r["time_days"] * r["efficiency"] * r["n_gpu"])
 
 
-def _infeasible_reason(model, hardware, method, parallelism, c, r, masks, partitioned=None) -> tuple[str, ...]:
+def _infeasible_reason(model, hardware, method, parallelism, c, r, masks, partitioned=None, *,
+                       max_overhead=DEFAULT_MAX_OVERHEAD, assumptions=DEFAULT_ASSUMPTIONS) -> tuple[str, ...]:
     """The rule that removed the last candidates, with the evaluator's reason for the nearest miss."""
     alive = np.ones(len(c["n_b"]), bool)
     for name in [*RULES, *(k for k in masks if k not in RULES)]:
@@ -500,7 +525,7 @@ def _infeasible_reason(model, hardware, method, parallelism, c, r, masks, partit
             config = _config(method, c, best, partitioned)
             detail = ""
             if r is not None:
-                evaluation = evaluate(model, hardware, config)
+                evaluation = evaluate(model, hardware, config, max_overhead=max_overhead, assumptions=assumptions)
                 detail = "; ".join(evaluation.reasons) or _bottleneck_detail(evaluation, method)
             text = f"{name}: {RULES.get(name, 'within the target time')}"
             if detail:
@@ -517,9 +542,10 @@ def _bottleneck_detail(evaluation: Evaluation, method: Method) -> str:
     return ", ".join(f"{k} overhead {v:.3g}" for k, v in over.items())
 
 
-def _neighbors(model: Transformer, method: Method, config: TrainingConfig, n_ls, n_as) -> dict[str, TrainingConfig]:
+def _neighbors(model: Transformer, method: Method, config: TrainingConfig, n_ls, n_as,
+               assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> dict[str, TrainingConfig]:
     """The next more parallel configurations, with ``config``'s state partition."""
-    B = int(math.floor(model.critical_batch))
+    B = int(math.floor(critical_batch(model, assumptions)))
     out = {}
 
     def just_below(n_b, n_l, n_a, b_mu, offload):
@@ -543,16 +569,16 @@ def _neighbors(model: Transformer, method: Method, config: TrainingConfig, n_ls,
 
 
 def _explain(model, hardware, method, parallelism, evaluation: Evaluation, *, max_gpus, allow_offload, max_overhead,
-             just_below=True, partitioned=None):
+             just_below=True, partitioned=None, assumptions=DEFAULT_ASSUMPTIONS):
     """Why the chosen configuration is not more parallel: the rules its neighbours break, or 'slower'."""
     config = evaluation.config
-    n_ls, n_as = _dimension_values(model, method, parallelism, None, partitioned)
+    n_ls, n_as = _dimension_values(model, method, parallelism, None, partitioned, assumptions)
     found = []
-    for what, neighbor in _neighbors(model, method, config, n_ls, n_as).items():
+    for what, neighbor in _neighbors(model, method, config, n_ls, n_as, assumptions).items():
         c = {k: np.array([getattr(neighbor, k)]) for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")}
-        r = _evaluate(model, hardware, method, c, max_overhead, partitioned)
+        r = _evaluate(model, hardware, method, c, max_overhead, partitioned, assumptions)
         masks = rule_masks(model, hardware, method, parallelism, c, r, max_gpus=max_gpus, allow_offload=allow_offload,
-                           just_below=just_below, partitioned=partitioned)
+                           just_below=just_below, partitioned=partitioned, assumptions=assumptions)
         broken = [name for name, m in masks.items() if not m[0]]
         if "offload" in broken and not neighbor.offload and allow_offload:
             broken = [b for b in broken if b != "offload"]
@@ -596,7 +622,7 @@ def _branch_and_bound(model, hardware, method, parallelism, c, n_gpu, max_overhe
             part = index[start:start + _CHUNK]
             start += _CHUNK
             cc = _take(c, part)
-            r = _evaluate(model, hardware, method, cc, max_overhead, partitioned)
+            r = _evaluate(model, hardware, method, cc, max_overhead, partitioned, kwargs["assumptions"])
             visited += part.size
             if gpu_days is None:
                 gpu_days = float(r["time_days"][0] * r["efficiency"][0] * r["n_gpu"][0])
@@ -623,6 +649,7 @@ def fastest(
     max_overhead: float = DEFAULT_MAX_OVERHEAD,
     explain: bool = True,
     partitioned: bool | None = None,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
 ) -> SearchResult:
     """The fastest configuration under the paper's rules (``table:parallel_methods_comparison``).
 
@@ -633,13 +660,13 @@ def fastest(
     the last candidates.
     """
     model, hardware, method, parallelism = _prepare(model, hardware, method, parallelism)
-    if max_gpus is not None and (isinstance(max_gpus, bool) or int(max_gpus) != max_gpus or max_gpus < 1):
-        raise UserInputError(f"max_gpus={max_gpus!r} must be a positive integer")
     partitioned = _check_partitioned(partitioned)
+    max_gpus = _check_search_options(model, max_gpus, max_overhead, allow_offload, assumptions)
     c = _candidates(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
-                    max_overhead=max_overhead, partitioned=partitioned)
+                    max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions)
     n = len(c["n_b"])
-    kwargs = dict(max_gpus=max_gpus, allow_offload=allow_offload, just_below=True, partitioned=partitioned)
+    kwargs = dict(max_gpus=max_gpus, allow_offload=allow_offload, just_below=True, partitioned=partitioned,
+                  assumptions=assumptions)
     if n == 0:
         return SearchResult(model, hardware, method, parallelism, "fastest", None, None,
                             ("critical batch: no configuration of this parallelism fits below the critical batch",), 0,
@@ -649,7 +676,7 @@ def fastest(
     best = None
     if n <= _SINGLE_PASS:
         # small enough: one vectorized pass over every candidate
-        r = _evaluate(model, hardware, method, c, max_overhead, partitioned)
+        r = _evaluate(model, hardware, method, c, max_overhead, partitioned, assumptions)
         visited = n
         i = select(method, parallelism, c, r, _all_valid(rule_masks(model, hardware, method, parallelism, c, r, **kwargs)),
                    partitioned)
@@ -658,17 +685,37 @@ def fastest(
     else:
         best, visited = _branch_and_bound(model, hardware, method, parallelism, c, n_gpu, max_overhead, kwargs)
     if best is None:
-        r = _evaluate(model, hardware, method, c, max_overhead, partitioned)
+        r = _evaluate(model, hardware, method, c, max_overhead, partitioned, assumptions)
         masks = rule_masks(model, hardware, method, parallelism, c, r, **kwargs)
-        reason = _infeasible_reason(model, hardware, method, parallelism, c, r, masks, partitioned)
+        reason = _infeasible_reason(model, hardware, method, parallelism, c, r, masks, partitioned,
+                                    max_overhead=max_overhead, assumptions=assumptions)
         return SearchResult(model, hardware, method, parallelism, "fastest", None, None, reason, n, partitioned=partitioned)
     _, cc, r, i = best
     config = _config(method, cc, i, partitioned)
-    evaluation = evaluate(model, hardware, config, max_overhead=max_overhead)
+    evaluation = evaluate(model, hardware, config, max_overhead=max_overhead, assumptions=assumptions)
     binding = _explain(model, hardware, method, parallelism, evaluation, max_gpus=max_gpus, allow_offload=allow_offload,
-                       max_overhead=max_overhead, partitioned=partitioned) if explain else ()
+                       max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions) if explain else ()
     return SearchResult(model, hardware, method, parallelism, "fastest", config, evaluation, binding, visited,
                         partitioned=partitioned)
+
+
+def _check_search_options(model, max_gpus, max_overhead, allow_offload, assumptions) -> int | None:
+    """Validate the search's options; ``max_gpus`` is returned clamped to the largest useful count."""
+    if not isinstance(assumptions, Assumptions):
+        raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.assumptions.Assumptions")
+    if isinstance(max_overhead, (bool, np.bool_)) or not isinstance(max_overhead, (int, float, np.integer, np.floating)) \
+            or not (0 < max_overhead < float("inf")):
+        raise UserInputError(f"max_overhead={max_overhead!r} must be a positive number (eq:overhead_condition's epsilon)")
+    if not isinstance(allow_offload, (bool, np.bool_)):
+        raise UserInputError(f"allow_offload={allow_offload!r} must be true or false")
+    if max_gpus is None:
+        return None
+    if isinstance(max_gpus, (bool, np.bool_)) or not isinstance(max_gpus, (int, float, np.integer, np.floating)) \
+            or not float(max_gpus).is_integer() or max_gpus < 1:
+        raise UserInputError(f"max_gpus={max_gpus!r} must be a positive integer")
+    # more GPUs than the largest configuration can use changes nothing: clamp (no int64 overflow downstream)
+    largest = max(1, int(critical_batch(model, assumptions))) * model.d_l * 2 * model.d_a
+    return int(min(int(max_gpus), largest))
 
 
 def _check_partitioned(partitioned) -> bool | None:
@@ -697,6 +744,7 @@ def cheapest(
     max_overhead: float = DEFAULT_MAX_OVERHEAD,
     explain: bool = True,
     partitioned: bool | None = None,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
 ) -> SearchResult:
     """The fewest GPUs that train within ``target_days`` under the paper's rules (``table:smaller_cluster``).
 
@@ -713,15 +761,17 @@ def cheapest(
     if not (isinstance(target_days, (int, float)) and not isinstance(target_days, bool) and target_days > 0):
         raise UserInputError(f"target time {target_days!r} must be a positive number of days")
     partitioned = _check_partitioned(partitioned)
+    max_gpus = _check_search_options(model, max_gpus, max_overhead, allow_offload, assumptions)
     c = _candidates(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
-                    max_overhead=max_overhead, partitioned=partitioned)
-    kwargs = dict(max_gpus=max_gpus, allow_offload=allow_offload, just_below=False, partitioned=partitioned)
+                    max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions)
+    kwargs = dict(max_gpus=max_gpus, allow_offload=allow_offload, just_below=False, partitioned=partitioned,
+                  assumptions=assumptions)
     if len(c["n_b"]) == 0:
         return SearchResult(model, hardware, method, parallelism, "cheapest", None, None,
                             ("critical batch: no configuration of this parallelism fits below the critical batch",), 0, target_days,
                             partitioned)
-    gpu_days = _gpu_days(model, hardware, method, max_overhead, partitioned)
-    B = int(math.floor(model.critical_batch))
+    gpu_days = _gpu_days(model, hardware, method, max_overhead, partitioned, assumptions)
+    B = int(math.floor(critical_batch(model, assumptions)))
     # Every data-parallel degree of every (n_l, n_a, offload, b_mu) group, enough GPUs to possibly meet the target.
     groups = {(int(l), int(a), bool(o), int(m)) for l, a, o, m in zip(c["n_l"], c["n_a"], c["offload"], c["b_mu"])}
     columns: dict[str, list] = {k: [] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")}
@@ -729,7 +779,10 @@ def cheapest(
         top = B // (b_mu * n_l)
         if max_gpus is not None:
             top = min(top, max_gpus // (n_l * n_a))
-        low = max(1, math.ceil(gpu_days / (target_days * n_l * n_a) * (1 - 1e-9)))
+        needed = gpu_days / (target_days * n_l * n_a) * (1 - 1e-9)
+        if not math.isfinite(needed) or needed > top:
+            continue
+        low = max(1, math.ceil(needed))
         if top < low:
             continue
         n_b = np.arange(low, top + 1)
@@ -745,30 +798,31 @@ def cheapest(
     # Efficiency grows with n_mu and the memory with it: take the largest n_mu whose memory fits (bisection).
     hi = cand["n_mu"].copy()
     lo = np.minimum(cand["n_l"], hi)
-    r = _evaluate(model, hardware, method, cand, max_overhead, partitioned)
+    r = _evaluate(model, hardware, method, cand, max_overhead, partitioned, assumptions)
     fits = np.asarray(r["ok_memory"], bool)
     visited = hi.size
     probe = dict(cand)
     probe["n_mu"] = lo
-    r_lo = _evaluate(model, hardware, method, probe, max_overhead, partitioned)
+    r_lo = _evaluate(model, hardware, method, probe, max_overhead, partitioned, assumptions)
     search = ~fits & np.asarray(r_lo["ok_memory"], bool)
     lo_s, hi_s = lo[search], hi[search]  # memory fits at lo, not at hi
     sub = _take(cand, search)
     while (hi_s - lo_s > 1).any():
         mid = (lo_s + hi_s) // 2
         sub["n_mu"] = mid
-        ok = np.asarray(_evaluate(model, hardware, method, sub, max_overhead, partitioned)["ok_memory"], bool)
+        ok = np.asarray(_evaluate(model, hardware, method, sub, max_overhead, partitioned, assumptions)["ok_memory"], bool)
         visited += mid.size
         lo_s = np.where(ok, mid, lo_s)
         hi_s = np.where(ok, hi_s, mid)
     cand["n_mu"] = cand["n_mu"].copy()
     cand["n_mu"][search] = lo_s
-    r = _evaluate(model, hardware, method, cand, max_overhead, partitioned)
+    r = _evaluate(model, hardware, method, cand, max_overhead, partitioned, assumptions)
     masks = rule_masks(model, hardware, method, parallelism, cand, r, **kwargs)
     reach = np.asarray(r["time_days"]) <= target_days
     valid = _all_valid(masks) & reach
     if not valid.any():
-        reason = _infeasible_reason(model, hardware, method, parallelism, cand, r, masks | {"target time": reach}, partitioned)
+        reason = _infeasible_reason(model, hardware, method, parallelism, cand, r, masks | {"target time": reach}, partitioned,
+                                    max_overhead=max_overhead, assumptions=assumptions)
         return SearchResult(model, hardware, method, parallelism, "cheapest", None, None, reason, visited, target_days,
                             partitioned)
     keys = [-cand["n_a"], cand["offload"].astype(int), cand["b_mu"], r["time_days"], r["n_gpu"]]
@@ -776,7 +830,7 @@ def cheapest(
     order = np.lexsort([np.asarray(k)[index] for k in keys])
     i = int(index[order[0]])
     config = _config(method, cand, i, partitioned)
-    evaluation = evaluate(model, hardware, config, max_overhead=max_overhead)
+    evaluation = evaluate(model, hardware, config, max_overhead=max_overhead, assumptions=assumptions)
     binding = (f"target time {target_days:g} d: {evaluation.time_days:.3g} d on {evaluation.n_gpu} GPUs at efficiency {evaluation.efficiency:.3g}",)
     return SearchResult(model, hardware, method, parallelism, "cheapest", config, evaluation, binding, visited, target_days,
                         partitioned)

@@ -20,7 +20,7 @@ def test_json_output_has_the_contract_keys(capsys):
     code, out, err = run(capsys, HEADLINE)
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == {"b", "n_gpu", "efficiency", "time_days", "memory_gib", "overheads", "feasible", "reasons"}
+    assert set(data) == {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons"}
     assert set(data["memory_gib"]) == {"state", "checkpoint", "buffers", "activations", "offloadable", "non_offloadable"}
     assert data["b"] == 2415 and data["n_gpu"] == 38640 and data["feasible"] is True
     assert round(data["efficiency"], 2) == 0.88
@@ -76,3 +76,21 @@ def test_reproduce_mixed_buffering_compare(capsys):
     rows = json.loads(out)
     assert len(rows) == 6
     assert all(value for row in rows for key, value in row.items() if key.endswith("agrees"))
+
+
+def test_convention_and_assume_flags(capsys):
+    base = ["evaluate", "--model", "X160", "--method", "baseline", "--n-b", "64", "--n-mu", "8", "--format", "json"]
+    code, out, err = run(capsys, base)
+    paper = json.loads(out)["overheads"]["data"]
+    code, out, err = run(capsys, base + ["--convention", "physical"])
+    assert code == 0, err
+    physical = json.loads(out)["overheads"]["data"]
+    assert physical == pytest.approx(paper * 3 / (4 * 8))  # the last micro-batch's backward pass: 3 / (4 n_mu) of the step
+    code, out, err = run(capsys, base + ["--assume", "nonsense=1"])
+    assert code == 2 and "unknown assumption 'nonsense'" in err
+
+
+def test_overflowing_batch_is_one_clear_line(capsys):
+    code, out, err = run(capsys, ["evaluate", "--model", "X160", "--method", "improved", "--n-b", "4611686018427387904",
+                                  "--n-mu", "4"])
+    assert code == 2 and "beyond the supported range" in err and err.count("\n") == 1

@@ -8,7 +8,7 @@ import pytest
 
 from lgacc.cli import main
 
-EVALUATE_KEYS = {"b", "n_gpu", "efficiency", "time_days", "memory_gib", "overheads", "feasible", "reasons"}
+EVALUATE_KEYS = {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons"}
 CONFIG_KEYS = {"n_b", "n_l", "n_a", "n_mu", "b_mu", "offload"}
 
 
@@ -120,3 +120,26 @@ def test_optimize_no_partition_keeps_the_whole_state(capsys):
     assert state == pytest.approx(12 * p / (out["n_l"] * out["n_a"]), rel=1e-9)
     assert default["memory_gib"]["state"] * 2**30 == pytest.approx(12 * p / default["n_gpu"], rel=1e-9)
     assert out["n_b"] > 1
+
+
+def test_huge_gpu_budget_and_tiny_target_are_handled(capsys):
+    code, out, err = _run(capsys, ["optimize", "--model", "X160", "--method", "improved", "--parallelism", "data",
+                                  "--max-gpus", "9223372036854775808", "--format", "json"])
+    assert code == 0, err
+    assert json.loads(out)["n_gpu"] == 483  # a budget beyond any configuration changes nothing
+    code, out, err = _run(capsys, ["optimize", "--model", "X160", "--method", "improved", "--parallelism", "data",
+                                  "--target-days", "1e-320"])
+    assert code == 2 and "target time" in err and err.count("\n") == 1
+
+
+def test_assume_flag_reaches_the_search(capsys):
+    code, out, err = _run(capsys, ["optimize", "--model", "X160", "--method", "improved", "--parallelism", "data",
+                                  "--assume", "critical_batch_scale=0.5", "--format", "json"])
+    assert code == 0, err
+    assert json.loads(out)["b"] <= 0.5 * 2416
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err

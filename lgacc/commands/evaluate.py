@@ -11,6 +11,7 @@ from ..evaluate import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
 from ..hardware import DEFAULT_HARDWARE
 from ..models import named_model
 from ._output import dumps
+from ._assumptions import add_assumption_arguments, assumptions_from_args
 
 
 def register(subparsers) -> None:
@@ -42,12 +43,14 @@ def register(subparsers) -> None:
     parser.add_argument("--steps", type=int, default=DEFAULT_STEPS, help=f"training steps at the critical batch (default {DEFAULT_STEPS})")
     parser.add_argument("--form", choices=FORMS, default="paper", help="evaluate the paper's printed forms or the exact counts")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    add_assumption_arguments(parser)
     parser.set_defaults(handler=run)
 
 
 def _table(summary: dict) -> str:
     rows = [("model", summary["model"]), ("method", summary["method"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
-            ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}")]
+            ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}"),
+            ("step_time_s", f"{summary['step_time_s']:.4g}")]
     rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
     rows.append(("feasible", summary["feasible"]))
@@ -67,10 +70,12 @@ def run(args: argparse.Namespace) -> int:
         offload=args.offload,
         partitioned=args.partitioned,
     )
-    result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form)
+    result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
+                      assumptions=assumptions_from_args(args))
     summary = result.summary()
     if args.format == "json":
-        out = {key: summary[key] for key in ("b", "n_gpu", "efficiency", "time_days", "memory_gib", "overheads", "feasible", "reasons")}
+        out = {key: summary[key] for key in ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads",
+                                             "feasible", "reasons")}
         print(dumps(out))
     else:
         print(_table(summary))

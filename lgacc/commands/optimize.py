@@ -13,9 +13,10 @@ from ..hardware import DEFAULT_HARDWARE
 from ..models import named_model
 from ..search import Parallelism, cheapest, fastest, parse_parallelism
 from ._output import dumps
+from ._assumptions import add_assumption_arguments, assumptions_from_args
 
 #: ``lgacc evaluate``'s JSON keys, then the configuration's.
-KEYS = ("b", "n_gpu", "efficiency", "time_days", "memory_gib", "overheads", "feasible", "reasons",
+KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
         "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")
 
 
@@ -42,6 +43,7 @@ def register(subparsers) -> None:
     parser.add_argument("--max-overhead", type=float, default=DEFAULT_MAX_OVERHEAD,
                         help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    add_assumption_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -60,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     model = named_model(args.model)
     parallelism = parse_parallelism(args.parallelism)
     options = dict(max_gpus=args.max_gpus, allow_offload=args.allow_offload, max_overhead=args.max_overhead,
-                   partitioned=args.partitioned)
+                   partitioned=args.partitioned, assumptions=assumptions_from_args(args))
     if args.target_days is None:
         result = fastest(model, args.hardware, args.method, parallelism, **options)
     else:

@@ -77,8 +77,9 @@ _PER_DEVICE = 1 / n_b  # a device computes 1 / n_b of the batch on its model sha
 # --- data parallel ------------------------------------------------------------
 
 
-def data_intensity(method: str, partitioned: bool, *, pipelined: bool = False) -> dict[str, sympy.Expr]:
-    """Exact data-parallel intensities per pass ``{"forward": ..., "backward": ...}`` (absent = no transfer).
+def data_transfers(method: str, partitioned: bool, *, pipelined: bool = False) -> dict[str, tuple[sympy.Expr, sympy.Expr, sympy.Expr]]:
+    """Per pass, ``(flops, bytes, repeats)``: the compute a data-parallel transfer overlaps, its bytes
+    (in + out, per device), and how many times per step it happens.
 
     ``method`` is ``"standard"`` (standard gradient accumulation: transfers per
     micro-batch when partitioned, the reduction overlapped with the last
@@ -91,23 +92,35 @@ def data_intensity(method: str, partitioned: bool, *, pipelined: bool = False) -
     gather = all_gather_bytes(grads, n_b)
     batch = b * _PER_DEVICE
     micro = b * _PER_DEVICE / n_mu
+    one = sympy.Integer(1)
     if method == "standard" and not partitioned:
         if pipelined:
-            return {"batch": _flops("step", batch, _SHARD) / reduce}
-        return {"backward": _flops("backward", micro, _SHARD) / reduce}
+            return {"batch": (_flops("step", batch, _SHARD), reduce, one)}
+        return {"backward": (_flops("backward", micro, _SHARD), reduce, one)}
     if method == "standard" and partitioned:
         return {
-            "forward": _flops("forward", micro, _SHARD) / gather,
-            "backward": _flops("backward", micro, _SHARD) / reduce,
+            "forward": (_flops("forward", micro, _SHARD), gather, n_mu),
+            "backward": (_flops("backward", micro, _SHARD), reduce, n_mu),
         }
     if method == "layered" and not partitioned:
-        return {"backward": _flops("backward", batch, _SHARD) / reduce}
+        return {"backward": (_flops("backward", batch, _SHARD), reduce, one)}
     if method == "layered" and partitioned:
         return {
-            "forward": _flops("forward", batch, _SHARD) / gather,
-            "backward": _flops("backward", batch, _SHARD) / reduce,
+            "forward": (_flops("forward", batch, _SHARD), gather, one),
+            "backward": (_flops("backward", batch, _SHARD), reduce, one),
         }
     raise ValueError(f"unknown method {method!r}")
+
+
+def data_step_flops() -> sympy.Expr:
+    """Flops of one training step per device of a data-parallel group (forward, recomputation, backward)."""
+    return _flops("step", b * _PER_DEVICE, _SHARD)
+
+
+def data_intensity(method: str, partitioned: bool, *, pipelined: bool = False) -> dict[str, sympy.Expr]:
+    """Exact data-parallel intensities per pass ``{"forward": ..., "backward": ...}`` (absent = no transfer):
+    flops over bytes of :func:`data_transfers`."""
+    return {name: flops / size for name, (flops, size, _) in data_transfers(method, partitioned, pipelined=pipelined).items()}
 
 
 def _binding(intensities: dict[str, sympy.Expr]) -> tuple[str, sympy.Expr]:
@@ -121,13 +134,13 @@ def _binding(intensities: dict[str, sympy.Expr]) -> tuple[str, sympy.Expr]:
     return (k1, v1) if ratio <= 1 else (k2, v2)
 
 
-def _data_derivation(key: str, method: str, partitioned: bool, pipelined: bool, paper: sympy.Expr, title: str) -> Derivation:
+def _data_derivation(key: str, label: str, method: str, partitioned: bool, pipelined: bool, paper: sympy.Expr, title: str) -> Derivation:
     passes = data_intensity(method, partitioned, pipelined=pipelined)
     binding, exact = _binding(passes)
     exact = sympy.simplify(exact)
     return Derivation(
         key=key,
-        label=f"eq:{key}",
+        label=label,
         title=title,
         exact=exact,
         paper=paper,
@@ -140,7 +153,7 @@ def _data_derivation(key: str, method: str, partitioned: bool, pipelined: bool, 
 @cache
 def _data_base() -> Derivation:
     return _data_derivation(
-        "data_intensity_base", "standard", False, False, 3 * b * d_s / (4 * n_b * n_mu),
+        "data_intensity_base", "eq:data_intensity_base", "standard", False, False, 3 * b * d_s / (4 * n_b * n_mu),
         "Gradient reduction, baseline (overlapped with the last micro-batch)",
     )
 
@@ -148,7 +161,7 @@ def _data_base() -> Derivation:
 @cache
 def _data_base_pipe() -> Derivation:
     return _data_derivation(
-        "data_intensity_base_pipe", "standard", False, True, b * d_s / n_b,
+        "data_intensity_base_pipe", "eq:data_intensity_base_pipe", "standard", False, True, b * d_s / n_b,
         "Gradient reduction, baseline with pipeline (not overlapped)",
     )
 
@@ -156,7 +169,7 @@ def _data_base_pipe() -> Derivation:
 @cache
 def _data_base_partition() -> Derivation:
     return _data_derivation(
-        "data_intensity_base_partition", "standard", True, False, b * d_s / (2 * n_b * n_mu),
+        "data_intensity_base_partition", "eq:data_intensity_base_partition", "standard", True, False, b * d_s / (2 * n_b * n_mu),
         "Parameter restore and gradient reduction, partitioned (per micro-batch)",
     )
 
@@ -164,7 +177,7 @@ def _data_base_partition() -> Derivation:
 @cache
 def _data_improved() -> Derivation:
     return _data_derivation(
-        "data_intensity_improved", "layered", False, False, 3 * b * d_s / (4 * n_b),
+        "data_intensity_improved", "eq:data_intensity_improved", "layered", False, False, 3 * b * d_s / (4 * n_b),
         "Gradient reduction, layered gradient accumulation",
     )
 
@@ -172,7 +185,7 @@ def _data_improved() -> Derivation:
 @cache
 def _data_improved_partition() -> Derivation:
     return _data_derivation(
-        "data_intensity_improved_partition", "layered", True, False, b * d_s / (2 * n_b),
+        "data_intensity_improved_partition", "eq:data_intensity_improved_partition", "layered", True, False, b * d_s / (2 * n_b),
         "Parameter restore and gradient reduction, layered and partitioned",
     )
 
