@@ -60,6 +60,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from .assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from .evaluate import evaluate_many
 from .hardware import GIB, Hardware, load_hardware
 from .models import x_model
@@ -159,13 +160,13 @@ _COLUMNS = (
 
 @lru_cache(maxsize=8192)
 def _fastest_cached(x: int, hardware: Hardware, method: str, parallelism: str, allow_offload: bool,
-                    partitioned: bool | None = None):
+                    partitioned: bool | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS):
     return fastest(x_model(x), hardware, method, parallelism, allow_offload=allow_offload, explain=False,
-                   partitioned=partitioned)
+                   partitioned=partitioned, assumptions=assumptions)
 
 
 def fastest_row(x: int, hardware: Hardware, method: str, scenario: str = "", parallelism: str = "3d",
-                allow_offload: bool = True) -> dict:
+                allow_offload: bool = True, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> dict:
     """One sweep row: the fastest configuration of X_[x] for ``method`` on ``hardware`` (cached).
 
     ``method`` is a series name of :data:`VARIANTS`: a method, or :data:`NOT_PARTITIONED`
@@ -173,7 +174,7 @@ def fastest_row(x: int, hardware: Hardware, method: str, scenario: str = "", par
     """
     model = x_model(x)
     base, partitioned = _variant(method)
-    result = _fastest_cached(int(x), hardware, base, parallelism, allow_offload, partitioned)
+    result = _fastest_cached(int(x), hardware, base, parallelism, allow_offload, partitioned, assumptions)
     row = dict.fromkeys(_COLUMNS, math.nan)
     row.update(scenario=scenario, method=method, x=int(x), model=model.name, p=float(model.p))
     e = result.evaluation
@@ -335,13 +336,15 @@ class Limit:
     how: str
 
 
-def _rows(hardware: Hardware, scenario: str, method: str, xs: Iterable[int]) -> list[dict]:
-    return [fastest_row(x, hardware, method, scenario) for x in xs]
+def _rows(hardware: Hardware, scenario: str, method: str, xs: Iterable[int],
+          assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> list[dict]:
+    return [fastest_row(x, hardware, method, scenario, assumptions=assumptions) for x in xs]
 
 
-def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequence[int]) -> tuple[dict, dict] | None:
+def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequence[int],
+             assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> tuple[dict, dict] | None:
     """The last grid row satisfying ``condition`` followed by one that does not, refined between them."""
-    rows = _rows(hardware, scenario, method, xs)
+    rows = _rows(hardware, scenario, method, xs, assumptions)
     last = None
     for i, row in enumerate(rows):
         if condition(row):
@@ -349,7 +352,7 @@ def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequ
     if last is None or last == len(rows) - 1:
         return None
     low, high = rows[last], rows[last + 1]
-    for row in _rows(hardware, scenario, method, _refine(low["x"], high["x"])):
+    for row in _rows(hardware, scenario, method, _refine(low["x"], high["x"]), assumptions):
         if condition(row):
             low = row
         else:
@@ -359,10 +362,10 @@ def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequ
 
 
 def feasibility_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
-                      xs: Sequence[int] | None = None) -> Limit | None:
+                      xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> Limit | None:
     """The largest model with a feasible configuration (memory, with offload when needed)."""
     spec = scenario_hardware(hardware, scenario)
-    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]), tuple(xs or sweep_xs()))
+    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]), tuple(xs or sweep_xs()), assumptions)
     if found is None:
         return None
     low, high = found
@@ -373,10 +376,10 @@ def feasibility_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "l
 
 
 def offload_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
-                  xs: Sequence[int] | None = None) -> Limit | None:
+                  xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> Limit | None:
     """The model size above which the fastest configuration offloads."""
     spec = scenario_hardware(hardware, scenario)
-    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]) and not r["offload"], tuple(xs or sweep_xs()))
+    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]) and not r["offload"], tuple(xs or sweep_xs()), assumptions)
     if found is None:
         return None
     low, high = found
@@ -388,11 +391,11 @@ def offload_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "limit
 
 
 def time_limit(days: float, hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
-               xs: Sequence[int] | None = None) -> Limit | None:
+               xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> Limit | None:
     """The largest model the fastest configuration trains within ``days``, log-log interpolated."""
     spec = scenario_hardware(hardware, scenario)
     found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]) and r["time_days"] <= days,
-                     tuple(xs or sweep_xs()))
+                     tuple(xs or sweep_xs()), assumptions)
     if found is None:
         return None
     low, high = found
