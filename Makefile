@@ -46,9 +46,12 @@ book: notebooks $(MATHJAX)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
-# Checks of the built book in headless Chromium (needs `make book` first).
+# Checks of the built book in headless Chromium (needs `make book` first); a full-page
+# screenshot of every page is kept in build/screenshots/ (a CI artifact).
 check-book: $(STAMP)
+	rm -rf build/screenshots
 	LGACC_REQUIRE_BOOK=1 $(BIN)/python -m pytest -m book
+	@echo "Screenshots of every page: $(abspath build/screenshots)/"
 
 clean:
 	rm -rf $(BOOK)/_build $(BOOK)/generated $(BOOK)/_mathjax build

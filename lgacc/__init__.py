@@ -4,6 +4,32 @@ parallelism* (Lamy-Poirier, 2021).
 The package derives the paper's resource model with sympy, evaluates and searches
 training configurations numerically, simulates the training schedules, and
 reproduces every table and figure of the paper under its LaTeX label.
+
+Package map: each module, its one job, and what it may import (a module imports
+only modules above it in this list; nothing imports ``commands`` or ``cli``).
+
+=============================  ==================================================================  =====================================
+module                         job                                                                 may import
+=============================  ==================================================================  =====================================
+``errors``                     :class:`UserInputError`, the positive-integer validator              --
+``symbols``                    the paper's notation as sympy symbols, the glossary                 sympy (pandas only for the glossary)
+``formulas/``                  sympy derivations, one per equation label (``eq:...`` literally)    symbols
+``formulas/overlap``           paper vs physical cost of an overlapped transfer (sympy)             formulas
+``_codegen``                   generated numeric code cached on disk, keyed by the sources          sympy only when (re)building
+``hardware``                   :class:`Hardware` specs from YAML, thresholds                        errors
+``models``                     :class:`Transformer`, named models, the critical batch               formulas, symbols
+``config``                     :class:`Method`, :class:`TrainingConfig`                             errors
+``assumptions``                every open choice of the paper as a switch                          errors
+``evaluation_map``             the evaluator as data; the overlap rules; generated numeric code     _codegen, errors (formulas to rebuild)
+``evaluate``                   one or many configurations -> overheads, time, memory, feasibility  the above (generated code, no sympy)
+``search/``                    rules, candidates, fastest / cheapest, explanations                 evaluate and the above
+``search_reference``           the exhaustive enumerator the tests compare the search with          search (public names only)
+``schedule/``                  event simulation of the training schedules                          formulas, config
+``scaling``, ``claims``        sweeps over the X family; the paper's prose claims                  search, evaluate
+``artifacts``, ``reproductions/``  one builder per paper label, compared with ``data/paper``       everything above
+``scorecard``, ``run``         grades; the notebook runner                                         artifacts
+``commands/``, ``cli``         the ``lgacc`` command line (imports only the subcommand it runs)    everything
+=============================  ==================================================================  =====================================
 """
 
 from importlib.metadata import PackageNotFoundError, version

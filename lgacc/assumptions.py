@@ -177,6 +177,26 @@ class Assumptions:
             for name, (meaning, paper) in FIELDS.items()
         ]
 
+    def allows_layers(self, d_l: int, n_l):
+        """Where ``n_l`` pipeline stages are allowed for ``d_l`` layers: ``n_l`` divides ``d_l``
+        under ``divisible_layers`` (``n_l <= d_l`` always holds separately). Works on arrays."""
+        import numpy as np
+
+        n_l = np.asarray(n_l)
+        return (d_l % n_l == 0) if self.divisible_layers else np.ones(n_l.shape, bool)
+
+    def allows_heads(self, d_a: int, n_a):
+        """Where ``n_a`` tensor-parallel devices are allowed for ``d_a`` heads: ``n_a <= d_a`` under
+        ``heads_cap``; the heads split evenly (``n_a`` divides ``d_a``, or ``d_a`` divides ``n_a`` beyond
+        the cap) under ``divisible_heads``. Works on arrays."""
+        import numpy as np
+
+        n_a = np.asarray(n_a)
+        ok = (n_a <= d_a) if self.heads_cap else np.ones(n_a.shape, bool)
+        if self.divisible_heads:
+            ok = ok & ((d_a % n_a == 0) | ((n_a > d_a) & (n_a % d_a == 0)))
+        return ok
+
     def changed(self) -> dict[str, Any]:
         """The fields that differ from the defaults."""
         defaults = Assumptions()

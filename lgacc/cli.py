@@ -20,7 +20,12 @@ from .errors import UserInputError
 EXIT_USAGE = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand, or with ``only`` that one when it names a subcommand.
+
+    Registering one subcommand imports only its module: ``lgacc evaluate`` does not
+    pay for the plotting libraries of ``lgacc reproduce``.
+    """
     from . import commands
 
     parser = argparse.ArgumentParser(
@@ -32,8 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"lgacc {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{module_info.name}")
+    names = sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_"))
+    if only in names:
+        names = [only]
+    for name in names:
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(subparsers)
@@ -41,7 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    parser = build_parser(first)
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:

@@ -1,6 +1,6 @@
 """Numeric evaluation of training configurations from the derived formulas.
 
-The expressions of :mod:`lgacc.formulas` are lambdified once (numpy) and
+The expressions of :mod:`lgacc.formulas` are compiled once to numpy code and
 evaluated over broadcastable arrays of configurations (:func:`evaluate_many`);
 :func:`evaluate` is the one-configuration view of the same arrays.
 
@@ -19,7 +19,16 @@ Conventions (see ``book/assumptions.md``, each checked against the paper's table
 * **Time** follows the paper's convention: the number of tokens is that of
   100 k steps at the critical batch, ``steps b_c d_s``, whatever the batch used
   (a smaller batch takes proportionally more steps), at peak flop/s over the
-  efficiency: ``8 steps b_c d_s p / (n_gpu c_gpu efficiency)``.
+  efficiency: ``8 steps b_c d_s p / (n_gpu c_gpu efficiency)``.  ``step_time_s`` is one
+  step at the configuration's own batch, ``8 b d_s p / (n_gpu c_gpu efficiency)``.  A
+  spec's ``kernel_efficiency`` (1.0 when absent) divides the achievable flop/s: both
+  times grow by ``1 / kernel_efficiency``; ``efficiency`` (overheads only) excludes it.
+* **Assumptions** (:class:`lgacc.assumptions.Assumptions`): every choice the paper
+  leaves open, with the paper-faithful defaults; the overlap convention
+  (``paper`` or ``physical``, :mod:`lgacc.formulas.overlap`) is one of them.
+* **Generated code**: the sympy expressions are printed once to numpy code cached on
+  disk (:mod:`lgacc._codegen`); this module imports no sympy unless the cache is
+  rebuilt.
 * **Memory** is per GPU in bytes; :meth:`MemoryBreakdown.in_gib` converts to the
   paper's GB, which are GiB (2**30 bytes).
 * By default the paper's printed forms are evaluated (``form="paper"``);
@@ -29,21 +38,30 @@ Conventions (see ``book/assumptions.md``, each checked against the paper's table
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Mapping
 
 import numpy as np
-import sympy
 
 from .assumptions import DEFAULT_ASSUMPTIONS, Assumptions, apply_to_hardware, critical_batch
 from .config import Method, TrainingConfig, parse_method
 from .errors import UserInputError
-from .formulas import compute, memory
-from .formulas import derivation as _derivation
-from .formulas.overlap import not_overlapped_overhead as not_overlapped
 from .hardware import GIB, Hardware, load_hardware
+from .evaluation_map import (
+    ARGUMENTS,
+    BUBBLE,
+    CAPPED_OVERHEADS,
+    DATA_TRANSFERS,
+    FORMS,
+    OVERHEADS,
+    PIPELINE_TRANSFERS,
+    STATE_OFFLOAD,
+    evaluation_map,
+    not_overlapped_overhead,
+    overlapped_overhead,
+)
+from .evaluation_map import functions as _functions
+from .evaluation_map import physical_functions as _physical_functions
 from .models import Transformer, named_model
-from .symbols import b, d_a, d_l, d_m, d_s, n_a, n_b, n_I, n_l, n_mu, p, p_l
 
 __all__ = [
     "OVERHEADS",
@@ -52,65 +70,19 @@ __all__ = [
     "Evaluation",
     "evaluate",
     "evaluate_many",
+    "evaluation_map",
+    "overlapped_overhead",
+    "not_overlapped_overhead",
+    "DATA_TRANSFERS",
     "DEFAULT_STEPS",
     "DEFAULT_MAX_OVERHEAD",
     "SECONDS_PER_DAY",
     "kernel_efficiency",
 ]
 
-#: Named overheads, in the order they are reported.
-OVERHEADS = ("bubble", "tensor", "pipeline", "data", "state_offload", "checkpoint_offload", "pcie")
-#: Overheads whose size is capped by ``max_overhead`` (the bubble is what the search trades off).
-CAPPED_OVERHEADS = tuple(name for name in OVERHEADS if name != "bubble")
-FORMS = ("paper", "exact")
 DEFAULT_STEPS = 100_000
 DEFAULT_MAX_OVERHEAD = 0.25
 SECONDS_PER_DAY = 86_400.0
-
-_ARGS = (d_s, d_m, d_l, d_a, n_I, p, p_l, b, n_b, n_l, n_a, n_mu)
-
-#: Derivation keys of the intensities, by role.
-_INTENSITIES = {
-    "data_base": "data_intensity_base",
-    "data_base_pipe": "data_intensity_base_pipe",
-    "data_base_part": "data_intensity_base_partition",
-    "data_impr": "data_intensity_improved",
-    "data_impr_part": "data_intensity_improved_partition",
-    "pipe_base": "pipeline_intensity_base",
-    "pipe_impr": "pipeline_intensity_impr",
-    "tensor": "tensor_intensity",
-    "state_base": "state_offload_intensity_base",
-    "state_base_part": "state_offload_intensity_base_part",
-    "state_impr": "state_offload_intensity_impr",
-    "state_impr_part": "state_offload_intensity_impr_part",
-    "checkpoint": "checkpoint_offload_intensity",
-    "bubble_standard": "bubble_standard",
-    "bubble_modular": "bubble_modular",
-}
-
-
-@cache
-def _expressions(form: str) -> dict[str, sympy.Expr]:
-    if form not in FORMS:
-        raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
-    exprs: dict[str, sympy.Expr] = {}
-    for name, key in _INTENSITIES.items():
-        d = _derivation(key)
-        exprs[name] = d.exact if form == "exact" else d.paper
-    exprs["state"] = memory.state_memory(False)
-    exprs["state_part"] = memory.state_memory(True)
-    exprs["checkpoint_memory"] = memory.checkpoint_memory()
-    exprs["buffers"] = memory.buffer_memory()
-    exprs["activations"] = memory.activation_memory()
-    flops = _derivation("compute_per_batch")
-    exprs["flops_per_batch"] = compute.batch_flops() if form == "exact" else flops.details["printed"]
-    return exprs
-
-
-@cache
-def _functions(form: str) -> dict[str, Any]:
-    return {name: sympy.lambdify(_ARGS, expr, "numpy") for name, expr in _expressions(form).items()}
-
 
 @dataclass(frozen=True)
 class MemoryBreakdown:
@@ -246,17 +218,6 @@ def _check_options(max_overhead, steps, form, assumptions) -> None:
         raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.assumptions.Assumptions")
 
 
-@cache
-def _physical_functions(form: str) -> dict[str, tuple[tuple[Any, float], ...]]:
-    """Per overlapped kind, ``((fraction(args...), relative), ...)`` from :func:`physical_passes`."""
-    from .formulas.overlap import PHYSICAL_KINDS, physical_passes
-
-    return {
-        kind: tuple((sympy.lambdify(_ARGS, fraction, "numpy"), float(relative)) for _, fraction, relative in physical_passes(kind))
-        for kind in PHYSICAL_KINDS
-    }
-
-
 def kernel_efficiency(hardware: Hardware) -> float:
     """Fraction of peak the compute kernels reach (``hardware.kernel_efficiency``, 1.0 when the spec has none).
 
@@ -328,22 +289,35 @@ def evaluate_many(
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         fb, fl, fa, fmu, fbatch = (x.astype(float) for x in (nb, nl, na, nmu, batch))
 
-        def call(name: str, fn=None) -> np.ndarray:
-            fn = f[name] if fn is None else fn
+        def call(name: str | Any) -> np.ndarray:
+            fn = f[name] if isinstance(name, str) else name
             return np.broadcast_to(np.asarray(fn(*model_args, fbatch, fb, fl, fa, fmu), dtype=float), nb.shape)
 
         def overlapped(kind: str, ratio: np.ndarray) -> np.ndarray:
-            """eq:overlap_condition: paper ``max(0, r - 1)``, or the physical sum over passes."""
+            """eq:overlap_condition in the chosen convention: the paper's ``max(0, r - 1)``, or the
+            physical sum over passes ``(C_p / S) max(0, r k_p - 1)`` (:mod:`lgacc.formulas.overlap`)."""
             if not physical:
-                return np.maximum(0.0, ratio - 1)
+                return overlapped_overhead(ratio)
             total = np.zeros(nb.shape)
             for fraction, relative in kinds[kind]:
-                total = total + call("", fraction) * np.maximum(0.0, ratio * relative - 1)
+                total = total + call(fraction) * overlapped_overhead(ratio * relative)
             return total
+
+        def by_case(table: Mapping, conditions: list[np.ndarray], value) -> np.ndarray:
+            """``value(entry)`` selected elementwise by the boolean ``conditions`` keying ``table``."""
+            out = np.zeros(nb.shape)
+            for key, entry in table.items():
+                key = key if isinstance(key, tuple) else (key,)
+                where = np.ones(nb.shape, bool)
+                for flag, condition in zip(key, conditions):
+                    where &= condition if flag else ~condition
+                if where.any():
+                    out = np.where(where, value(entry), out)
+            return out
 
         nu_ib = hardware.threshold("infiniband")
         nu_nvlink = hardware.threshold("nvlink")
-        layered = method.layered
+        layered = np.full(nb.shape, method.layered)
 
         # --- memory ---
         state = np.where(part, call("state_part"), call("state"))
@@ -353,19 +327,19 @@ def evaluate_many(
         offloadable = state + checkpoint
         non_offloadable = buffers + activations
 
-        # --- overheads ---
-        bubble = np.where(nl > 1, call("bubble_modular" if layered else "bubble_standard"), 0.0)
+        # --- overheads, each read from the declarative map ---
+        bubble = np.where(nl > 1, by_case(BUBBLE, [layered], call), 0.0)
 
         tensor_on_ib = (na > hardware.gpus_per_node) if A.tensor_placement == "node" else np.ones(nb.shape, bool)
         tensor_link = np.where(tensor_on_ib, nu_ib, nu_nvlink)
-        nu_tensor = np.where(na > 1, call("tensor"), np.inf)
-        tensor = np.where(na > 1, not_overlapped(tensor_link / nu_tensor), 0.0)
+        nu_tensor = np.where(na > 1, call("tensor_intensity"), np.inf)
+        tensor = np.where(na > 1, not_overlapped_overhead(tensor_link / nu_tensor), 0.0)
 
         pipe_on_nvlink = (
             (nl * na <= hardware.gpus_per_node) if A.pipeline_placement == "intra-node" else np.zeros(nb.shape, bool)
         )
         pipe_link = np.where(pipe_on_nvlink, nu_nvlink, nu_ib)
-        nu_pipe = np.where(nl > 1, call("pipe_impr" if layered else "pipe_base"), np.inf)
+        nu_pipe = np.where(nl > 1, by_case(PIPELINE_TRANSFERS, [layered], lambda e: call(e[0])), np.inf)
         ratio_pipe = pipe_link / nu_pipe
         if A.pipeline_overlap == "extra-micro-batches":
             pipe_overlapped = overlap & (nmu >= nl * (1 + ratio_pipe * loss))
@@ -373,43 +347,28 @@ def evaluate_many(
             pipe_overlapped = overlap
         else:
             pipe_overlapped = np.zeros(nb.shape, bool)
-        pipe_kind = "pipeline_improved" if layered else "pipeline_base"
-        pipeline = np.where(
-            nl > 1,
-            np.where(pipe_overlapped, overlapped(pipe_kind, ratio_pipe * loss), not_overlapped(ratio_pipe)),
-            0.0,
-        )
+        pipe_ov = by_case(PIPELINE_TRANSFERS, [layered], lambda e: overlapped(e[1], ratio_pipe * loss))
+        pipeline = np.where(nl > 1, np.where(pipe_overlapped, pipe_ov, not_overlapped_overhead(ratio_pipe)), 0.0)
 
-        if layered:
-            nu_data = np.where(part, call("data_impr_part"), call("data_impr"))
-            data_overlapped = np.ones(nb.shape, dtype=bool)
-        else:
-            nu_data = np.where(part, call("data_base_part"), np.where(nl > 1, call("data_base_pipe"), call("data_base")))
-            data_overlapped = part | (nl == 1)
-        nu_data = np.where(nb > 1, nu_data, np.inf)
+        data_case = [layered, part, nl > 1]
+        nu_data = np.where(nb > 1, by_case(DATA_TRANSFERS, data_case, lambda e: call(e[0])), np.inf)
         ratio_data = nu_ib / nu_data
-        if layered:
-            data_ov = np.where(part, overlapped("data_improved_partition", ratio_data * loss),
-                               overlapped("data_improved", ratio_data * loss))
-        else:
-            data_ov = np.where(part, overlapped("data_base_partition", ratio_data * loss),
-                               overlapped("data_base", ratio_data * loss))
-        data = np.where(nb > 1, np.where(data_overlapped, data_ov, not_overlapped(ratio_data)), 0.0)
+        data = by_case(
+            DATA_TRANSFERS, data_case,
+            lambda e: overlapped(e[2], ratio_data * loss) if e[1] else not_overlapped_overhead(ratio_data),
+        )
+        data = np.where(nb > 1, data, 0.0)
 
         nu_cpu = hardware.threshold("cpu_gpu") * loss
-        if layered:
-            nu_state = np.where(part, call("state_impr_part"), call("state_impr"))
-        else:
-            nu_state = np.where(part, call("state_base_part"), call("state_base"))
-        nu_state = np.where(off, nu_state, np.inf)
-        nu_checkpoint = np.where(off, call("checkpoint"), np.inf)
+        nu_state = np.where(off, by_case(STATE_OFFLOAD, [layered, part], call), np.inf)
+        nu_checkpoint = np.where(off, call("checkpoint_offload_intensity"), np.inf)
         state_offload = np.where(off, overlapped("state_offload", nu_cpu / nu_state), 0.0)
         checkpoint_offload = np.where(off, overlapped("checkpoint_offload", nu_cpu / nu_checkpoint), 0.0)
         # The node's PCIe link carries the offload and every transfer that leaves the node.
         inverse = 1 / nu_state + 1 / nu_checkpoint + 1 / nu_data + np.where(pipe_on_nvlink, 0.0, 1 / nu_pipe)
         inverse = inverse + np.where(tensor_on_ib, 1 / nu_tensor, 0.0)
         nu_pcie = 1 / inverse
-        pcie = np.where(off, np.maximum(0.0, hardware.threshold("pcie") * loss / nu_pcie - 1), 0.0)
+        pcie = np.where(off, overlapped_overhead(hardware.threshold("pcie") * loss / nu_pcie), 0.0)
 
         overheads = {
             "bubble": bubble,
@@ -436,10 +395,9 @@ def evaluate_many(
         "ok_batch": batch <= b_c,
         "ok_micro_batches": (nl == 1) | (nmu >= nl),
         "ok_layers": nl <= model.d_l,
-        "ok_layers_divide": np.ones(nb.shape, bool) if not A.divisible_layers else (model.d_l % nl == 0),
-        "ok_heads": np.ones(nb.shape, bool) if not A.heads_cap else (na <= model.d_a),
-        "ok_heads_divide": np.ones(nb.shape, bool) if not A.divisible_heads
-        else (model.d_a % na == 0) | ((na > model.d_a) & (na % model.d_a == 0)),
+        "ok_layers_divide": A.allows_layers(model.d_l, nl),
+        "ok_heads": A.replace(divisible_heads=False).allows_heads(model.d_a, na),
+        "ok_heads_divide": A.replace(heads_cap=False).allows_heads(model.d_a, na),
         "ok_memory": np.where(off, non_offloadable <= memory_limit, offloadable + non_offloadable <= memory_limit),
         "ok_overheads": np.all([overheads[name] <= max_overhead for name in CAPPED_OVERHEADS], axis=0),
     }

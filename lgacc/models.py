@@ -22,17 +22,23 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import sympy
+import yaml
 
 from .errors import UserInputError, positive_int
+from .formulas import compute as compute_formulas
 from .formulas import model as model_formulas
-from .symbols import d_l, d_m, n_I
+from .symbols import d_I, d_h, d_m, d_s
 
 __all__ = [
     "Transformer",
     "x_model",
     "named_model",
+    "load_model",
+    "model_from_mapping",
+    "shipped_model_files",
     "NAMED_MODELS",
     "critical_batch_size",
     "critical_batch_constant",
@@ -47,22 +53,45 @@ CALIBRATION_TOKENS = 3.2e6
 
 
 @cache
-def _p_l_function():
-    return sympy.lambdify((d_m, n_I), model_formulas.layer_parameters(), "math")
+def _layer_functions(gated: bool):
+    """(weights, parameters) of one layer as functions of ``(d_m, d_h, d_kv, d_I)``."""
+    args = (d_m, d_h, model_formulas.d_kv, d_I)
+    return (
+        sympy.lambdify(args, model_formulas.general_layer_weights(gated), "math"),
+        sympy.lambdify(args, model_formulas.general_layer_parameters(gated), "math"),
+    )
 
 
 @cache
-def _p_leading_function():
-    return sympy.lambdify((d_m, d_l, n_I), model_formulas.parameter_count_leading(), "math")
+def _forward_flops_function(gated: bool):
+    args = (d_m, d_h, model_formulas.d_kv, d_I, d_s, model_formulas.d_v)
+    expr = compute_formulas.general_forward_flops_per_token(gated)
+    return sympy.lambdify(args, expr, "math"), sympy.lambdify(args, compute_formulas.output_flops_per_token(), "math")
+
+
+def _check_bool(owner: str, field: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise UserInputError(f"{owner}: {field}={value!r} must be true or false")
+    return value
 
 
 @dataclass(frozen=True)
 class Transformer:
-    """A dense transformer encoder (sec:methodology): ``d_l`` layers of width ``d_m = d_a d_h``.
+    """A dense transformer (sec:methodology): ``d_l`` layers of width ``d_m = d_a d_h``.
+
+    The defaults are the paper's model: feed-forward width ``d_I = n_I d_m`` with
+    ``n_I = 4``, two feed-forward matrices (``gated=False``), ``d_kv = d_a``
+    key/value heads, and no vocabulary (``d_v = 0``: embedding and head not
+    counted).  Other models set ``d_I``, ``gated``, ``d_kv``, ``d_v`` and
+    ``tied_embeddings`` (one matrix shared by the embedding and the head).
+
+    ``n_I`` is the factor the paper's printed forms see: given, it sets
+    ``d_I = n_I d_m``; after construction it is the equivalent factor for which
+    ``(4 + 2 n_I) d_m^2`` equals the layer's weights (``d_I / d_m`` for an ungated
+    model with ``d_kv = d_a``; not a whole number in general).
 
     ``trained_batch`` is the batch size the model was actually trained with, when
-    the paper quotes one (table:x_model's parenthesized ``b``); it is an input,
-    used only for display.
+    the paper quotes one (table:x_model's parenthesized ``b``); display only.
     """
 
     name: str
@@ -71,45 +100,95 @@ class Transformer:
     d_a: int
     d_h: int
     d_s: int
-    n_I: int = 4
+    n_I: int | float | None = None
     trained_batch: int | None = None
     source: str = ""
+    d_I: int | None = None
+    gated: bool = False
+    d_kv: int | None = None
+    d_v: int = 0
+    tied_embeddings: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise UserInputError(f"model: name={self.name!r} must be a non-empty string")
         owner = f"model {self.name!r}"
-        for field in ("d_l", "d_m", "d_a", "d_h", "d_s", "n_I"):
+        for field in ("d_l", "d_m", "d_a", "d_h", "d_s"):
             object.__setattr__(self, field, positive_int(owner, field, getattr(self, field)))
-        if self.trained_batch is not None:
-            object.__setattr__(self, "trained_batch", positive_int(owner, "trained_batch", self.trained_batch))
         if self.d_m != self.d_a * self.d_h:
             raise UserInputError(
                 f"{owner}: d_m={self.d_m} must equal d_a * d_h = {self.d_a} * {self.d_h} = {self.d_a * self.d_h}"
             )
+        if self.trained_batch is not None:
+            object.__setattr__(self, "trained_batch", positive_int(owner, "trained_batch", self.trained_batch))
+        if not isinstance(self.source, str):
+            raise UserInputError(f"{owner}: source={self.source!r} must be a string")
+        _check_bool(owner, "gated", self.gated)
+        _check_bool(owner, "tied_embeddings", self.tied_embeddings)
+        d_kv_value = self.d_a if self.d_kv is None else positive_int(owner, "d_kv", self.d_kv)
+        if self.d_a % d_kv_value:
+            raise UserInputError(f"{owner}: d_a={self.d_a} must be divisible by d_kv={d_kv_value} (key/value heads)")
+        object.__setattr__(self, "d_kv", d_kv_value)
+        if isinstance(self.d_v, bool) or not isinstance(self.d_v, int) or self.d_v < 0:
+            raise UserInputError(f"{owner}: d_v={self.d_v!r} must be a whole number >= 0 (0: vocabulary not counted)")
+        if self.n_I is not None:
+            n_I_given = positive_int(owner, "n_I", self.n_I)
+            if self.d_I is not None and self.d_I != n_I_given * self.d_m:
+                raise UserInputError(f"{owner}: d_I={self.d_I} and n_I={n_I_given} disagree (d_I = n_I d_m); give one")
+            object.__setattr__(self, "d_I", n_I_given * self.d_m)
+        elif self.d_I is None:
+            object.__setattr__(self, "d_I", 4 * self.d_m)
+        else:
+            object.__setattr__(self, "d_I", positive_int(owner, "d_I", self.d_I))
+        twice_equivalent = self.layer_weights // self.d_m**2 - 4
+        exact = self.layer_weights % self.d_m**2 == 0 and twice_equivalent % 2 == 0
+        equivalent = twice_equivalent // 2 if exact else (self.layer_weights / self.d_m**2 - 4) / 2
+        object.__setattr__(self, "n_I", equivalent)
+
+    def _layer_args(self) -> tuple[int, int, int, int]:
+        return (self.d_m, self.d_h, self.d_kv, self.d_I)
 
     @property
-    def d_I(self) -> int:
-        """Feed-forward intermediate size ``n_I d_m``."""
-        return self.n_I * self.d_m
+    def layer_weights(self) -> int:
+        """Matrix weights of one layer (``(4 + 2 n_I) d_m^2`` for the paper's model)."""
+        return int(_layer_functions(self.gated)[0](*self._layer_args()))
 
     @property
     def p_l(self) -> int:
-        """Exact parameters per layer, ``(4 + 2 n_I) d_m^2 + (9 + n_I) d_m``."""
-        return int(_p_l_function()(self.d_m, self.n_I))
+        """Exact parameters per layer (``(4 + 2 n_I) d_m^2 + (9 + n_I) d_m`` for the paper's model)."""
+        return int(_layer_functions(self.gated)[1](*self._layer_args()))
 
     @property
     def p(self) -> int:
-        """Exact parameters, ``d_l p_l`` (embedding and language-model head excluded)."""
+        """Exact parameters of the layers, ``d_l p_l`` (embedding and language-model head excluded)."""
         return self.d_l * self.p_l
 
     @property
+    def p_embedding(self) -> int:
+        """Embedding parameters ``d_v d_m``, doubled for an untied head; 0 without a vocabulary."""
+        return (1 if self.tied_embeddings else 2) * self.d_v * self.d_m
+
+    @property
+    def p_total(self) -> int:
+        """All parameters as model cards count them: layers, embedding and head."""
+        return self.p + self.p_embedding
+
+    @property
     def p_leading(self) -> int:
-        """``(4 + 2 n_I) d_m^2 d_l``: the paper's ``p ≈`` and Kaplan et al.'s N."""
-        return int(_p_leading_function()(self.d_m, self.d_l, self.n_I))
+        """``(4 + 2 n_I) d_m^2 d_l``: the paper's ``p ≈`` and Kaplan et al.'s N (the layers' weights)."""
+        return self.d_l * self.layer_weights
 
     @property
     def critical_batch(self) -> float:
         """Critical batch size in samples (eq:critical_batch)."""
         return critical_batch_size(self)
+
+    def forward_flops_per_token(self, output_layer: bool = True) -> float:
+        """Exact forward flops per token: every layer's matrix products, attention included,
+        and the language-model head ``2 d_v d_m`` when ``output_layer`` (zero when ``d_v = 0``)."""
+        layer, head = _forward_flops_function(self.gated)
+        args = (*self._layer_args(), self.d_s, self.d_v)
+        return self.d_l * layer(*args) + (head(*args) if output_layer else 0.0)
 
     def dims(self) -> dict[str, int]:
         return {"d_s": self.d_s, "d_m": self.d_m, "d_l": self.d_l, "d_a": self.d_a, "d_h": self.d_h, "n_I": self.n_I}
@@ -134,36 +213,105 @@ def x_model(x: int) -> Transformer:
     )
 
 
-#: Named models of table:x_model; dimensions are inputs from the cited papers.
-NAMED_MODELS: dict[str, Transformer] = {
-    m.name: m
-    for m in (
-        Transformer("BERT", d_l=24, d_m=1024, d_a=16, d_h=64, d_s=512, trained_batch=256,
-                    source="BERT-large, Devlin et al. (2019)"),
-        Transformer("Megatron-LM", d_l=72, d_m=3072, d_a=32, d_h=96, d_s=1024, trained_batch=512,
-                    source="Megatron-LM 8.3B, Shoeybi et al. (2020)"),
-        Transformer("T-NLG", d_l=78, d_m=4256, d_a=28, d_h=152, d_s=1024, trained_batch=512,
-                    source="Turing-NLG 17B, Microsoft (2020)"),
-        Transformer("GPT-3", d_l=96, d_m=12288, d_a=96, d_h=128, d_s=2048,
-                    source="GPT-3 175B, Brown et al. (2020)"),
+#: Default folder of the shipped model specifications.
+DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "models"
+#: Keys of a model file: required, then optional.
+REQUIRED_KEYS = ("d_l", "d_m", "d_a", "d_h", "d_s")
+OPTIONAL_KEYS = ("name", "source", "d_I", "n_I", "gated", "d_kv", "d_v", "tied_embeddings", "trained_batch",
+                 "parameters_published", "parameters_source")
+#: Models of table:x_model (the rest of the shipped files are other models).
+TABLE_MODELS = ("BERT", "Megatron-LM", "T-NLG", "GPT-3")
+
+
+def _read_yaml(path: Path):
+    """The one place a model file is parsed (plain ``yaml.safe_load``)."""
+    try:
+        return yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        raise UserInputError(f"model file {path}: not valid YAML: {str(error).splitlines()[0]}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserInputError(f"model file {path}: cannot be read ({error.__class__.__name__})") from None
+
+
+def model_from_mapping(spec, origin: str = "<mapping>") -> Transformer:
+    """A :class:`Transformer` from a file's mapping; one clear line per bad field."""
+    if not isinstance(spec, dict):
+        raise UserInputError(f"model file {origin}: must be a mapping of keys to values, got {type(spec).__name__}")
+    unknown = sorted(str(k) for k in spec if k not in REQUIRED_KEYS + OPTIONAL_KEYS)
+    if unknown:
+        raise UserInputError(
+            f"model file {origin}: unknown key {unknown[0]!r}; allowed keys are {', '.join(REQUIRED_KEYS + OPTIONAL_KEYS)}"
+        )
+    missing = [k for k in REQUIRED_KEYS if k not in spec]
+    if missing:
+        raise UserInputError(f"model file {origin}: missing required key {missing[0]!r}")
+    values = {k: spec[k] for k in spec if k not in ("parameters_published", "parameters_source")}
+    values.setdefault("name", Path(origin).stem)
+    try:
+        return Transformer(**values)
+    except UserInputError as error:
+        raise UserInputError(f"model file {origin}: {error}") from None
+
+
+@cache
+def _shipped(path: str) -> Transformer:
+    return model_from_mapping(_read_yaml(Path(path)), origin=path)
+
+
+def shipped_model_files(data_dir: Path = DATA_DIR) -> dict[str, Path]:
+    """Shipped model files by model name."""
+    return {_shipped(str(path)).name: path for path in sorted(data_dir.glob("*.yaml"))}
+
+
+def published_parameters(path: Path) -> tuple[float, str] | None:
+    """The parameter count a model file quotes from its source, with the source, if any."""
+    spec = _read_yaml(Path(path))
+    if isinstance(spec, dict) and "parameters_published" in spec:
+        return float(spec["parameters_published"]), str(spec.get("parameters_source", ""))
+    return None
+
+
+def _is_path(text: str) -> bool:
+    return "/" in text or text.endswith((".yaml", ".yml"))
+
+
+def load_model(name_or_path: "str | Path | Transformer") -> Transformer:
+    """A model by name (``X<x>`` or a shipped file's name, case- and dash-insensitive) or by path.
+
+    A path contains a ``/`` or ends in ``.yaml``; names resolve only to shipped
+    files and paths only to paths.
+    """
+    if isinstance(name_or_path, Transformer):
+        return name_or_path
+    text = str(name_or_path).strip()
+    if _is_path(text):
+        path = Path(text)
+        if not path.is_file():
+            raise UserInputError(f"model file {text}: no such file")
+        return model_from_mapping(_read_yaml(path), origin=text)
+    match = _X_NAME.match(text)
+    if match:
+        return x_model(int(match[1]))
+    key = text.lower().replace("-", "").replace("_", "")
+    for name, path in shipped_model_files().items():
+        if name.lower().replace("-", "").replace("_", "") == key or path.stem.lower().replace("-", "").replace("_", "") == key:
+            return _shipped(str(path))
+    raise UserInputError(
+        f"unknown model {text!r}; expected X<x> with an even x (e.g. X160), one of "
+        f"{', '.join(shipped_model_files())}, or a path to a .yaml file"
     )
-}
+
 
 _X_NAME = re.compile(r"^x_?\[?(\d+)\]?$", re.IGNORECASE)
 
 
-def named_model(name: str) -> Transformer:
-    """A model by name: ``BERT``, ``Megatron-LM``, ``T-NLG``, ``GPT-3`` or ``X<x>`` (case-insensitive)."""
-    text = str(name).strip()
-    match = _X_NAME.match(text)
-    if match:
-        return x_model(int(match[1]))
-    for key, model in NAMED_MODELS.items():
-        if key.lower() == text.lower() or key.lower().replace("-", "") == text.lower().replace("-", ""):
-            return model
-    raise UserInputError(
-        f"unknown model {name!r}; expected X<x> with an even x (e.g. X160) or one of {', '.join(NAMED_MODELS)}"
-    )
+def named_model(name: "str | Path | Transformer") -> Transformer:
+    """Same as :func:`load_model`: ``X<x>``, a shipped name (``GPT-3``, ``llama-3-8b``...) or a path."""
+    return load_model(name)
+
+
+#: Named models of table:x_model, from their files in ``data/models/``.
+NAMED_MODELS: dict[str, Transformer] = {name: load_model(name) for name in TABLE_MODELS}
 
 
 @cache

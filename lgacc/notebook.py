@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import io
 import re
-from typing import Any
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -103,13 +103,25 @@ def show_csv_download(frame: pd.DataFrame, label: str) -> None:
     _html(link)
 
 
-def show_svg_figure(figure, label: str) -> None:
-    """Display a figure as SVG with a link that downloads the same SVG."""
+def show_svg_figure(figure, label: str, data: pd.DataFrame | None = None) -> None:
+    """Display a figure as SVG, full text width, with links that download the same SVG and,
+    when given, the data drawn (CSV).
+
+    Text is kept as SVG text (``svg.fonttype: none``), so it stays searchable and the
+    book's browser checks can measure its rendered size.
+    """
+    import matplotlib
+
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight")
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight")
     svg = buffer.getvalue()
     _html(_fit_to_page(svg.decode("utf-8")))
-    _html(_download_link(svg, artifact_filename(label, ".svg"), "image/svg+xml", "Download the figure (SVG)"))
+    links = [_download_link(svg, artifact_filename(label, ".svg"), "image/svg+xml", "Download the figure (SVG)")]
+    if data is not None:
+        links.append(_download_link(data.to_csv(index=False).encode(), artifact_filename(label, ".csv"), "text/csv",
+                                    "Download the data drawn (CSV)"))
+    _html(" · ".join(links))
 
 
 def _fit_to_page(svg: str) -> str:
@@ -135,7 +147,7 @@ def show_comparison(artifact: Artifact, reproduced: Any) -> pd.DataFrame:
     A reproduced table also gets a CSV download link.
     """
     comparison = artifact.compare(reproduced)
-    _display(styled_comparison(comparison))
+    _html(f'<div class="lgacc-scroll" style="overflow-x: auto; max-width: 100%">{styled_comparison(comparison).to_html()}</div>')
     _markdown(comparison_sentence(comparison))
     if isinstance(reproduced, pd.DataFrame):
         show_csv_download(reproduced, artifact.label)
@@ -158,3 +170,232 @@ def linked_scorecard(frame: pd.DataFrame):
         "not reproduced yet": "background-color: #fff3cd",
     }
     return shown.style.map(lambda status: colours.get(status, ""), subset=["status"]).hide(axis="index")
+
+
+# ---------------------------------------------------------------------------
+# Formatters: numbers as a reader wants them (shared by every notebook).
+# ---------------------------------------------------------------------------
+
+SI_PREFIXES = ("", "k", "M", "G", "T", "P", "E")
+BINARY_PREFIXES = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+
+
+def _missing(value: Any) -> bool:
+    try:
+        return value is None or value != value  # None or NaN
+    except (TypeError, ValueError):
+        return False
+
+
+def format_int(value: Any) -> str:
+    """A count as an integer with thousands separators: ``10752.0`` -> ``10,752``."""
+    if _missing(value):
+        return "—"
+    return f"{int(round(float(value))):,}"
+
+
+def format_days(days: Any) -> str:
+    """A duration given in days, in the unit that fits: ``y``, ``d``, ``h``, ``min`` or ``s``."""
+    if _missing(days):
+        return "—"
+    days = float(days)
+    if days >= 365:
+        return f"{days / 365.25:.3g} y"
+    if days >= 1:
+        return f"{days:.3g} d"
+    hours = days * 24
+    if hours >= 1:
+        return f"{hours:.3g} h"
+    minutes = hours * 60
+    if minutes >= 1:
+        return f"{minutes:.3g} min"
+    return f"{minutes * 60:.2g} s"
+
+
+def format_si(value: Any, unit: str = "", digits: int = 3) -> str:
+    """A quantity with an SI prefix: ``1.26e12`` parameters -> ``1.26 T``; ``312e12, "flop/s"`` -> ``312 Tflop/s``."""
+    if _missing(value):
+        return "—"
+    value = float(value)
+    index = 0
+    while abs(value) >= 1000 and index < len(SI_PREFIXES) - 1:
+        value /= 1000
+        index += 1
+    prefix = SI_PREFIXES[index]
+    return f"{value:.{digits}g} {prefix}{unit}".rstrip()
+
+
+def format_bytes(n_bytes: Any, digits: int = 3) -> str:
+    """A size in binary units, as the paper's tables count them: ``5.24e11`` -> ``488 GiB``."""
+    if _missing(n_bytes):
+        return "—"
+    value = float(n_bytes)
+    index = 0
+    while abs(value) >= 1024 and index < len(BINARY_PREFIXES) - 1:
+        value /= 1024
+        index += 1
+    return f"{value:.{digits}g} {BINARY_PREFIXES[index]}"
+
+
+def format_gib(gib: Any, digits: int = 3) -> str:
+    """A size given in GiB, in the binary unit that fits."""
+    return "—" if _missing(gib) else format_bytes(float(gib) * GIB, digits)
+
+
+def format_number(value: Any, digits: int = 3) -> str:
+    """A plain number to ``digits`` significant digits, never in e-notation below 10^6."""
+    if _missing(value):
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    value = float(value)
+    if value != 0 and (abs(value) >= 1e9 or abs(value) < 1e-3):
+        return f"{value:.{digits}g}"
+    text = f"{value:.{digits}g}"
+    if "e" in text or abs(value) >= 1e4:  # 2908000.5 at 3 digits -> 2,910,000
+        return f"{float(text):,.0f}"
+    return text
+
+
+def format_percent(fraction: Any, digits: int = 1) -> str:
+    return "—" if _missing(fraction) else f"{100 * float(fraction):.{digits}f} %"
+
+
+#: Column names the book shows, and how: a notebook passes its frame through
+#: :func:`show_table` and every count, time, size and ratio is formatted alike.
+COLUMN_FORMATS = {
+    "n_gpu": format_int, "n_b": format_int, "n_l": format_int, "n_a": format_int, "n_mu": format_int,
+    "b_mu": format_int, "b": format_int, "x": format_int,
+    "time_days": format_days,
+    "memory_gib": format_gib, "non_offloadable_gib": format_gib, "offloadable_gib": format_gib,
+    "p": lambda v: format_si(v),
+    "efficiency": lambda v: format_number(v, 2),
+    "memory_fraction": format_percent,
+}
+
+#: Headers a reader can follow (the code's names stay in the CSV downloads).
+COLUMN_TITLES = {
+    "time_days": "time", "memory_gib": "memory per GPU", "non_offloadable_gib": "non-offloadable memory",
+    "offloadable_gib": "offloadable memory", "p": "parameters", "memory_fraction": "share of GPU memory",
+    "n_gpu": "GPUs",
+}
+
+
+def readable_frame(frame: pd.DataFrame, formats: dict[str, Any] | None = None, titles: dict[str, str] | None = None) -> pd.DataFrame:
+    """A copy of ``frame`` with every known column formatted as text and headers renamed.
+
+    Unknown float columns get 3 significant digits; booleans read yes/no.
+    """
+    formats = {**COLUMN_FORMATS, **(formats or {})}
+    titles = {**COLUMN_TITLES, **(titles or {})}
+    shown = frame.reset_index(drop=True).copy()
+    for column in shown.columns:
+        formatter = formats.get(str(column))
+        series = shown[column]
+        if formatter is not None:
+            shown[column] = series.map(formatter)
+        elif pd.api.types.is_bool_dtype(series):
+            shown[column] = series.map(lambda v: "yes" if v else "no")
+        elif pd.api.types.is_float_dtype(series):
+            shown[column] = series.map(format_number)
+        elif pd.api.types.is_integer_dtype(series):
+            shown[column] = series.map(format_int)
+    return shown.rename(columns={c: titles.get(str(c), c) for c in shown.columns})
+
+
+def table_html(frame: pd.DataFrame, escape: bool = True) -> str:
+    """A table without index, in a container that scrolls sideways if it is wider than the page."""
+    body = frame.to_html(index=False, escape=escape, border=0, classes="dataframe lgacc-table", na_rep="—")
+    return f'<div class="lgacc-scroll" style="overflow-x: auto; max-width: 100%">{body}</div>'
+
+
+def show_table(frame: pd.DataFrame, formats: dict[str, Any] | None = None, titles: dict[str, str] | None = None,
+               escape: bool = True) -> None:
+    """Display ``frame`` formatted for people: no index, integers, d/h/min, sizes, scrolling if wide."""
+    _html(table_html(readable_frame(frame, formats, titles), escape=escape))
+
+
+def show_wide_table(frame: pd.DataFrame, key: str, max_columns: int = 6, formats: dict[str, Any] | None = None,
+                    titles: dict[str, str] | None = None) -> None:
+    """A wide table as several narrower ones, each repeating the ``key`` column."""
+    others = [c for c in frame.columns if c != key]
+    for start in range(0, len(others), max_columns):
+        show_table(frame[[key, *others[start:start + max_columns]]], formats, titles)
+
+
+def show_markdown(text: str) -> None:
+    """Display Markdown from code; the book parses it as MyST (``nb_render_markdown_format: myst``),
+    so pipe tables and ``$...$`` / ``$$...$$`` math render as they do in the pages' own text."""
+    _markdown(text)
+
+
+def config_table(config: Any, fields: Sequence[str] = ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")) -> str:
+    """A configuration as a small Markdown table (one row), instead of a parenthetical."""
+    values = [getattr(config, name) if not isinstance(config, dict) else config[name] for name in fields]
+    header = "| " + " | ".join(f"${SYMBOL_LATEX.get(name, name)}$" for name in fields) + " |"
+    rule = "|" + "---|" * len(fields)
+    cells = "| " + " | ".join(
+        ("yes" if v else "no") if isinstance(v, bool) else format_int(v) if isinstance(v, (int, float)) else str(v)
+        for v in values
+    ) + " |"
+    return "\n".join([header, rule, cells])
+
+
+SYMBOL_LATEX = {
+    "n_b": "n_b", "n_l": "n_l", "n_a": "n_a", "n_mu": r"n_\mu", "b_mu": r"b_\mu", "b": "b",
+    "n_gpu": r"n_\text{gpu}", "offload": r"\text{offload}", "d_l": "d_l", "d_m": "d_m",
+}
+
+
+def show_unavailable(what: str, reason: str) -> None:
+    """One plain sentence where a result cannot be computed on this hardware."""
+    _markdown(f"```{{note}}\n{what} cannot be computed for this hardware: {reason}\n```")
+
+
+def try_show(what: str, function, *args, **kwargs) -> Any:
+    """Call a library function; on failure say so in a sentence instead of a traceback."""
+    try:
+        return function(*args, **kwargs)
+    except Exception as error:  # a page must say what failed, not stop the book
+        show_unavailable(what, f"{type(error).__name__}: {error}")
+        return None
+
+
+def claim_markdown(record: dict) -> str:
+    """One claim as a sentence, the same wherever the claim appears (claims page, figure pages).
+
+    ``record`` is a row of :func:`lgacc.claims.claims_records`.
+    """
+    from .findings import readable_value
+
+    mark = AGREE_MARK if record["agrees"] else DIFFER_MARK
+    printed = re.sub(r"(\d[\d.]*\s*\\times\s*10\^\{?\d+\}?)", r"$\1$", str(record["printed"]))
+    value = "not computed" if record.get("reproduced") is None else readable_value(record["reproduced"], record["unit"])
+    how = str(record.get("how") or "").strip()
+    return (f"- {mark} **{record['where']}** — the paper: *{printed}*; this build: **{value}** "
+            f"({record['tolerance']}).{' ' + how if how else ''}")
+
+
+def show_claims(records: Sequence[dict], ids: Sequence[str] | None = None) -> None:
+    """The claims with ``ids`` (default: all), one sentence each."""
+    if not records:  # not computable on this hardware: claims_or_explain has said why
+        return
+    chosen = [r for r in records if ids is None or r["id"] in ids]
+    if not chosen:
+        _markdown("No claim of the paper is read off this page.")
+        return
+    _markdown("\n".join(claim_markdown(r) for r in chosen))
+
+
+def show_data_download(frame: pd.DataFrame, label: str, text: str = "Download the data (CSV)") -> None:
+    """A CSV download of ``frame`` named after ``label`` (e.g. the full sweep behind a figure)."""
+    _html(_download_link(frame.to_csv(index=False).encode(), artifact_filename(label, ".csv"), "text/csv", text))
+
+
+def claims_or_explain(hardware: Any) -> list[dict]:
+    """The claims' records for ``hardware``; if they cannot be computed on it (e.g. the model
+    does not fit its memory), one sentence saying so and an empty list, never a traceback."""
+    from .claims import claims_records
+
+    records = try_show("The paper's prose claims", claims_records, hardware)
+    return records if records is not None else []

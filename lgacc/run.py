@@ -35,6 +35,7 @@ OUTPUT_DIR = ROOT / "book" / "generated"
 DEFAULT_KERNEL = "lgacc"
 DEFAULT_TIMEOUT_S = 600
 MAX_JOBS = 2
+FINDINGS = "findings.md"  # included by the front page; the scorecard notebook overwrites it
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,9 @@ def hardware_parameter(name_or_path: str) -> str:
     return str(name_or_path) if shipped else str(path.resolve())
 
 
-def _parameters(notebook: Path, hardware: str) -> dict:
-    """Papermill parameters: the hardware, and ``progress=False`` where the notebook takes it."""
+def _parameters(notebook: Path, hardware: str, output_dir: Path = OUTPUT_DIR) -> dict:
+    """Papermill parameters: the hardware, ``progress=False`` where the notebook takes it, and
+    ``findings_path`` (the front page's findings, written by the scorecard notebook) where it takes that."""
     import nbformat
 
     cells = nbformat.read(notebook, as_version=4).cells
@@ -84,6 +86,8 @@ def _parameters(notebook: Path, hardware: str) -> dict:
     parameters = {"hardware": hardware}
     if re.search(r"^progress\s*=", declared, re.M):
         parameters["progress"] = False
+    if re.search(r"^findings_path\s*=", declared, re.M):
+        parameters["findings_path"] = str((output_dir / FINDINGS).resolve())
     return parameters
 
 
@@ -131,7 +135,7 @@ def run_notebook(
 
 def _hide_default_parameters(path: Path) -> None:
     """Hide the default ``parameters`` cell in the book; papermill's injected cell,
-    which shows the values actually used, stays visible."""
+    which shows the values actually used, stays in the page, folded."""
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
@@ -139,6 +143,8 @@ def _hide_default_parameters(path: Path) -> None:
         tags = cell.metadata.setdefault("tags", [])
         if "parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")
+        if "injected-parameters" in tags and "hide-input" not in tags:
+            tags.append("hide-input")  # folded like the other code cells; one click shows the values used
     nbformat.write(notebook, path)
 
 
@@ -195,6 +201,10 @@ def run_all(
         raise UserInputError(f"jobs must be between 1 and {MAX_JOBS}, got {jobs}")
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "build_info.md").write_text(build_info(hardware))
+    from .findings import placeholder_markdown
+
+    if not (output_dir / FINDINGS).exists() or any(n.stem == "scorecard" for n in notebooks):
+        (output_dir / FINDINGS).write_text(placeholder_markdown("the scorecard notebook did not run."))
     results: list[NotebookResult] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [
@@ -202,7 +212,7 @@ def run_all(
                 run_notebook,
                 notebook,
                 output_dir / notebook.name,
-                _parameters(notebook, parameter),
+                _parameters(notebook, parameter, output_dir),
                 kernel,
                 timeout_s,
                 notebook.parent,

@@ -19,7 +19,8 @@ from .config import Method
 from .evaluate import DEFAULT_MAX_OVERHEAD
 from .hardware import Hardware
 from .models import Transformer
-from .search import Parallelism, _evaluate, _prepare, rule_masks, select
+from .assumptions import DEFAULT_ASSUMPTIONS, Assumptions, critical_batch
+from .search import Parallelism, SearchRequest, all_valid, request_masks, select
 
 __all__ = ["enumerate_all", "reference_fastest"]
 
@@ -36,9 +37,10 @@ def _batch_triples(B: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.concatenate(out_b), np.concatenate(out_mu), np.concatenate(out_bmu)
 
 
-def enumerate_all(model: Transformer, *, max_gpus: int | None = None, allow_offload: bool = True, chunk: int = 1 << 18):
+def enumerate_all(model: Transformer, *, max_gpus: int | None = None, allow_offload: bool = True, chunk: int = 1 << 18,
+                  assumptions: Assumptions = DEFAULT_ASSUMPTIONS):
     """Yield candidate arrays ``{n_b, n_l, n_a, n_mu, b_mu, offload}`` covering the whole space, in chunks."""
-    B = int(math.floor(model.critical_batch))
+    B = int(math.floor(critical_batch(model, assumptions)))
     n_b, n_mu, b_mu = _batch_triples(B)
     parts: list[dict[str, np.ndarray]] = []
     size = 0
@@ -66,12 +68,11 @@ def enumerate_all(model: Transformer, *, max_gpus: int | None = None, allow_offl
 
 
 
-def _evaluated(model, hardware, method, parallelism, c, *, max_gpus, allow_offload, max_overhead, partitioned, just_below):
+def _evaluated(request: SearchRequest, c, *, just_below: bool):
     """Every candidate of ``c`` evaluated, and which of them pass every rule of the search."""
-    r = _evaluate(model, hardware, method, c, max_overhead, partitioned)
-    masks = rule_masks(model, hardware, method, parallelism, c, r, max_gpus=max_gpus,
-                       allow_offload=allow_offload, just_below=just_below, partitioned=partitioned)
-    return r, np.all(list(masks.values()), axis=0)
+    r = request.evaluate(c)
+    return r, all_valid(request_masks(request, c, r, just_below=just_below))
+
 
 def reference_fastest(
     model: Transformer | str,
@@ -83,20 +84,21 @@ def reference_fastest(
     allow_offload: bool = True,
     max_overhead: float = DEFAULT_MAX_OVERHEAD,
     partitioned: bool | None = None,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
 ) -> tuple[dict | None, int]:
     """The preferred valid configuration by brute force, as a dict of its values and evaluation, and the count visited.
 
     Every candidate is evaluated (the rules that need no evaluation are not used to
     skip any), so the count is the size of the whole space within bounds.
     """
-    model, hardware, method, parallelism = _prepare(model, hardware, method, parallelism)
+    request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
+                                   max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions)
     best = None
     visited = 0
-    for c in enumerate_all(model, max_gpus=max_gpus, allow_offload=allow_offload):
-        r, valid = _evaluated(model, hardware, method, parallelism, c, max_gpus=max_gpus, allow_offload=allow_offload,
-                              max_overhead=max_overhead, partitioned=partitioned, just_below=True)
+    for c in enumerate_all(request.model, max_gpus=max_gpus, allow_offload=allow_offload, assumptions=assumptions):
+        r, valid = _evaluated(request, c, just_below=True)
         visited += c["n_b"].size
-        i = select(method, parallelism, c, r, valid, partitioned)
+        i = select(request, None, c, r, valid)
         if i is None:
             continue
         row = {k: v[i].item() for k, v in c.items()} | {k: np.asarray(r[k])[i].item() for k in ("time_days", "n_gpu", "efficiency", "b")}
@@ -105,7 +107,7 @@ def reference_fastest(
         else:
             pair_c = {k: np.array([row[k], best[k]]) for k in c}
             pair_r = {k: np.array([row[k], best[k]]) for k in ("time_days", "n_gpu", "efficiency", "b")}
-            if select(method, parallelism, pair_c, pair_r, np.array([True, True]), partitioned) == 0:
+            if select(request, None, pair_c, pair_r, np.array([True, True])) == 0:
                 best = row
     return best, visited
 
@@ -121,14 +123,15 @@ def reference_cheapest(
     allow_offload: bool = True,
     max_overhead: float = DEFAULT_MAX_OVERHEAD,
     partitioned: bool | None = None,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
 ) -> tuple[dict | None, int]:
     """The fewest GPUs meeting ``target_days`` by brute force (batch anywhere up to the critical batch)."""
-    model, hardware, method, parallelism = _prepare(model, hardware, method, parallelism)
+    request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
+                                   max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions)
     best = None
     visited = 0
-    for c in enumerate_all(model, max_gpus=max_gpus, allow_offload=allow_offload):
-        r, valid = _evaluated(model, hardware, method, parallelism, c, max_gpus=max_gpus, allow_offload=allow_offload,
-                              max_overhead=max_overhead, partitioned=partitioned, just_below=False)
+    for c in enumerate_all(request.model, max_gpus=max_gpus, allow_offload=allow_offload, assumptions=assumptions):
+        r, valid = _evaluated(request, c, just_below=False)
         valid &= r["time_days"] <= target_days
         visited += c["n_b"].size
         index = np.flatnonzero(valid)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
 import sympy
 
 __all__ = [
@@ -130,8 +129,10 @@ def symbol(name: str) -> sympy.Symbol:
     return notation(name).symbol
 
 
-def glossary() -> pd.DataFrame:
+def glossary() -> "pd.DataFrame":
     """The glossary as a table: symbol (LaTeX), code name, meaning, unit, group."""
+    import pandas as pd  # only for this table: the symbols themselves need no pandas
+
     return pd.DataFrame(
         [
             {"symbol": f"${e.latex}$", "name": e.name, "meaning": e.meaning, "unit": e.unit, "group": e.group}

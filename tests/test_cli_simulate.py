@@ -74,7 +74,7 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, message):
     assert err.count("\n") == 1 and message in err
 
 
-@pytest.mark.parametrize("argv", [["--n-l", "two"], ["--n-l", "2", "--send", "nan"], ["--schedule", "gpipe"]])
+@pytest.mark.parametrize("argv", [["--n-l", "two"], ["--n-l", "2", "--send", "nan"], ["--schedule", "pipedream"]])
 def test_unparseable_input_exits_2(capsys, argv):
     base = {"--schedule": "modular", "--n-l": "2", "--n-mu": "2", "--d-l": "4"}
     base.update(dict(zip(argv[::2], argv[1::2])))
@@ -97,3 +97,29 @@ def test_reproduce_writes_each_figure_as_svg(tmp_path, capsys, label):
     out = tmp_path / "figure.svg"
     assert main(["reproduce", label, "--out", str(out)]) == 0
     assert out.read_text().lstrip().startswith("<?xml") and "<svg" in out.read_text()
+
+
+@pytest.mark.parametrize("schedule", ["gpipe", "standard", "1f1b", "interleaved", "breadth-first", "zero-bubble", "modular"])
+def test_every_schedule_reports_the_new_keys(capsys, schedule):
+    code, out, err = run_cli(capsys, "--schedule", schedule, "--n-l", "4", "--n-mu", "8", "--d-l", "16", "--format", "json")
+    assert (code, err) == (0, "")
+    values = json.loads(out)
+    for key in ("bubble_overhead", "peak_activation_microbatches", "pipeline_bytes_per_step", "data_overlap_fraction"):
+        assert isinstance(values[key], float), key
+    assert values["bubble_overhead"] == values["analytic_bubble_overhead"]
+
+
+def test_interleaved_bubble_and_memory(capsys):
+    code, out, _ = run_cli(capsys, "--schedule", "interleaved", "--n-v", "2", "--n-l", "4", "--n-mu", "8", "--d-l", "16",
+                           "--transfer-bytes", "10", "--format", "json")
+    values = json.loads(out)
+    # Narayanan et al.: (n_l - 1)/(v n_mu) = 3/16; n_l (1 + (n_l - 1)/(n_l v)) = 5.5; 2 (n_l v - 1) n_mu = 112 sends.
+    assert (values["bubble_overhead"], values["peak_activation_microbatches"], values["pipeline_bytes_per_step"]) == (
+        3 / 16, 5.5, 1120.0)
+
+
+@pytest.mark.parametrize("flag", ["--forward", "--backward", "--send"])
+def test_huge_durations_are_rejected_in_one_line(capsys, flag):
+    code, out, err = run_cli(capsys, "--schedule", "gpipe", "--n-l", "2", "--n-mu", "4", "--d-l", "4", flag, "1e300")
+    assert code == 2 and out == ""
+    assert "1e300" in err.splitlines()[-1] and "limit" in err.splitlines()[-1]

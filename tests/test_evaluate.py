@@ -171,3 +171,25 @@ def test_default_partition_and_overlap():
     assert not TrainingConfig(Method.IMPROVED, n_b=2, n_l=5, n_mu=5).overlaps_pipeline
     cfg = TrainingConfig(Method.IMPROVED, n_b=483, n_l=5, n_a=16, n_mu=5, b_mu=1)
     assert (cfg.b, cfg.n_gpu) == (2415, 38640)
+
+
+def test_the_two_overlap_rules_by_hand():
+    from lgacc.evaluate import not_overlapped_overhead, overlapped_overhead
+
+    assert overlapped_overhead(0.5) == 0.0 and overlapped_overhead(3.0) == 2.0  # eq:overlap_condition
+    assert not_overlapped_overhead(0.5) == 0.5  # eq:overhead_condition
+
+
+def test_evaluation_map_is_data_naming_real_derivations():
+    from lgacc.evaluate import DATA_TRANSFERS, evaluation_map
+    from lgacc.formulas import derivation
+
+    emap = evaluation_map()
+    keys = {case["derivation"] for case in emap["data"]["cases"].values()}
+    keys |= {case["derivation"] for case in emap["pipeline"]["cases"].values()}
+    keys |= set(emap["state_offload"]["cases"].values()) | {emap["tensor"]["derivation"]}
+    for key in keys:
+        assert derivation(key).key == key
+    # "the non-overlapped scenario is more appropriate" for the baseline with a pipeline (eq:data_intensity_base_pipe)
+    assert DATA_TRANSFERS[(False, False, True)] == ("data_intensity_base_pipe", False, None)
+    assert all(overlapped for (_, overlapped, _) in (v for k, v in DATA_TRANSFERS.items() if k != (False, False, True)))

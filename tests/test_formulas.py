@@ -119,3 +119,16 @@ def test_derivation_lookup():
     with pytest.raises(KeyError):
         derivation("eq:nothing")
     assert isinstance(ALL[0], Derivation)
+
+
+def test_every_data_intensity_label_is_written_literally():
+    """grep finds each equation label where its formula is derived (not built with an f-string)."""
+    from pathlib import Path
+
+    import lgacc.formulas.network as network
+
+    text = Path(network.__file__).read_text()
+    for label in ("eq:data_intensity_base", "eq:data_intensity_base_pipe", "eq:data_intensity_base_partition",
+                  "eq:data_intensity_improved", "eq:data_intensity_improved_partition"):
+        assert f'"{label}"' in text, label
+    assert 'f"eq:' not in text

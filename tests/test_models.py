@@ -79,3 +79,91 @@ def test_critical_batch_scales_as_p_one_third():
     family = critical_batch_constant() * 12 ** (1 / 3) / 16
     assert math.isclose(critical_batch_size(x_model(160)), family * 160 ** (2 / 3), rel_tol=1e-9)
     assert x_model(160).critical_batch == critical_batch_size(x_model(160))
+
+
+# --- models beyond the X family: files, GQA, gated MLP, vocabulary ---
+
+from lgacc.formulas.model import LAYER_OPERATIONS, d_kv, general_layer_parameters  # noqa: E402
+from lgacc.models import load_model, published_parameters, shipped_model_files  # noqa: E402
+from lgacc.symbols import d_I, d_h  # noqa: E402
+
+
+def test_general_layer_reduces_to_the_papers_at_its_defaults():
+    paper = sympy.expand(sum(w + v for _, w, v in LAYER_OPERATIONS))
+    general = general_layer_parameters(False).subs({d_kv: d_m / d_h, d_I: n_I * d_m})
+    assert sympy.expand(general - paper) == 0
+
+
+def test_table_models_keep_their_numbers():
+    # table:x_model's p column, recomputed by hand: 12 d_m^2 + 13 d_m per layer
+    for name, (layers, width) in {"BERT": (24, 1024), "GPT-3": (96, 12288), "T-NLG": (78, 4256)}.items():
+        assert named_model(name).p == layers * (12 * width**2 + 13 * width)
+    assert named_model("GPT-3").n_I == 4 and named_model("GPT-3").d_I == 4 * 12288
+
+
+def test_llama_3_8b_counted_by_hand():
+    m = load_model("llama-3-8b")
+    attention = 2 * 4096**2 + 2 * 8 * 128 * 4096
+    mlp = 3 * 4096 * 14336
+    vectors = 4096 + 2 * 1024 + 4096 + 2 * 14336 + 4096 + 4 * 4096
+    assert m.p_l == attention + mlp + vectors
+    assert m.p_total == 32 * m.p_l + 2 * 128256 * 4096
+
+
+@pytest.mark.parametrize("name", sorted(shipped_model_files()))
+def test_published_parameter_counts_within_one_percent(name):
+    published = published_parameters(shipped_model_files()[name])
+    if published is None:
+        pytest.skip("the file quotes no published count")
+    assert abs(load_model(name).p_total / published[0] - 1) < 0.01
+
+
+def test_at_least_three_recent_open_models_are_checked():
+    checked = [n for n, path in shipped_model_files().items() if published_parameters(path) and load_model(n).gated]
+    assert len(checked) >= 3
+
+
+def test_names_resolve_to_shipped_files_and_paths_to_paths(tmp_path):
+    assert load_model("Llama-3-8B") is load_model("llama-3-8b")
+    with pytest.raises(UserInputError, match="unknown model"):
+        load_model("bert.yml.bak")
+    spec = tmp_path / "mine.yaml"
+    spec.write_text("d_l: 2\nd_m: 8\nd_a: 2\nd_h: 4\nd_s: 16\n")
+    model = named_model(str(spec))
+    assert (model.name, model.d_I, model.d_kv, model.d_v) == ("mine", 32, 2, 0)
+    with pytest.raises(UserInputError, match="no such file"):
+        load_model(str(tmp_path / "absent.yaml"))
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("d_l: 2\nd_m: 8\nd_a: 2\nd_h: 4\n", "missing required key 'd_s'"),
+        ("d_l: 2\nd_m: 8\nd_a: 2\nd_h: 4\nd_s: 16\nwidth: 3\n", "unknown key 'width'"),
+        ("d_l: 2\nd_m: 8\nd_a: 2\nd_h: 4\nd_s: -16\n", "d_s=-16"),
+        ("d_l: 2\nd_m: 8\nd_a: 2\nd_h: 4\nd_s: 16\nd_kv: 3\n", "divisible by d_kv=3"),
+        ("d_l: 2\nd_m: 8\nd_a: 2\nd_h: 4\nd_s: 16\ngated: yes please\n", "gated"),
+        ("d_l: 2\nd_m: 8\nd_a: 2\nd_h: 4\nd_s: 16\nd_v: -1\n", "d_v=-1"),
+        ("- 1\n- 2\n", "must be a mapping"),
+        ("d_l: [2\n", "not valid YAML"),
+    ],
+)
+def test_bad_model_files_get_one_clear_line(tmp_path, text, message):
+    spec = tmp_path / "bad.yaml"
+    spec.write_text(text)
+    with pytest.raises(UserInputError, match=message) as error:
+        load_model(str(spec))
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("name", [None, 3, ""])
+def test_names_must_be_non_empty_strings(name):
+    with pytest.raises(UserInputError, match="name"):
+        Transformer(name, d_l=2, d_m=8, d_a=2, d_h=4, d_s=16)
+
+
+def test_forward_flops_count_the_head_only_with_a_vocabulary():
+    gpt3 = named_model("GPT-3")
+    layer = 2 * 12 * 12288**2 + 4 * 2048 * 12288
+    assert gpt3.forward_flops_per_token(output_layer=False) == 96 * layer
+    assert gpt3.forward_flops_per_token() == 96 * layer + 2 * 50257 * 12288

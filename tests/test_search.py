@@ -50,14 +50,14 @@ def test_search_is_as_fast_as_the_exhaustive_reference(monkeypatch):
     Every other case forces the chunked branch-and-bound visit (used for large
     candidate sets) with tiny chunks, so that both visits are checked.
     """
-    import lgacc.search
+    import lgacc.search.core
 
     rng = random.Random(20210)
     feasible = infeasible = 0
     for case in range(CASES):
         model, hardware, method, parallelism, max_gpus, allow_offload = random_case(rng)
-        monkeypatch.setattr(lgacc.search, "_SINGLE_PASS", 0 if case % 2 else 16384)
-        monkeypatch.setattr(lgacc.search, "_CHUNK", 7)
+        monkeypatch.setattr(lgacc.search.core, "SINGLE_PASS", 0 if case % 2 else 16384)
+        monkeypatch.setattr(lgacc.search.core, "CHUNK", 7)
         found = fastest(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload, explain=False)
         best, visited = reference_fastest(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload)
         label = f"case {case}: {model.name} {method.value} {parallelism.value} max_gpus={max_gpus} offload={allow_offload}"
@@ -278,3 +278,31 @@ def test_cheapest_without_partition_matches_the_exhaustive_reference():
         assert found.evaluation.n_gpu == best["n_gpu"], f"{label}: search {found.config} vs reference {best}"
         met += 1
     assert met > 8, met
+
+
+def test_doctests_of_the_search_and_evaluator():
+    """The examples in the docstrings run (pytest is not configured with --doctest-modules)."""
+    import doctest
+
+    import lgacc.search.rules
+
+    result = doctest.testmod(lgacc.search.rules)
+    assert result.attempted >= 1 and result.failed == 0
+
+
+def test_divisibility_assumption_reaches_the_search():
+    from lgacc.assumptions import Assumptions
+    from lgacc.models import Transformer
+
+    model = Transformer("odd", d_l=7, d_m=512, d_a=8, d_h=64, d_s=512)
+    strict = fastest(model, "a100-80gb", "improved", "data+pipe", explain=False)
+    assert strict.config.n_l in (1, 7)  # 7 is prime: only 1 and 7 divide it
+    relaxed = fastest(model, "a100-80gb", "improved", "data+pipe", explain=False,
+                      assumptions=Assumptions(divisible_layers=False))
+    assert relaxed.evaluation.time_days <= strict.evaluation.time_days
+
+
+def test_infeasible_reason_names_the_requested_overhead_cap():
+    found = fastest("X160", "a100-80gb", "baseline", "data+tensor", max_overhead=1e-6, allow_offload=False)
+    assert not found.feasible
+    assert "0.25" not in " ".join(found.binding)

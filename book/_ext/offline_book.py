@@ -30,5 +30,6 @@ def _strip_remote_scripts(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    app.set_html_assets_policy("always")
     app.connect("html-page-context", _strip_remote_scripts, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported by whoever builds the frame; JSON output needs no pandas
+    import pandas as pd
 
 FORMATS = ("table", "csv", "json")
 
@@ -35,7 +37,7 @@ def dumps(value: Any) -> str:
     return json.dumps(to_jsonable(value), indent=2)
 
 
-def render_table(frame: pd.DataFrame, fmt: str) -> str:
+def render_table(frame: "pd.DataFrame", fmt: str) -> str:
     """A DataFrame as an aligned text table, CSV, or a JSON list of row objects."""
     if fmt == "json":
         return dumps(frame.to_dict(orient="records"))

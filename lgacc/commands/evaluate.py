@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
 
 from ..config import Method, TrainingConfig
 from ..evaluate import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
@@ -48,6 +47,8 @@ def register(subparsers) -> None:
 
 
 def _table(summary: dict) -> str:
+    import pandas as pd  # only for the text table
+
     rows = [("model", summary["model"]), ("method", summary["method"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
             ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}"),
             ("step_time_s", f"{summary['step_time_s']:.4g}")]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
 
 from ..config import Method
 from ..errors import UserInputError
@@ -48,6 +47,8 @@ def register(subparsers) -> None:
 
 
 def _table(summary: dict) -> str:
+    import pandas as pd  # only for the text table
+
     rows = [(key, summary[key]) for key in ("model", "method", "parallelism", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "b", "n_gpu")]
     rows += [("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}")]
     rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]

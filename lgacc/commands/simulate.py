@@ -11,9 +11,14 @@ import math
 
 import pandas as pd
 
-from ..schedule import MAX_OPERATIONS, Durations, measure, pipeline, simulate
-from ..schedule.analytic import pipeline_bubble
+from ..schedule import MAX_OPERATIONS, Durations, measure, simulate
+from ..schedule.analytic import schedule_quantity
+from ..schedule.builders import ALIASES, SCHEDULES, pipeline_schedule
 from ._output import dumps
+
+
+#: Largest duration accepted: sums of up to MAX_OPERATIONS of them stay exact in a float.
+MAX_DURATION = 1e9
 
 
 def _number(text: str) -> float:
@@ -23,6 +28,8 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    if abs(value) > MAX_DURATION:
+        raise argparse.ArgumentTypeError(f"duration {text} is above the limit of {MAX_DURATION:g}")
     # Integral durations stay integers so the simulation and the bubble are exact.
     return int(value) if value.is_integer() else value
 
@@ -37,7 +44,7 @@ def _integer(text: str) -> int:
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "simulate",
-        help="simulate one step of a standard or modular pipeline and measure its bubble",
+        help="simulate one step of a pipeline schedule and measure its bubble, memory and overlap",
         description=(
             "Simulate one training step of a standard (contiguous, GPipe) or modular pipeline "
             "(layer i on device i mod n_l) and print the measured bubble beside the paper's "
@@ -45,7 +52,15 @@ def register(subparsers) -> None:
             "operations are simulated."
         ),
     )
-    parser.add_argument("--schedule", choices=("standard", "modular"), required=True)
+    parser.add_argument(
+        "--schedule", choices=(*SCHEDULES, *ALIASES), required=True,
+        help="gpipe (alias standard), 1f1b, interleaved, breadth-first, zero-bubble (ZB-H1) or modular",
+    )
+    parser.add_argument("--n-v", type=_integer, default=1, help="virtual stages per device (interleaved, breadth-first; default 1)")
+    parser.add_argument(
+        "--transfer-bytes", type=_number, default=1,
+        help="bytes of one pipeline transfer (one micro-batch's activations at a layer boundary); default 1",
+    )
     parser.add_argument("--n-l", type=_integer, required=True, help="pipeline-parallel devices n_l")
     parser.add_argument("--n-mu", type=_integer, required=True, help="micro-batches n_mu")
     parser.add_argument("--d-l", type=_integer, required=True, help="layers d_l (a multiple of n_l)")
@@ -70,12 +85,16 @@ def result(args: argparse.Namespace) -> dict:
         forward=args.forward, backward=args.backward, recompute=args.recompute,
         send=args.send, restore=args.restore, reduce=args.reduce,
     )
-    modular = args.schedule == "modular"
-    schedule = pipeline(args.n_l, args.n_mu, args.d_l, modular=modular, state=args.state, n_b=args.n_b, durations=durations)
+    name = ALIASES.get(args.schedule, args.schedule)
+    schedule = pipeline_schedule(
+        name, args.n_l, args.n_mu, args.d_l, n_v=args.n_v, state=args.state, n_b=args.n_b, durations=durations
+    )
     measured = measure(simulate(schedule))
     free = args.send == 0 and args.restore == 0 and args.reduce == 0
-    # The closed form holds with free transfers, and for modular only with n_mu >= n_l.
-    applies = free and (not modular or args.n_mu >= args.n_l)
+    # The closed forms hold with free transfers and n_mu >= n_l (ZB-H1: t_W <= t_F).
+    applies = free and args.n_mu >= args.n_l
+    if name == "zero-bubble":
+        applies = applies and durations.split_backward <= durations.forward
     share = measured.reduction_hidden_share
     return {
         "schedule": args.schedule,
@@ -85,7 +104,10 @@ def result(args: argparse.Namespace) -> dict:
         "n_b": args.n_b,
         "state": args.state,
         "bubble_overhead": float(measured.bubble_overhead),
-        "analytic_bubble_overhead": float(pipeline_bubble(args.n_l, args.n_mu, args.d_l, modular=modular)) if applies else None,
+        "n_v": args.n_v,
+        "analytic_bubble_overhead": float(
+            schedule_quantity(name, "bubble_overhead", args.n_l, args.n_mu, args.d_l, n_v=args.n_v, durations=durations)
+        ) if applies else None,
         "step_time": float(measured.step_time),
         "bubble_free_step_time": float(measured.bubble_free_step_time),
         "busy_fraction_per_device": [float(f) for f in measured.busy_fraction_per_device],
@@ -97,6 +119,9 @@ def result(args: argparse.Namespace) -> dict:
         "reduction_hidden_share": None if share is None else float(share),
         "peak_parameter_buffers": measured.peak_parameter_buffers,
         "peak_gradient_buffers": measured.peak_gradient_buffers,
+        "peak_activation_microbatches": float(measured.peak_activation_microbatches),
+        "pipeline_bytes_per_step": float(measured.sends * args.transfer_bytes),
+        "data_overlap_fraction": float(measured.data_overlap_fraction),
     }
 
 

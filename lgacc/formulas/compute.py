@@ -11,6 +11,13 @@ The count below is per operation: each weight matrix costs one multiply-add
 the latter ("much smaller in general"); the derivation shows they are the only
 difference besides the ``13 d_m`` vectors, i.e. a relative ``d_s / (6 d_m)``
 (1.7 % at X_160).
+
+For models beyond the paper's (:func:`general_forward_flops_per_token`) the
+weights are those of :func:`lgacc.formulas.model.general_layer_operations`, and
+with a vocabulary the language-model head adds ``2 d_v d_m`` per token
+(:func:`output_flops_per_token`); the input embedding is a look-up, no flops.
+The attention products are counted in full (``Q K^T`` over all ``d_s`` keys),
+as the paper's exact form and Megatron-LM's formula count them.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import sympy
 
 from ..symbols import b, d_l, d_m, d_s, n_a, n_b, n_gpu, n_l, p
 from . import Derivation, leading_order
-from .model import LAYER_OPERATIONS, parameter_count_leading
+from .model import LAYER_OPERATIONS, d_v, general_layer_weights, parameter_count_leading
 
 __all__ = [
     "forward_operations",
@@ -29,6 +36,8 @@ __all__ = [
     "PASS_FACTORS",
     "layer_flops_per_token",
     "batch_flops",
+    "general_forward_flops_per_token",
+    "output_flops_per_token",
     "DERIVATIONS",
 ]
 
@@ -46,6 +55,17 @@ def forward_operations() -> tuple[tuple[str, sympy.Expr], ...]:
 def forward_flops_per_token() -> sympy.Expr:
     """Forward flops per token of one layer: ``2 (4 + 2 n_I) d_m^2 + 4 d_s d_m``."""
     return sympy.expand(sum(f for _, f in forward_operations()))
+
+
+def general_forward_flops_per_token(gated: bool = False) -> sympy.Expr:
+    """Forward flops per token of one layer of a general model: ``2 weights + 4 d_s d_m``."""
+    attention = sum(f for name, f in forward_operations() if name.startswith(("attention scores", "attention output P V")))
+    return sympy.expand(2 * general_layer_weights(gated) + attention)
+
+
+def output_flops_per_token() -> sympy.Expr:
+    """Forward flops per token of the language-model head, ``2 d_v d_m`` (zero when ``d_v = 0``)."""
+    return 2 * d_v * d_m
 
 
 #: Cost of each pass relative to the forward pass of the matrix products: the backward

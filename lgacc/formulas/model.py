@@ -20,6 +20,14 @@ so ``p_l = (4 + 2 n_I) d_m^2 + (9 + n_I) d_m``, which for ``n_I = 4`` is the
 width ``d_m`` (three for Q, K, V, one for the attention output, four for the
 ``n_I d_m`` feed-forward bias, one for the feed-forward output) and the gain
 and bias of the two layer norms (four more).
+
+Models beyond the paper's (``general_layer_operations``) add three choices, each
+reducing to the table above at its default: a feed-forward width ``d_I`` (the
+paper's ``n_I d_m``), a gated feed-forward network (SwiGLU-style: two input
+matrices of ``d_m x d_I`` instead of one) and grouped-query attention (``d_kv``
+key/value heads of size ``d_h``, the paper's ``d_kv = d_a``).  The vocabulary
+(``d_v`` tokens) adds an embedding of ``d_v d_m`` weights, and a second one when
+the language-model head is not tied to it; the paper counts neither.
 """
 
 from __future__ import annotations
@@ -28,11 +36,15 @@ from functools import cache
 
 import sympy
 
-from ..symbols import K_c, d_l, d_m, d_s, n_I, p
+from ..symbols import K_c, d_I, d_h, d_l, d_m, d_s, n_I, p
 from . import Derivation, leading_order
 
 __all__ = [
     "LAYER_OPERATIONS",
+    "general_layer_operations",
+    "general_layer_weights",
+    "general_layer_parameters",
+    "embedding_parameters",
     "layer_parameters",
     "parameter_count",
     "parameter_count_leading",
@@ -43,6 +55,10 @@ __all__ = [
 ]
 
 x = sympy.Symbol("x", positive=True)
+#: Key/value heads (grouped-query attention) and vocabulary size: not in the paper's
+#: notation, which has ``d_kv = d_a`` and leaves the vocabulary out.
+d_kv = sympy.Symbol("d_kv", positive=True)
+d_v = sympy.Symbol("d_v", nonnegative=True)
 
 #: (operation, weight count, bias/gain count) of one layer, per the table above.
 LAYER_OPERATIONS: tuple[tuple[str, sympy.Expr, sympy.Expr], ...] = (
@@ -53,6 +69,39 @@ LAYER_OPERATIONS: tuple[tuple[str, sympy.Expr, sympy.Expr], ...] = (
     ("layer norm before attention (gain, bias)", sympy.Integer(0), 2 * d_m),
     ("layer norm before feed-forward (gain, bias)", sympy.Integer(0), 2 * d_m),
 )
+
+
+def general_layer_operations(gated: bool = False) -> tuple[tuple[str, sympy.Expr, sympy.Expr], ...]:
+    """(operation, weights, biases/gains) of one layer with ``d_I``, ``d_kv`` and an optional gate.
+
+    At ``d_kv d_h = d_m``, ``d_I = n_I d_m`` and ``gated=False`` the sums equal
+    those of :data:`LAYER_OPERATIONS` (checked by the tests).
+    """
+    inputs = 2 if gated else 1
+    return (
+        ("query projection", d_m**2, d_m),
+        ("key and value projections (d_kv heads)", 2 * d_kv * d_h * d_m, 2 * d_kv * d_h),
+        ("attention output projection", d_m**2, d_m),
+        ("feed-forward input" + (" and gate" if gated else "") + " (d_m -> d_I)", inputs * d_m * d_I, inputs * d_I),
+        ("feed-forward output (d_I -> d_m)", d_I * d_m, d_m),
+        ("layer norm before attention (gain, bias)", sympy.Integer(0), 2 * d_m),
+        ("layer norm before feed-forward (gain, bias)", sympy.Integer(0), 2 * d_m),
+    )
+
+
+def general_layer_weights(gated: bool = False) -> sympy.Expr:
+    """Matrix weights of one layer: ``2 d_m^2 + 2 d_kv d_h d_m + (2 or 3) d_m d_I``."""
+    return sympy.expand(sum(w for _, w, _ in general_layer_operations(gated)))
+
+
+def general_layer_parameters(gated: bool = False) -> sympy.Expr:
+    """Exact parameters of one layer, weights plus biases and layer-norm gains."""
+    return sympy.expand(sum(w + v for _, w, v in general_layer_operations(gated)))
+
+
+def embedding_parameters(tied: bool = True) -> sympy.Expr:
+    """Token embedding ``d_v d_m``, twice when the language-model head has its own matrix."""
+    return (1 if tied else 2) * d_v * d_m
 
 
 def layer_weights() -> sympy.Expr:

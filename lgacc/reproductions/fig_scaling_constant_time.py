@@ -12,36 +12,37 @@ from matplotlib.figure import Figure
 from ..artifacts import Artifact
 from ..hardware import GIB, Hardware
 from ..scaling import METHODS, constant_time_sweep
-from .fig_scaling_limited import COLORS
+from .fig_scaling_limited import COLORS, FONT_PT, MARKER, WIDTH_IN
 
 LABEL = "fig:scaling_constant_time"
 CAPTION = ("Required memory to compute ratio for training a transformer in one month, as a function of the model size. "
            "The dotted line shows a faster training scheme which is already possible on A100s.")
-#: Display unit: GB of memory per Tflop/s of peak compute.
+#: Display unit: GiB of memory per Tflop/s of peak compute.
 UNIT = GIB / 1e12
 
 
 def build(hardware: Hardware, progress: bool = False) -> Figure:
     frame = constant_time_sweep(hardware, progress=progress)
-    figure = Figure(figsize=(7, 4.6), layout="constrained")
+    figure = Figure(figsize=(WIDTH_IN, 5.2), layout="constrained")
     ax = figure.subplots()
     for method in METHODS:
         rows = frame[(frame.method == method) & frame.feasible.astype(bool)]
-        ax.plot(rows.p, rows.ratio_s / UNIT, "-", color=COLORS[method], label=method)
+        ax.plot(rows.p, rows.ratio_s / UNIT, "-", color=COLORS[method], label=method, **MARKER)
     rows = frame[frame.method == "improved (A100 now)"]
     ax.plot(rows.p, rows.ratio_s / UNIT, ":", color=COLORS["improved"], lw=2,
             label="improved, fastest on A100s (trains in under a month)")
     ratio = float(frame.gpu_ratio_s.iloc[0]) / UNIT
     ax.axhline(ratio, color="grey", lw=1)
-    ax.annotate(f"{hardware.name}: {ratio:.3g} GB per Tflop/s", (0.98, ratio), xycoords=("axes fraction", "data"),
-                ha="right", va="bottom", fontsize=8, color="grey")
+    ax.annotate(f"{hardware.name}: {ratio:.3g} GiB per Tflop/s", (0.98, ratio), xycoords=("axes fraction", "data"),
+                ha="right", va="bottom", fontsize=FONT_PT - 1, color="dimgrey")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("Model size p (parameters)")
-    ax.set_ylabel("Memory / compute (GB per Tflop/s)")
+    ax.set_xlabel("Model size p (parameters)", fontsize=FONT_PT)
+    ax.set_ylabel("Memory / compute (GiB per Tflop/s)", fontsize=FONT_PT)
+    ax.tick_params(labelsize=FONT_PT)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    figure.suptitle(CAPTION, fontsize=9, wrap=True)
+    figure.legend(loc="outside lower center", ncol=2, fontsize=FONT_PT - 1, frameon=False)
+    figure.suptitle(CAPTION, fontsize=FONT_PT, wrap=True)
     return figure
 
 

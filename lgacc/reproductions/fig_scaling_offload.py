@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from ..artifacts import Artifact
 from ..hardware import GIB, Hardware
 from ..scaling import METHODS, offload_sweep
-from .fig_scaling_limited import COLORS
+from .fig_scaling_limited import COLORS, FONT_PT, MARKER, WIDTH_IN
 
 LABEL = "fig:scaling_offload"
 PRINTED_CAPTION = ("Required memory to compute ratio for training a transformer in one month, as a function of the model size. "
@@ -24,32 +24,39 @@ LINKS = {"cpu_gpu": "CPU-GPU", "nvme": "NVMe", "ethernet": "Ethernet", "hdd": "H
 
 def build(hardware: Hardware, progress: bool = False) -> Figure:
     frame = offload_sweep(hardware, progress=progress)
-    figure = Figure(figsize=(11, 4.4), layout="constrained")
-    nu_ax, bw_ax = figure.subplots(1, 2, sharex=True)
+    from matplotlib.lines import Line2D
+
+    figure = Figure(figsize=(WIDTH_IN, 8.2), layout="constrained")
+    nu_ax, bw_ax = figure.subplots(2, 1, sharex=True)
     for method in METHODS:
         rows = frame[frame.method == method]
         color = COLORS[method]
-        nu_ax.plot(rows.p, rows.nu_state, "-", color=color, label=f"{method}: state")
-        nu_ax.plot(rows.p, rows.nu_checkpoint, "--", color=color, label=f"{method}: checkpoints")
-        bw_ax.plot(rows.p, rows.bandwidth_state_bytes_per_s / GIB, "-", color=color)
-        bw_ax.plot(rows.p, rows.bandwidth_checkpoint_bytes_per_s / GIB, "--", color=color)
+        nu_ax.plot(rows.p, rows.nu_state, "-", color=color, **MARKER)
+        nu_ax.plot(rows.p, rows.nu_checkpoint, "--", color=color, **MARKER)
+        bw_ax.plot(rows.p, rows.bandwidth_state_bytes_per_s / GIB, "-", color=color, **MARKER)
+        bw_ax.plot(rows.p, rows.bandwidth_checkpoint_bytes_per_s / GIB, "--", color=color, **MARKER)
+    handles = [Line2D([], [], color=COLORS[m], **MARKER, label=m) for m in METHODS]
+    handles += [Line2D([], [], color="black", ls="-", label="training state"),
+                Line2D([], [], color="black", ls="--", label="activation checkpoints")]
     for i, (link, name) in enumerate(LINKS.items()):
         style = dict(color="grey", lw=1, ls=(0, (1 + i, 2)))
         nu_ax.axhline(hardware.threshold(link), **style)
-        nu_ax.annotate(name, (0.99, hardware.threshold(link)), xycoords=("axes fraction", "data"), ha="right",
-                       va="bottom", fontsize=8, color="grey")
+        nu_ax.annotate(name, (0.01, hardware.threshold(link)), xycoords=("axes fraction", "data"), ha="left",
+                       va="bottom", fontsize=FONT_PT - 1, color="dimgrey")
         bw_ax.axhline(hardware.bandwidth(link) / GIB, **style)
-        bw_ax.annotate(name, (0.99, hardware.bandwidth(link) / GIB), xycoords=("axes fraction", "data"), ha="right",
-                       va="bottom", fontsize=8, color="grey")
+        bw_ax.annotate(name, (0.01, hardware.bandwidth(link) / GIB), xycoords=("axes fraction", "data"), ha="left",
+                       va="bottom", fontsize=FONT_PT - 1, color="dimgrey")
     for ax in (nu_ax, bw_ax):
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("Model size p (parameters)")
         ax.grid(True, alpha=0.3)
-    nu_ax.set_ylabel("Arithmetic intensity (flop/B)")
-    bw_ax.set_ylabel("Bandwidth per GPU (GB/s)")
-    nu_ax.legend(fontsize=7)
-    figure.suptitle(CAPTION, fontsize=10)
+        ax.tick_params(labelsize=FONT_PT)
+    for ax in (nu_ax, bw_ax):
+        ax.set_xlabel("Model size p (parameters)", fontsize=FONT_PT)
+    nu_ax.set_ylabel("Arithmetic intensity (flop/B)", fontsize=FONT_PT)
+    bw_ax.set_ylabel("Bandwidth per GPU (GiB/s)", fontsize=FONT_PT)
+    figure.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=FONT_PT - 1, frameon=False)
+    figure.suptitle(CAPTION.replace("(left)", "(top)").replace("(right)", "(bottom)"), fontsize=FONT_PT, wrap=True)
     return figure
 
 

@@ -6,19 +6,21 @@ fig:gradient_accumulation_partitioned, fig:pipeline_comparison).
 Fraction(3, 32)
 
 Modules, one job each: :mod:`.operations` (vocabulary and input rules),
-:mod:`.builders` (the schedules), :mod:`.engine` (the simulation),
+:mod:`.builders` (the schedules: the paper's and, via :func:`pipeline_schedule`, GPipe, 1F1B,
+interleaved, breadth-first, ZB-H1 and modular), :mod:`.engine` (the simulation),
 :mod:`.measure` (quantities read off a timeline), :mod:`.analytic` (the paper's
 closed forms for them), :mod:`.gantt` (timeline drawings).
 """
 
 from .analytic import pipeline_bubble
-from .builders import gradient_accumulation, pipeline
+from .builders import SCHEDULES, gradient_accumulation, pipeline, pipeline_schedule
 from .engine import Interval, ScheduleDeadlock, Timeline, simulate
 from .measure import Measurements, buffer_profile, measure
 from .operations import MAX_OPERATIONS, BufferUse, Durations, Kind, Operation, Schedule, Stream
 
 __all__ = [
     "MAX_OPERATIONS",
+    "SCHEDULES",
     "BufferUse",
     "Durations",
     "Interval",
@@ -34,5 +36,6 @@ __all__ = [
     "measure",
     "pipeline",
     "pipeline_bubble",
+    "pipeline_schedule",
     "simulate",
 ]

@@ -10,13 +10,45 @@ from __future__ import annotations
 from fractions import Fraction
 from numbers import Real
 
+import sympy
+
+from ..formulas.bubble import bubble
 from .operations import Durations
 
+def exact_value(expr: sympy.Expr, **values) -> Fraction:
+    """A sympy expression at integer (or Fraction) ``values``, as an exact Fraction.
+
+    Keywords are the paper's names of the symbols: ``n_l``, ``n_mu``, ``d_l`` and ``v``.
+    """
+    from ..formulas.schedules import v
+    from ..symbols import d_l, n_l, n_mu
+
+    symbols = {"n_l": n_l, "n_mu": n_mu, "d_l": d_l, "v": v}
+    result = sympy.nsimplify(expr.subs({symbols[k]: sympy.Rational(Fraction(x)) for k, x in values.items()}))
+    if not result.is_Rational:
+        raise ValueError(f"{expr} is not a number at {values}: {result}")
+    return Fraction(int(result.p), int(result.q))
+
+
 def pipeline_bubble(n_l: int, n_mu: int, d_l: int, *, modular: bool) -> Fraction:
-    """Bubble overhead: ``(n_l-1)/n_mu`` for a standard pipeline (sec:distributed),
-    divided by ``d_l/n_l`` for a modular one (sec:modular_pipeline; needs ``n_mu >= n_l``)."""
-    bubble = Fraction(n_l - 1, n_mu)
-    return bubble * Fraction(n_l, d_l) if modular else bubble
+    """Bubble overhead from :func:`lgacc.formulas.bubble.bubble` (the one source):
+    ``(n_l-1)/n_mu`` for a standard pipeline (sec:distributed), divided by ``d_l/n_l``
+    for a modular one (sec:modular_pipeline; needs ``n_mu >= n_l``)."""
+    return exact_value(bubble(modular), n_l=n_l, n_mu=n_mu, d_l=d_l)
+
+
+def schedule_quantity(name: str, quantity: str, n_l: int, n_mu: int, d_l: int, *, n_v: int = 1,
+                      durations: Durations = Durations()) -> Fraction:
+    """A quantity of :data:`lgacc.formulas.schedules.QUANTITIES` for schedule ``name`` from its
+    derivation in :mod:`lgacc.formulas.schedules`, at these sizes and pass durations."""
+    from ..formulas import schedules as formulas
+
+    keyed = {d.key: d for d in formulas.schedule_derivations(name)}
+    expr = keyed[f"{quantity}_{name}"].exact
+    w = durations.split_backward
+    passes = {formulas.t_F: durations.forward, formulas.t_B: durations.backward_pass - w, formulas.t_W: w}
+    expr = expr.subs({symbol: sympy.Rational(Fraction(value)) for symbol, value in passes.items()})
+    return exact_value(expr, n_l=n_l, n_mu=n_mu, d_l=d_l, v=n_v)
 
 
 def pipeline_step_time(n_l: int, n_mu: int, d_l: int, *, modular: bool, durations: Durations = Durations()) -> Real:

@@ -13,6 +13,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass
 from numbers import Real
 
+from ..errors import UserInputError
 from .operations import Operation, Schedule, Stream
 
 
@@ -54,6 +55,8 @@ class Timeline:
 
 def simulate(schedule: Schedule) -> Timeline:
     """Run ``schedule``: each operation starts as soon as its stream and its dependencies allow."""
+    if not isinstance(schedule, Schedule):
+        raise UserInputError(f"simulate takes a Schedule (from pipeline(), pipeline_schedule(), ...), got {schedule!r}")
     operations = schedule.operations
     predecessors: list[list[int]] = [list(op.deps) for op in operations]
     last_on_stream: dict[tuple[int, Stream], int] = {}

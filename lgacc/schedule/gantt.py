@@ -82,6 +82,11 @@ def draw_timeline(ax: Axes, timeline: Timeline, *, title: str = "", x_max: float
             patch.set_hatch("//")
             patch.set_hatchcolor(light(face, 0.3))
             patch.set_hatch_linewidth(0.5)
+        elif op.kind is Kind.WEIGHT_GRADIENT:
+            # The weight-gradient half of a split backward pass (zero-bubble schedules).
+            patch.set_hatch("..")
+            patch.set_hatchcolor(light(face, 0.3))
+            patch.set_hatch_linewidth(0.5)
         ax.add_patch(patch)
         if op.micro_batch is not None and width >= min_label_width and op.stream is not Stream.PIPELINE:
             dark = op.kind not in _LIGHT and op.kind is not Kind.SEND
@@ -103,8 +108,9 @@ def draw_timeline(ax: Axes, timeline: Timeline, *, title: str = "", x_max: float
         ax.set_title(title, fontsize=9.5, loc="left")
 
 
-def legend_handles(timeline: Timeline) -> list[Patch]:
-    """Layer colours, then the conventions for shades and hatching."""
+def legend_handles(timeline: Timeline, *, weight_gradients: bool | None = None) -> list[Patch]:
+    """Layer colours, then the conventions for shades and hatching; ``weight_gradients``
+    adds the split backward's weight-gradient hatch (default: if ``timeline`` has one)."""
     colours = layer_colours(timeline.schedule.d_l)
     shown = range(len(colours)) if len(colours) <= 12 else (0, len(colours) - 1)  # many layers: the two ends
     handles = [Patch(facecolor=colours[i], label=f"layer {i}") for i in shown]
@@ -114,9 +120,19 @@ def legend_handles(timeline: Timeline) -> list[Patch]:
         Patch(facecolor=grey, label="backward / reduction"),
         _recompute_handle(grey),
     ]
+    if weight_gradients is None:
+        weight_gradients = _has_weight_gradients(timeline)
+    if weight_gradients:
+        handle = Patch(facecolor=grey, edgecolor="white", hatch="..", label="weight gradients (split backward)")
+        handle.set_hatchcolor(light(grey, 0.3))
+        handles.append(handle)
     if any(op.kind is Kind.SEND and op.duration > 0 for op in timeline.schedule.operations):
         handles.append(Patch(facecolor=_SEND_COLOUR, label="pipeline send"))
     return handles
+
+
+def _has_weight_gradients(timeline: Timeline) -> bool:
+    return any(op.kind is Kind.WEIGHT_GRADIENT for op in timeline.schedule.operations)
 
 
 def _recompute_handle(colour) -> Patch:
@@ -130,8 +146,8 @@ def comparison_figure(
 ) -> Figure:
     """Timelines stacked top to bottom on a shared time axis (the standard schedule first)."""
     heights = [len(_rows(t)) for t in timelines]
-    handles = legend_handles(timelines[0])
-    columns = min(len(handles), 8)
+    handles = legend_handles(timelines[0], weight_gradients=any(_has_weight_gradients(t) for t in timelines))
+    columns = min(len(handles), 8, max(3, int(width * 0.7)))  # a narrow figure wraps its legend
     legend_inches = 0.45 + 0.2 * (-(-len(handles) // columns))
     caption = textwrap.fill(caption, width=int(15 * width))
     caption_inches = 0.2 * (caption.count("\n") + 1) if caption else 0

@@ -15,6 +15,7 @@ from numbers import Rational, Real
 
 import pandas as pd
 
+from ..errors import UserInputError
 from .engine import Interval, Timeline
 from .operations import COLLECTIVE_VOLUME, REDUCTION_KINDS, Kind, Stream
 
@@ -50,6 +51,11 @@ class Measurements:
     reduction_window: Real
     peak_parameter_buffers: int
     peak_gradient_buffers: int
+    #: Most micro-batches whose activations one device holds at once, in units of one
+    #: micro-batch through all the device's layers (see :func:`peak_activation_microbatches`).
+    peak_activation_microbatches: Real
+    #: Share of the compute during which the gradient reduction can run (see :func:`data_overlap_fraction`).
+    data_overlap_fraction: Real
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -105,7 +111,69 @@ def _ratio(numerator: Real, denominator: Real) -> Real:
     return numerator / denominator
 
 
+def _holders(timeline: Timeline) -> dict[tuple[int, int, int], list[Interval]]:
+    """Compute intervals per ``(device, layer, micro_batch)``."""
+    found: dict[tuple[int, int, int], list[Interval]] = {}
+    for interval in timeline.intervals:
+        op = interval.operation
+        if op.is_compute:
+            found.setdefault((op.device, op.layer, op.micro_batch), []).append(interval)
+    return found
+
+
+def peak_activation_microbatches(timeline: Timeline) -> Real:
+    """Most micro-batches whose activations a device holds at once.
+
+    A layer holds one micro-batch's activations (its checkpoint, with recomputation)
+    from the start of that micro-batch's forward pass to the end of its last backward
+    operation (weight gradients included: they need the layer's input).  The peak of the
+    number of (layer, micro-batch) pairs held, over time and devices, is divided by the
+    device's ``d_l / n_l`` layers: ``n_mu`` for GPipe, ``n_l`` for 1F1B on device 0.
+    A release and an acquire at the same instant do not overlap.
+    """
+    schedule = timeline.schedule
+    per_device = Fraction(schedule.d_l, schedule.n_l)
+    events: dict[int, list[tuple[Real, int]]] = {}
+    for (device, _, _), intervals in _holders(timeline).items():
+        events.setdefault(device, []).append((min(i.start for i in intervals), 1))
+        events.setdefault(device, []).append((max(i.end for i in intervals), -1))
+    peak = 0
+    for device_events in events.values():
+        held = 0
+        for _, change in sorted(device_events):
+            held += change
+            peak = max(peak, held)
+    return peak / per_device
+
+
+def data_overlap_fraction(timeline: Timeline) -> Real:
+    """Share of the compute that can hide the gradient reduction: compute run after the
+    first layer of a device has its complete gradients (the earliest a reduction can
+    start), summed over devices, over all compute.  Read from the compute alone, so it
+    is a property of the schedule, whatever the network: a reduction taking at most this
+    share of the compute time is hidden (given perfect overlap, as the paper assumes)."""
+    schedule = timeline.schedule
+    # With a split backward pass the weight-gradient half completes the gradients.
+    split = any(op.kind is Kind.WEIGHT_GRADIENT for op in schedule.operations)
+    completing = Kind.WEIGHT_GRADIENT if split else Kind.BACKWARD
+    complete: dict[tuple[int, int], Real] = {}
+    for interval in timeline.intervals:
+        op = interval.operation
+        if op.kind is completing:
+            key = (op.device, op.layer)
+            complete[key] = max(complete.get(key, interval.end), interval.end)
+    window, busy = 0, 0
+    for device in schedule.devices:
+        compute = timeline.stream(device, Stream.COMPUTE)
+        busy += sum(i.end - i.start for i in compute)
+        ready = min(t for (d, _), t in complete.items() if d == device)
+        window += _busy_after(compute, ready)
+    return _ratio(window, busy)
+
+
 def measure(timeline: Timeline) -> Measurements:
+    if not isinstance(timeline, Timeline):
+        raise UserInputError(f"measure takes a Timeline (from simulate()), got {timeline!r}")
     schedule = timeline.schedule
     step_time = timeline.step_time
     busy = [compute_time(timeline, device) for device in schedule.devices]
@@ -144,6 +212,8 @@ def measure(timeline: Timeline) -> Measurements:
         reduction_window=window,
         peak_parameter_buffers=peak_buffers(timeline, "parameter"),
         peak_gradient_buffers=peak_buffers(timeline, "gradient"),
+        peak_activation_microbatches=peak_activation_microbatches(timeline),
+        data_overlap_fraction=data_overlap_fraction(timeline),
     )
 
 
@@ -166,6 +236,14 @@ _PAPER_NAMES = {Kind.FORWARD: "Activations", Kind.RECOMPUTE: "Activations", Kind
 
 
 def buffer_profile(timeline: Timeline, device: int = 0) -> pd.DataFrame:
+    if not isinstance(timeline, Timeline):
+        raise UserInputError(f"buffer_profile takes a Timeline (from simulate()), got {timeline!r}")
+    if isinstance(device, bool) or not isinstance(device, int) or device not in timeline.schedule.devices:
+        raise UserInputError(f"device must be an integer in 0..{timeline.schedule.n_l - 1}, got {device!r}")
+    return _buffer_profile(timeline, device)
+
+
+def _buffer_profile(timeline: Timeline, device: int) -> pd.DataFrame:
     """One row per compute operation, in the form of table:mixed_buffering.
 
     For each compute operation of ``device``: the transfers running beside it

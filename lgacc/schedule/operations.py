@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import Enum
-from numbers import Real
+from fractions import Fraction
+from numbers import Rational, Real
 
 from ..errors import UserInputError
 
@@ -46,6 +47,9 @@ class Kind(str, Enum):
     RECOMPUTE = "recompute"
     #: Gradient computation of a layer ("Gradients" in table:mixed_buffering).
     BACKWARD = "backward"
+    #: Weight-gradient half of a split backward pass (zero-bubble schedules, Qi et al.):
+    #: ``BACKWARD`` is then the input-gradient half, the only one the previous layer waits for.
+    WEIGHT_GRADIENT = "weight_gradient"
     #: Parameter restore: all-gather of a partitioned layer, or host-to-GPU copy if offloaded.
     RESTORE = "restore"
     #: Gradient reduction of a partitioned layer: reduce-scatter (or GPU-to-host copy).
@@ -56,7 +60,7 @@ class Kind(str, Enum):
     SEND = "send"
 
 
-COMPUTE_KINDS = frozenset({Kind.FORWARD, Kind.RECOMPUTE, Kind.BACKWARD})
+COMPUTE_KINDS = frozenset({Kind.FORWARD, Kind.RECOMPUTE, Kind.BACKWARD, Kind.WEIGHT_GRADIENT})
 REDUCTION_KINDS = frozenset({Kind.REDUCE, Kind.ALL_REDUCE})
 
 #: Data moved per device by one collective, in units of one all-gather of one layer's
@@ -134,6 +138,14 @@ class Durations:
     def backward_pass(self) -> Real:
         """Compute time of the whole backward pass of one layer for one micro-batch."""
         return self.backward + (self.forward if self.recompute else 0)
+
+    @property
+    def split_backward(self) -> Real:
+        """Each half of a split gradient computation (input gradients, weight gradients):
+        the two matrix multiplications of a linear layer's backward pass cost the same."""
+        if isinstance(self.backward, Rational):
+            return Fraction(self.backward) / 2
+        return self.backward / 2
 
     @property
     def all_reduce(self) -> Real:

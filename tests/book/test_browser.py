@@ -1,6 +1,9 @@
 """The built book as a reader sees it, in headless Chromium: every page loads with no
 failed request, no page reaches outside the book, equations are typeset by the
-vendored MathJax, and no notebook shows an error."""
+vendored MathJax, no raw LaTeX or Markdown table syntax shows as text, nothing is
+wider than the text column unless it scrolls, figure text is legible, and no
+notebook shows an error.  A full-page screenshot of each page is kept under
+``build/screenshots/`` (a CI artifact)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from .conftest import HTML
+from .conftest import HTML, ROOT
 
 pytestmark = pytest.mark.book
 
@@ -28,11 +31,30 @@ class PageVisit:
     math: int = 0
     tracebacks: int = 0
     text: str = ""
+    prose: str = ""  # the rendered text outside code blocks
+    too_wide: list[str] = field(default_factory=list)
+    small_text: list[str] = field(default_factory=list)
 
 
-def visit(browser, server: str, page_path: str) -> PageVisit:
+SCREENSHOTS = ROOT / "build" / "screenshots"
+VIEWPORT = {"width": 1280, "height": 900}
+#: Raw LaTeX or Markdown table syntax shown as text means a formula or table did not render.
+RAW_MARKUP = ("$$", "\\frac", "\\left", "| --- |", "|---|")
+MIN_FIGURE_TEXT_PX = 9.0
+
+# Text outside code: what a reader sees as prose, tables and typeset math.
+_PROSE_JS = """() => {
+  const root = document.querySelector('article') || document.body;
+  const copy = root.cloneNode(true);
+  copy.querySelectorAll('pre, code, script, style, mjx-container, mjx-assistive-mml, .MathJax').forEach(e => e.remove());
+  return copy.innerText;
+}"""
+
+
+
+def visit(browser, server: str, page_path: str, screenshot: bool = False) -> PageVisit:
     result = PageVisit()
-    page = browser.new_page()
+    page = browser.new_page(viewport=VIEWPORT)
     page.on("requestfailed", lambda request: result.failed.append(f"{request.url} ({request.failure})"))
     page.on(
         "response",
@@ -51,8 +73,55 @@ def visit(browser, server: str, page_path: str) -> PageVisit:
         result.typeset = page.locator("mjx-container").count()
     result.tracebacks = page.locator(".output.traceback, .output.error, .output_error").count()
     result.text = page.inner_text("body")
+    result.prose = page.evaluate(_PROSE_JS)
+    result.too_wide = page.evaluate(_TOO_WIDE_JS)
+    result.small_text = page.evaluate(_SMALL_TEXT_JS, MIN_FIGURE_TEXT_PX)
+    if screenshot:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / (page_path.replace("/", "__").removesuffix(".html") + ".png")), full_page=True)
     page.close()
     return result
+
+
+# Tables, images and figures wider than the text column, unless inside a container
+# that scrolls sideways (overflow-x auto or scroll) and is itself no wider than the column.
+_TOO_WIDE_JS = """() => {
+  const column = document.querySelector('article.bd-article') || document.querySelector('article') || document.body;
+  const limit = column.getBoundingClientRect().width + 1;
+  const scrolls = (element) => {
+    for (let e = element.parentElement; e && e !== column; e = e.parentElement) {
+      const overflow = getComputedStyle(e).overflowX;
+      if ((overflow === 'auto' || overflow === 'scroll') && e.getBoundingClientRect().width <= limit) return true;
+    }
+    return false;
+  };
+  const wide = [];
+  column.querySelectorAll('table, img, svg, figure').forEach(e => {
+    if (e.closest('mjx-container')) return;
+    const width = Math.max(e.getBoundingClientRect().width, e.scrollWidth || 0);
+    if (width > limit && !scrolls(e)) {
+      const text = (e.innerText || e.getAttribute('alt') || '').slice(0, 60).replace(/\s+/g, ' ');
+      wide.push(`${e.tagName.toLowerCase()} ${Math.round(width)} px > ${Math.round(limit)} px: ${text}`);
+    }
+  });
+  return wide;
+}"""
+
+# Text of inline SVG figures (matplotlib writes <text> with svg.fonttype 'none') at its
+# rendered size: the font size in user units times the scale of the element's transform.
+_SMALL_TEXT_JS = """(minimum) => {
+  const column = document.querySelector('article') || document.body;
+  const small = [];
+  column.querySelectorAll('svg text').forEach(t => {
+    if (t.closest('mjx-container')) return;
+    const ctm = t.getScreenCTM();
+    if (!ctm || !t.textContent.trim()) return;
+    const scale = Math.sqrt(ctm.a * ctm.a + ctm.b * ctm.b);
+    const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+    if (px < minimum) small.push(`${t.textContent.trim().slice(0, 30)} (${px.toFixed(1)} px)`);
+  });
+  return small;
+}"""
 
 
 def test_the_book_has_pages(html_dir):
@@ -62,13 +131,17 @@ def test_the_book_has_pages(html_dir):
 
 @pytest.mark.parametrize("page_path", PAGES)
 def test_page_loads_offline_with_typeset_math(browser, server, page_path):
-    result = visit(browser, server, page_path)
+    result = visit(browser, server, page_path, screenshot=True)
     assert not result.failed, f"failed requests on {page_path}: {result.failed}"
     assert not result.external, f"{page_path} reaches outside the book: {result.external}"
     assert not result.errors, f"JavaScript errors on {page_path}: {result.errors}"
     assert result.tracebacks == 0, f"{page_path} shows a notebook error"
     if result.math:
         assert result.typeset >= result.math, f"{page_path}: {result.math} equations, {result.typeset} typeset"
+    raw = [marker for marker in RAW_MARKUP if marker in result.prose]
+    assert not raw, f"{page_path} shows raw markup as text: {raw} (a formula or table did not render)"
+    assert not result.too_wide, f"{page_path}: wider than the text column and not scrollable: {result.too_wide}"
+    assert not result.small_text, f"{page_path}: figure text under {MIN_FIGURE_TEXT_PX} px: {result.small_text[:8]}"
 
 
 @pytest.mark.parametrize("html_file", PAGES)
@@ -128,3 +201,24 @@ def test_every_reproduced_table_and_figure_is_downloadable(html_dir):
         if not page.is_file() or not re.search(rf'download="[^"]+\{suffix}"', page.read_text()):
             missing.append(f"{artifact.label} ({artifact.page}.html, {suffix})")
     assert not missing, f"no download link for: {missing}"
+
+
+def test_the_reader_checks_can_fail(browser):
+    """The checks find raw LaTeX, an unscrollable wide table and tiny figure text on a page made to have them,
+    and accept the same table in a scroll container."""
+    page = browser.new_page(viewport=VIEWPORT)
+    page.set_content(
+        """<article class="bd-article" style="width: 600px">
+        <p>exact: $$\\frac{a}{b}$$</p><p>| --- |</p>
+        <table id="wide" style="width: 1200px"><tr><td>too wide</td></tr></table>
+        <div style="overflow-x: auto; width: 600px"><table style="width: 1200px"><tr><td>scrolls</td></tr></table></div>
+        <svg viewBox="0 0 1000 100" style="width: 600px"><text x="10" y="50" style="font-size: 10px">tiny</text></svg>
+        </article>"""
+    )
+    prose = page.evaluate(_PROSE_JS)
+    assert "$$" in prose and "\\frac" in prose and "| --- |" in prose
+    too_wide = page.evaluate(_TOO_WIDE_JS)
+    assert len(too_wide) == 1 and "too wide" in too_wide[0]
+    small = page.evaluate(_SMALL_TEXT_JS, MIN_FIGURE_TEXT_PX)
+    assert small == ["tiny (6.0 px)"]
+    page.close()

@@ -1,0 +1,234 @@
+"""The two searches: :func:`fastest` (``table:parallel_methods_comparison``) and :func:`cheapest`
+(``table:smaller_cluster``), over the candidates of :mod:`.candidates` with the rules of :mod:`.rules`."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions
+from ..config import Method
+from ..errors import UserInputError
+from ..evaluate import DEFAULT_MAX_OVERHEAD, evaluate, evaluate_many
+from ..hardware import Hardware
+from ..models import Transformer
+from .candidates import candidates, take
+from .explain import explain as explain_result
+from .explain import infeasible_reason
+from .parallelism import Parallelism
+from .request import CANDIDATE_KEYS, SearchRequest
+from .result import SearchResult
+from .rules import all_valid, preference_keys, request_masks, select
+
+__all__ = ["fastest", "cheapest"]
+
+#: Candidate sets up to this size are evaluated in one vectorized pass; larger ones by branch and bound.
+SINGLE_PASS = 16384
+#: Candidates evaluated at a time by the branch and bound.
+CHUNK = 4096
+
+
+def _result(request: SearchRequest, objective: str, config, evaluation, binding, visited, target_days=None):
+    return SearchResult(request.model, request.hardware, request.method, request.parallelism, objective, config,
+                        evaluation, binding, visited, target_days, request.partitioned)
+
+
+def _better(request: SearchRequest, a, b) -> bool:
+    """Whether candidate ``a`` is preferred to ``b`` (both ``(time, candidates, evaluated, index)``)."""
+    c = {k: np.array([a[1][k][a[3]], b[1][k][b[3]]]) for k in a[1]}
+    r = {k: np.array([a[2][k][a[3]], b[2][k][b[3]]]) for k in ("n_gpu", "time_days")}
+    return int(np.lexsort(preference_keys(request, "fastest", c, r))[0]) == 0
+
+
+def _branch_and_bound(request: SearchRequest, c, n_gpu):
+    """Visit candidates by decreasing ``n_l`` (the baseline with a pipeline) then decreasing GPU count, in chunks.
+
+    A chunk is skipped, and the visit of the level ends, once its largest GPU count at
+    perfect efficiency cannot beat the best time found: ``time x efficiency x n_gpu``
+    is the same for every configuration (the paper's fixed token count).
+    """
+    by_layers = request.baseline_like and request.parallelism.pipe
+    order = np.lexsort((-n_gpu, -c["n_l"])) if by_layers else np.argsort(-n_gpu, kind="stable")
+    c = take(c, order)
+    n_gpu = n_gpu[order]
+    levels = list(dict.fromkeys(c["n_l"].tolist())) if by_layers else [None]
+    visited = 0
+    gpu_days = None
+    for level in levels:
+        index = np.flatnonzero(c["n_l"] == level) if level is not None else np.arange(n_gpu.size)
+        best_here = None
+        start = 0
+        while start < index.size:
+            if best_here is not None and gpu_days / n_gpu[index[start]] > best_here[0] * (1 + 1e-12):
+                break  # perfect efficiency on this many GPUs cannot beat the best time found
+            part = index[start:start + CHUNK]
+            start += CHUNK
+            cc = take(c, part)
+            r = request.evaluate(cc)
+            visited += part.size
+            if gpu_days is None:
+                gpu_days = float(r["time_days"][0] * r["efficiency"][0] * r["n_gpu"][0])
+            valid = all_valid(request_masks(request, cc, r, just_below=True))
+            i = select(request, None, cc, r, valid)
+            if i is None:
+                continue
+            candidate = (float(r["time_days"][i]), cc, r, i)
+            if best_here is None or _better(request, candidate, best_here):
+                best_here = candidate
+        if best_here is not None:
+            return best_here, visited
+    return None, visited
+
+
+def fastest(
+    model: Transformer | str,
+    hardware: Hardware | str,
+    method: Method | str,
+    parallelism: Parallelism | str,
+    *,
+    max_gpus: int | None = None,
+    allow_offload: bool = True,
+    max_overhead: float = DEFAULT_MAX_OVERHEAD,
+    explain: bool = True,
+    partitioned: bool | None = None,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+) -> SearchResult:
+    """The fastest configuration under the paper's rules (``table:parallel_methods_comparison``).
+
+    ``partitioned`` sets the state partition (``None``: the method's default);
+    ``partitioned=False`` with the improved method is the dotted line of
+    ``fig:scaling_Ethernet``.  Raises nothing for an impossible request: the
+    result has ``evaluation=None`` and ``binding`` names the rule that removed
+    the last candidates.
+    """
+    request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
+                                   max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions)
+    c = candidates(request)
+    n = len(c["n_b"])
+    if n == 0:
+        return _result(request, "fastest", None, None,
+                       ("critical batch: no configuration of this parallelism fits below the critical batch",), 0)
+    n_gpu = c["n_b"] * c["n_l"] * c["n_a"]
+    best = None
+    if n <= SINGLE_PASS:
+        # small enough: one vectorized pass over every candidate
+        r = request.evaluate(c)
+        visited = n
+        i = select(request, None, c, r, all_valid(request_masks(request, c, r, just_below=True)))
+        if i is not None:
+            best = (float(r["time_days"][i]), c, r, i)
+    else:
+        best, visited = _branch_and_bound(request, c, n_gpu)
+    if best is None:
+        r = request.evaluate(c)
+        masks = request_masks(request, c, r, just_below=True)
+        return _result(request, "fastest", None, None, infeasible_reason(request, c, r, masks), n)
+    _, cc, r, i = best
+    config = request.config(cc, i)
+    evaluation = evaluate(request.model, request.hardware, config, max_overhead=request.max_overhead,
+                          assumptions=request.assumptions)
+    binding = explain_result(request, evaluation) if explain else ()
+    return _result(request, "fastest", config, evaluation, binding, visited)
+
+
+def _gpu_days(request: SearchRequest) -> float:
+    """``time x efficiency x n_gpu``: GPU-days at perfect efficiency, the same for every configuration."""
+    r = evaluate_many(request.model, request.hardware, request.method, n_b=1, partitioned=request.partitioned,
+                      max_overhead=request.max_overhead, assumptions=request.assumptions)
+    return float(r["time_days"] * r["efficiency"] * r["n_gpu"])
+
+
+def cheapest(
+    model: Transformer | str,
+    hardware: Hardware | str,
+    method: Method | str,
+    parallelism: Parallelism | str,
+    target_days: float,
+    *,
+    max_gpus: int | None = None,
+    allow_offload: bool = True,
+    max_overhead: float = DEFAULT_MAX_OVERHEAD,
+    explain: bool = True,
+    partitioned: bool | None = None,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+) -> SearchResult:
+    """The fewest GPUs that train within ``target_days`` under the paper's rules (``table:smaller_cluster``).
+
+    ``partitioned`` sets the state partition (``None``: the method's default).
+
+    The batch may be well below the critical batch (the paper's smaller clusters
+    do so); ties on the GPU count go to the faster configuration.
+    Candidates: for each ``(n_l, n_a, offload, b_mu)`` of the fastest search, every
+    ``n_b`` with enough GPUs to meet the target at perfect efficiency, and the
+    largest ``n_mu`` below the critical batch whose memory fits (efficiency grows
+    with ``n_mu``, and so does the checkpoint memory).
+    """
+    request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
+                                   max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions)
+    if not (isinstance(target_days, (int, float)) and not isinstance(target_days, bool) and target_days > 0):
+        raise UserInputError(f"target time {target_days!r} must be a positive number of days")
+    c = candidates(request)
+    if len(c["n_b"]) == 0:
+        return _result(request, "cheapest", None, None,
+                       ("critical batch: no configuration of this parallelism fits below the critical batch",), 0,
+                       target_days)
+    gpu_days = _gpu_days(request)
+    B = request.batch_limit
+    max_gpus = request.max_gpus
+    # Every data-parallel degree of every (n_l, n_a, offload, b_mu) group, enough GPUs to possibly meet the target.
+    groups = {(int(l), int(a), bool(o), int(m)) for l, a, o, m in zip(c["n_l"], c["n_a"], c["offload"], c["b_mu"])}
+    columns: dict[str, list] = {k: [] for k in CANDIDATE_KEYS}
+    for n_l, n_a, off, b_mu in groups:
+        top = B // (b_mu * n_l)
+        if max_gpus is not None:
+            top = min(top, max_gpus // (n_l * n_a))
+        needed = gpu_days / (target_days * n_l * n_a) * (1 - 1e-9)
+        if not math.isfinite(needed) or needed > top:
+            continue
+        low = max(1, math.ceil(needed))
+        n_b = np.arange(low, top + 1)
+        columns["n_b"].append(n_b)
+        columns["n_mu"].append(B // (n_b * b_mu))
+        for key, value in (("n_l", n_l), ("n_a", n_a), ("b_mu", b_mu), ("offload", off)):
+            columns[key].append(np.full(n_b.shape, value))
+    if not columns["n_b"]:
+        return _result(request, "cheapest", None, None,
+                       (f"target time: even at perfect efficiency {target_days:g} d needs more GPUs than the rules allow",),
+                       0, target_days)
+    cand = {k: np.concatenate(v) for k, v in columns.items()}
+    # Efficiency grows with n_mu and the memory with it: take the largest n_mu whose memory fits (bisection).
+    hi = cand["n_mu"].copy()
+    lo = np.minimum(cand["n_l"], hi)
+    r = request.evaluate(cand)
+    fits = np.asarray(r["ok_memory"], bool)
+    visited = hi.size
+    probe = dict(cand)
+    probe["n_mu"] = lo
+    r_lo = request.evaluate(probe)
+    search = ~fits & np.asarray(r_lo["ok_memory"], bool)
+    lo_s, hi_s = lo[search], hi[search]  # memory fits at lo, not at hi
+    sub = take(cand, search)
+    while (hi_s - lo_s > 1).any():
+        mid = (lo_s + hi_s) // 2
+        sub["n_mu"] = mid
+        ok = np.asarray(request.evaluate(sub)["ok_memory"], bool)
+        visited += mid.size
+        lo_s = np.where(ok, mid, lo_s)
+        hi_s = np.where(ok, hi_s, mid)
+    cand["n_mu"] = cand["n_mu"].copy()
+    cand["n_mu"][search] = lo_s
+    r = request.evaluate(cand)
+    masks = request_masks(request, cand, r, just_below=False)
+    reach = np.asarray(r["time_days"]) <= target_days
+    valid = all_valid(masks) & reach
+    if not valid.any():
+        reason = infeasible_reason(request, cand, r, masks | {"target time": reach})
+        return _result(request, "cheapest", None, None, reason, visited, target_days)
+    i = select(request, None, cand, r, valid, objective="cheapest")
+    config = request.config(cand, i)
+    evaluation = evaluate(request.model, request.hardware, config, max_overhead=request.max_overhead,
+                          assumptions=request.assumptions)
+    binding = (f"target time {target_days:g} d: {evaluation.time_days:.3g} d on {evaluation.n_gpu} GPUs "
+               f"at efficiency {evaluation.efficiency:.3g}",)
+    return _result(request, "cheapest", config, evaluation, binding, visited, target_days)

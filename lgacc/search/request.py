@@ -1,0 +1,102 @@
+"""One search question as a frozen value: what to search, under which options and assumptions."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, critical_batch
+from ..config import Method, TrainingConfig, parse_method
+from ..errors import UserInputError
+from ..evaluate import DEFAULT_MAX_OVERHEAD, evaluate_many
+from ..hardware import Hardware, load_hardware
+from ..models import Transformer, named_model
+from .parallelism import Parallelism, parse_parallelism
+
+__all__ = ["SearchRequest", "CANDIDATE_KEYS"]
+
+#: The integer (and boolean ``offload``) arrays that describe candidate configurations.
+CANDIDATE_KEYS = ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """The model, hardware, method and allowed parallelism of a search, with its options.
+
+    ``partitioned`` is the state partition (``None``: the method's default);
+    ``max_gpus`` is clamped to the largest count any configuration can use.
+    Build it with :meth:`create`, which parses names and validates every option.
+    """
+
+    model: Transformer
+    hardware: Hardware
+    method: Method
+    parallelism: Parallelism
+    max_gpus: int | None = None
+    allow_offload: bool = True
+    max_overhead: float = DEFAULT_MAX_OVERHEAD
+    partitioned: bool | None = None
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS
+
+    @classmethod
+    def create(cls, model, hardware, method, parallelism, *, max_gpus=None, allow_offload=True,
+               max_overhead=DEFAULT_MAX_OVERHEAD, partitioned=None, assumptions=DEFAULT_ASSUMPTIONS) -> "SearchRequest":
+        model = named_model(model) if isinstance(model, str) else model
+        if not isinstance(model, Transformer):
+            raise UserInputError(f"model={model!r} must be a Transformer or a model name")
+        if not isinstance(assumptions, Assumptions):
+            raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.assumptions.Assumptions")
+        if isinstance(max_overhead, (bool, np.bool_)) or not isinstance(max_overhead, (int, float, np.integer, np.floating)) \
+                or not (0 < max_overhead < float("inf")):
+            raise UserInputError(f"max_overhead={max_overhead!r} must be a positive number (eq:overhead_condition's epsilon)")
+        if not isinstance(allow_offload, (bool, np.bool_)):
+            raise UserInputError(f"allow_offload={allow_offload!r} must be true or false")
+        if partitioned is not None and not isinstance(partitioned, (bool, np.bool_)):
+            raise UserInputError(f"partitioned={partitioned!r} must be true, false or unset")
+        if max_gpus is not None:
+            if isinstance(max_gpus, (bool, np.bool_)) or not isinstance(max_gpus, (int, float, np.integer, np.floating)) \
+                    or not float(max_gpus).is_integer() or max_gpus < 1:
+                raise UserInputError(f"max_gpus={max_gpus!r} must be a positive integer")
+            # more GPUs than the largest configuration can use changes nothing: clamp (no int64 overflow downstream)
+            largest = max(1, int(critical_batch(model, assumptions))) * model.d_l * 2 * model.d_a
+            max_gpus = int(min(int(max_gpus), largest))
+        return cls(model, load_hardware(hardware), parse_method(method), parse_parallelism(parallelism), max_gpus,
+                   bool(allow_offload), float(max_overhead), None if partitioned is None else bool(partitioned),
+                   assumptions)
+
+    @property
+    def is_partitioned(self) -> bool:
+        """Whether the training state is partitioned: ``partitioned``, or the method's default when ``None``."""
+        return self.method.default_partitioned if self.partitioned is None else self.partitioned
+
+    @property
+    def no_pipeline(self) -> bool:
+        """"In the partitioned approach, we do not consider pipeline parallelism" (partitioned, not layered)."""
+        return self.is_partitioned and not self.method.layered
+
+    @property
+    def baseline_like(self) -> bool:
+        """Neither layered nor partitioned: the paper's baseline, whose reduction with a pipeline is not overlapped."""
+        return not self.method.layered and not self.is_partitioned
+
+    @property
+    def batch_limit(self) -> int:
+        """``floor(b_c)``: the largest batch (eq:critical_batch, scaled by the assumptions)."""
+        return int(math.floor(critical_batch(self.model, self.assumptions)))
+
+    def evaluate(self, candidates: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """:func:`lgacc.evaluate.evaluate_many` of the candidate arrays under this request's options."""
+        c = candidates
+        return evaluate_many(
+            self.model, self.hardware, self.method, n_b=c["n_b"], n_l=c["n_l"], n_a=c["n_a"], n_mu=c["n_mu"],
+            b_mu=c["b_mu"], offload=c["offload"], partitioned=self.partitioned, max_overhead=self.max_overhead,
+            assumptions=self.assumptions,
+        )
+
+    def config(self, candidates: Mapping[str, np.ndarray], i: int) -> TrainingConfig:
+        """Candidate ``i`` as a :class:`TrainingConfig` with this request's state partition."""
+        values = {k: np.asarray(candidates[k])[i].item() for k in CANDIDATE_KEYS}
+        return TrainingConfig(self.method, partitioned=self.partitioned, **values)

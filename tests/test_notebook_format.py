@@ -1,0 +1,52 @@
+"""The book's formatters and findings, on hand-computed values."""
+
+import pandas as pd
+
+from lgacc.findings import findings_markdown, readable_value, verdict_counts
+from lgacc.hardware import GIB
+from lgacc.notebook import config_table, format_bytes, format_days, format_int, format_si, readable_frame
+
+
+def test_counts_are_integers():
+    assert format_int(10752.0) == "10,752"
+    assert format_int(float("nan")) == "—"
+
+
+def test_times_in_the_unit_that_fits():
+    assert format_days(27.0) == "27 d"
+    assert format_days(0.5) == "12 h"
+    assert format_days(1 / 1440 * 5) == "5 min"
+    assert format_days(730.5) == "2 y"
+
+
+def test_sizes_with_prefixes():
+    assert format_bytes(488 * GIB) == "488 GiB"
+    assert format_bytes(61.25 * 1024 * GIB) == "61.2 TiB"
+    assert format_si(312e12, "flop/s") == "312 Tflop/s"
+
+
+def test_readable_frame_has_no_index_and_formats_known_columns():
+    frame = pd.DataFrame({"n_gpu": [10752.0], "time_days": [0.25], "memory_gib": [4.72]}, index=[7])
+    shown = readable_frame(frame)
+    assert list(shown.index) == [0]
+    assert shown.iloc[0].tolist() == ["10,752", "6 h", "4.72 GiB"]
+
+
+def test_configuration_as_a_small_table():
+    text = config_table({"n_b": 2285, "n_l": 2, "n_a": 208}, fields=("n_b", "n_l", "n_a"))
+    assert text.splitlines() == ["| $n_b$ | $n_l$ | $n_a$ |", "|---|---|---|", "| 2,285 | 2 | 208 |"]
+
+
+def test_findings_count_verdicts_from_status_and_name_the_gap():
+    card = pd.DataFrame([
+        {"label": "table:a", "kind": "table", "status": "agrees to printed precision", "reproduced": "3 of 3 agree", "page": "a"},
+        {"label": "table:b", "kind": "table", "status": "differs", "reproduced": "1 of 2 agree", "page": "b"},
+    ])
+    assert verdict_counts(card) == {"reproduced": 1, "explained": 0, "differs": 1, "not reproduced": 0}
+    claims = [{"id": "c", "where": "Scaling", "printed": "280 trillion", "paper": 2.8e14, "reproduced": 1.22e14,
+               "unit": "parameters", "agrees": False}]
+    text = findings_markdown(card, claims, "a100-80gb")
+    assert "122 trillion parameters** (÷2.3)" in text
+    assert "1 of 2 tables and figures reproduce" in text
+    assert "1 of 2 printed cells agree." in text
+    assert readable_value(0.428, "fraction") == "42.8 %"
