@@ -250,18 +250,47 @@ def _finetune(hardware: Hardware) -> Outcome:
 # --- scaling analysis ----------------------------------------------------------------------------------
 
 
-def _limit_calculator(kind: str, scenario: str, quantity: str, days: float | None = None):
+#: Switches tried on a differing scaling limit, each a named reading where the paper is silent
+#: (lgacc.assumptions); only those that run in seconds, so the book stays fast.  The slower
+#: divisibility switches are studied on the assumptions page.
+LIMIT_SWITCHES: tuple[dict, ...] = (
+    {"heads_cap": False},
+    {"gb": "GB"},
+    {"pipeline_overlap": "always"},
+)
+
+
+def _switch_name(switches: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in switches.items())
+
+
+def _limit(kind: str, hardware: Hardware, scenario: str, days: float | None, assumptions=None):
+    from .assumptions import DEFAULT_ASSUMPTIONS
+
+    a = assumptions or DEFAULT_ASSUMPTIONS
+    if kind == "feasible":
+        return feasibility_limit(hardware, scenario, assumptions=a)
+    if kind == "offload":
+        return offload_limit(hardware, scenario, assumptions=a)
+    return time_limit(days, hardware, scenario, assumptions=a)
+
+
+def _limit_calculator(kind: str, scenario: str, quantity: str, days: float | None = None,
+                      switches: tuple[dict, ...] = ()):
+    def read(limit):
+        if limit is None:
+            raise ValueError("no limit on the sweep grid")
+        return limit.p if quantity == "p" else limit.memory_gib
+
     def calculate(hardware: Hardware) -> Outcome:
-        if kind == "feasible":
-            limit = feasibility_limit(hardware, scenario)
-        elif kind == "offload":
-            limit = offload_limit(hardware, scenario)
-        else:
-            limit = time_limit(days, hardware, scenario)
+        limit = _limit(kind, hardware, scenario, days)
         if limit is None:
             return Outcome(None, f"no limit found on the sweep grid of the {scenario} scenario")
-        value = limit.p if quantity == "p" else limit.memory_gib
-        return Outcome(value, f"improved method, {scenario} scenario: {limit.how}")
+        alternatives = tuple(
+            _with_assumptions(_switch_name(sw), lambda a: read(_limit(kind, hardware, scenario, days, a)), **sw)
+            for sw in switches
+        )
+        return Outcome(read(limit), f"improved method, {scenario} scenario: {limit.how}", alternatives or None)
 
     return calculate
 
@@ -307,9 +336,19 @@ def _ethernet_slowdown(hardware: Hardware) -> Outcome:
     slowdown = eth.evaluation.time_days / ib.evaluation.time_days - 1
     how = (f"X160 improved: {eth.evaluation.time_days:.3g} d over Ethernet ({_describe(eth)}) against "
            f"{ib.evaluation.time_days:.3g} d over InfiniBand ({_describe(ib)})")
-    return Outcome(slowdown, how, _with_assumptions(
-        "pipeline_placement='intra-node'", lambda a: _fastest(hardware, "improved", "ethernet", assumptions=a).evaluation.time_days
-        / _fastest(hardware, "improved", assumptions=a).evaluation.time_days - 1, pipeline_placement="intra-node"))
+    def slowdown_under(a):
+        return (_fastest(hardware, "improved", "ethernet", assumptions=a).evaluation.time_days
+                / _fastest(hardware, "improved", assumptions=a).evaluation.time_days - 1)
+    return Outcome(slowdown, how, tuple(_with_assumptions(_switch_name(sw), slowdown_under, **sw) for sw in ETHERNET_SWITCHES))
+
+
+#: Readings tried on the Ethernet claims: pipeline stages sharing a node over NVLink, with and without
+#: whole layers per stage, and the pipeline overlapped without extra micro-batches.
+ETHERNET_SWITCHES: tuple[dict, ...] = (
+    {"pipeline_placement": "intra-node", "divisible_layers": False},
+    {"pipeline_placement": "intra-node"},
+    {"pipeline_overlap": "always"},
+)
 
 
 def _with_assumptions(name: str, compute: Callable, **switches) -> Alternative:
@@ -334,10 +373,11 @@ def _ethernet_small_scale(hardware: Hardware) -> Outcome:
     return Outcome(base["time_days"] / impr["time_days"],
                    f"X{x}, the first X model of {SMALL_SCALE_PARAMETERS:.0e} parameters (a small scale of fig:scaling_Ethernet), over Ethernet: baseline {base['time_days']:.3g} d, improved "
                    f"{impr['time_days']:.3g} d (n_b={impr['n_b']:g}, n_l={impr['n_l']:g}, n_a={impr['n_a']:g}, n_mu={impr['n_mu']:g})",
-                   _with_assumptions("pipeline_placement='intra-node'",
-                                     lambda a: _fastest(hardware, "baseline", "ethernet", model, assumptions=a).evaluation.time_days
-                                     / _fastest(hardware, "improved", "ethernet", model, assumptions=a).evaluation.time_days,
-                                     pipeline_placement="intra-node"))
+                   tuple(_with_assumptions(
+                       _switch_name(sw),
+                       lambda a: _fastest(hardware, "baseline", "ethernet", model, assumptions=a).evaluation.time_days
+                       / _fastest(hardware, "improved", "ethernet", model, assumptions=a).evaluation.time_days, **sw)
+                       for sw in ETHERNET_SWITCHES))
 
 
 def _ethernet_unpartitioned(hardware: Hardware) -> Outcome:
@@ -382,16 +422,16 @@ CALCULATORS: dict[str, Callable[[Hardware], Outcome]] = {
     "one_month_cluster": _cluster_for(ONE_MONTH_DAYS, (("improved", "3d"), ("baseline", "3d"), ("partitioned", "data + tensor")), "one month"),
     "six_month_cluster": _cluster_for(SIX_MONTHS_DAYS, (("improved", "3d"), ("improved", "data + pipe"), ("baseline", "pipe + tensor"),
                                                         ("partitioned", "data + tensor")), "six months"),
-    "memory_limit_80gb": _limit_calculator("feasible", "limited", "p"),
-    "offload_needed_above": _limit_calculator("offload", "limited", "p"),
+    "memory_limit_80gb": _limit_calculator("feasible", "limited", "p", switches=LIMIT_SWITCHES),
+    "offload_needed_above": _limit_calculator("offload", "limited", "p", switches=LIMIT_SWITCHES),
     "memory_limit_train_years": _memory_limit_years,
     "one_month_limit": _limit_calculator("time", "limited", "p", ONE_MONTH_DAYS),
     "one_month_memory": _limit_calculator("time", "limited", "memory", ONE_MONTH_DAYS),
-    "one_year_limit": _limit_calculator("time", "limited", "p", ONE_YEAR_DAYS),
-    "one_year_memory": _limit_calculator("time", "limited", "memory", ONE_YEAR_DAYS),
-    "unlimited_node_memory_limit": _limit_calculator("feasible", "unlimited", "p"),
-    "unlimited_node_one_month": _limit_calculator("time", "unlimited", "p", ONE_MONTH_DAYS),
-    "unlimited_node_one_year": _limit_calculator("time", "unlimited", "p", ONE_YEAR_DAYS),
+    "one_year_limit": _limit_calculator("time", "limited", "p", ONE_YEAR_DAYS, switches=LIMIT_SWITCHES),
+    "one_year_memory": _limit_calculator("time", "limited", "memory", ONE_YEAR_DAYS, switches=LIMIT_SWITCHES),
+    "unlimited_node_memory_limit": _limit_calculator("feasible", "unlimited", "p", switches=LIMIT_SWITCHES),
+    "unlimited_node_one_month": _limit_calculator("time", "unlimited", "p", ONE_MONTH_DAYS, switches=LIMIT_SWITCHES),
+    "unlimited_node_one_year": _limit_calculator("time", "unlimited", "p", ONE_YEAR_DAYS, switches=LIMIT_SWITCHES),
     "ethernet_x160_slowdown": _ethernet_slowdown,
     "ethernet_improved_beats_baseline_small": _ethernet_small_scale,
     "ethernet_unpartitioned_only_smallest": _ethernet_unpartitioned,

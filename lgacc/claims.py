@@ -173,7 +173,8 @@ class Outcome:
 
     value: float | None
     how: str
-    alternative: Alternative | None = None
+    #: one named alternative, or several tried in turn (the first that agrees explains the claim)
+    alternative: Alternative | tuple[Alternative, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,8 @@ class ClaimResult:
     alternative: dict | None = None
     difference: str = ""
     explanation: str = field(default="")
+    #: every alternative computed for a differing claim: ``{"assumption", "reproduced", "agrees"}``
+    alternatives: tuple[dict, ...] = ()
 
 
 Calculator = Callable[[Hardware], Any]
@@ -237,6 +240,7 @@ def grade(claim: PrintedClaim, outcome: Outcome) -> ClaimResult:
     """Compare one outcome with its printed claim and give the verdict."""
     agrees = claim.agrees(outcome.value)
     alternative = None
+    alternatives: tuple[dict, ...] = ()
     if outcome.value is None:
         verdict = NOT_REPRODUCED
         explanation = outcome.how
@@ -246,22 +250,48 @@ def grade(claim: PrintedClaim, outcome: Outcome) -> ClaimResult:
     else:
         verdict = DIFFERS
         explanation = f"the package gives {outcome.value:.3g} {claim.unit} against the printed {claim.printed}"
-        if outcome.alternative is not None:
-            alt = outcome.alternative
+        tried = _alternatives(outcome)
+        if tried:
+            alt = _chosen(claim, tried)
             alt_agrees = claim.agrees(alt.reproduced)
             alternative = {"assumption": alt.assumption, "reproduced": alt.reproduced, "agrees": alt_agrees}
+            alternatives = tuple({"assumption": a.assumption, "reproduced": a.reproduced,
+                                  "agrees": claim.agrees(a.reproduced)} for a in tried)
             if alt_agrees:
                 verdict = EXPLAINED
                 explanation = f"with {alt.assumption}, the same computation gives {alt.reproduced:.3g} {claim.unit}, which agrees"
             else:
                 shown = "nothing" if alt.reproduced is None else f"{alt.reproduced:.3g}"
-                explanation += f"; with {alt.assumption} it gives {shown}, which does not agree either"
+                closest = "the closest of the switches tried, " if len(tried) > 1 else ""
+                explanation += f"; with {alt.assumption} ({closest}{len(tried)} tried) it gives {shown}, which does not agree either"
             if alt.how:
                 explanation += f" ({alt.how})"
     return ClaimResult(
         claim.id, claim.paper, outcome.value, claim.unit, agrees, claim.printed, claim.tolerance, outcome.how,
         claim.where, claim.rule.text, verdict, alternative, difference(claim.paper, outcome.value, agrees), explanation,
+        alternatives,
     )
+
+
+def _alternatives(outcome: Outcome) -> list[Alternative]:
+    alt = outcome.alternative
+    if alt is None:
+        return []
+    return [alt] if isinstance(alt, Alternative) else list(alt)
+
+
+def _chosen(claim: PrintedClaim, tried: list[Alternative]) -> Alternative:
+    """The first alternative that agrees, else the one closest to the printed number (by log ratio)."""
+    for alt in tried:
+        if claim.agrees(alt.reproduced):
+            return alt
+
+    def distance(alt: Alternative) -> float:
+        value = alt.reproduced
+        if value is None or value <= 0 or claim.paper <= 0:
+            return math.inf
+        return abs(math.log(value / claim.paper))
+    return min(tried, key=distance)
 
 
 def reproduce_claims(hardware: str | Hardware = DEFAULT_HARDWARE) -> list[ClaimResult]:
