@@ -29,6 +29,12 @@ Conventions (see ``book/assumptions.md``, each checked against the paper's table
 * **Generated code**: the sympy expressions are printed once to numpy code cached on
   disk (:mod:`lgacc._codegen`); this module imports no sympy unless the cache is
   rebuilt.
+* **Schedules** (``schedule=``, issue #12): with a named pipeline schedule the bubble, the
+  checkpoint memory (micro-batches held at the peak), the pipeline intensity (one transfer per
+  chunk a device holds) and the data-parallel overlap come from the schedule's closed forms
+  (:func:`lgacc.formulas.schedules.evaluator_terms`, ``evaluation_map()["schedules"]``).  Without
+  one, the method's own pipeline: standard (GPipe) for the baseline and the partitioned
+  approach, modular for the improved method, the paper's evaluation unchanged.
 * **Memory** is per GPU in bytes; :meth:`MemoryBreakdown.in_gib` converts to the
   paper's GB, which are GiB (2**30 bytes).
 * By default the paper's printed forms are evaluated (``form="paper"``);
@@ -50,17 +56,22 @@ from .evaluation_map import (
     ARGUMENTS,
     BUBBLE,
     CAPPED_OVERHEADS,
+    CHUNKED_SCHEDULES,
     DATA_TRANSFERS,
     FORMS,
     OVERHEADS,
     PIPELINE_TRANSFERS,
+    SCHEDULES,
     STATE_OFFLOAD,
+    default_schedule,
     evaluation_map,
     not_overlapped_overhead,
     overlapped_overhead,
+    parse_schedule,
 )
 from .evaluation_map import functions as _functions
 from .evaluation_map import physical_functions as _physical_functions
+from .evaluation_map import schedule_functions as _schedule_functions
 from .models import Transformer, named_model
 
 __all__ = [
@@ -78,6 +89,9 @@ __all__ = [
     "DEFAULT_MAX_OVERHEAD",
     "SECONDS_PER_DAY",
     "kernel_efficiency",
+    "SCHEDULES",
+    "parse_schedule",
+    "check_schedule",
 ]
 
 DEFAULT_STEPS = 100_000
@@ -139,6 +153,11 @@ class Evaluation:
     #: Seconds of one training step at the configuration's batch: ``flops / (n_gpu peak kernel_efficiency efficiency)``.
     step_time_s: float = 0.0
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS
+    #: The pipeline schedule evaluated: the one asked for, or the method's own (baseline and
+    #: partitioned: ``gpipe``, the paper's standard pipeline; improved: ``modular``).
+    schedule: str = "gpipe"
+    #: Chunks per device (``interleaved``, ``breadth-first``); 1 for the other schedules.
+    n_v: int = 1
 
     def summary(self) -> dict[str, Any]:
         """The command line's JSON object."""
@@ -154,6 +173,8 @@ class Evaluation:
             "overheads": dict(self.overheads),
             "feasible": self.feasible,
             "reasons": list(self.reasons),
+            "schedule": self.schedule,
+            "n_v": self.n_v,
         }
 
 
@@ -218,6 +239,19 @@ def _check_options(max_overhead, steps, form, assumptions) -> None:
         raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.assumptions.Assumptions")
 
 
+def check_schedule(schedule: str | None, n_v) -> str | None:
+    """The schedule's name (``None`` stays ``None``: the method's own pipeline), after checking ``n_v``:
+    positive integers, and 1 unless the schedule has chunks (:data:`CHUNKED_SCHEDULES`)."""
+    name = None if schedule is None else parse_schedule(schedule)
+    chunks = _as_int_array("n_v", n_v)
+    if name not in CHUNKED_SCHEDULES and np.any(chunks != 1):
+        shown = int(chunks.flat[np.flatnonzero(chunks != 1)[0]])
+        which = "no schedule is given" if name is None else f"schedule {name} has one chunk per device"
+        raise UserInputError(f"n_v={shown}: {which}; n_v (chunks per device) applies to "
+                             f"{' and '.join(CHUNKED_SCHEDULES)} only")
+    return name
+
+
 def kernel_efficiency(hardware: Hardware) -> float:
     """Fraction of peak the compute kernels reach (``hardware.kernel_efficiency``, 1.0 when the spec has none).
 
@@ -244,6 +278,8 @@ def evaluate_many(
     steps: int = DEFAULT_STEPS,
     form: str = "paper",
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+    schedule: str | None = None,
+    n_v=1,
 ) -> dict[str, np.ndarray]:
     """Evaluate every configuration of broadcastable integer arrays at once.
 
@@ -255,6 +291,15 @@ def evaluate_many(
     input (non-positive counts, unknown method) raises :class:`UserInputError`.
     ``assumptions`` (:class:`lgacc.assumptions.Assumptions`) sets every choice the
     paper leaves open; the defaults reproduce its tables.
+
+    ``schedule`` (a name of :data:`SCHEDULES`, or ``standard`` for ``gpipe``) replaces the method's
+    pipeline where ``n_l > 1``: the bubble, the checkpoint memory (micro-batches held at the peak),
+    the pipeline intensity and the data-parallel overlap come from the schedule's closed forms
+    (:func:`lgacc.formulas.schedules.evaluator_terms`; see ``evaluation_map()["schedules"]``), with
+    ``n_v`` chunks per device for ``interleaved`` and ``breadth-first``.  ``None`` (the default) is
+    the method's own pipeline, exactly as the paper evaluates it.  A configuration the schedule cannot
+    run (``n_l n_v`` not dividing ``d_l``; interleaved with ``n_mu`` not a multiple of ``n_l``) is
+    flagged by ``ok_schedule``.
     """
     model = named_model(model) if isinstance(model, str) else model
     if not isinstance(model, Transformer):
@@ -263,9 +308,11 @@ def evaluate_many(
     A = assumptions
     hardware = apply_to_hardware(load_hardware(hardware), A)
     method = parse_method(method)
+    sched = check_schedule(schedule, n_v)
     steps = int(steps)
-    nb, nl, na, nmu, bmu = (
-        _as_int_array(name, v) for name, v in (("n_b", n_b), ("n_l", n_l), ("n_a", n_a), ("n_mu", n_mu), ("b_mu", b_mu))
+    nb, nl, na, nmu, bmu, nv = (
+        _as_int_array(name, v)
+        for name, v in (("n_b", n_b), ("n_l", n_l), ("n_a", n_a), ("n_mu", n_mu), ("b_mu", b_mu), ("n_v", n_v))
     )
     off = _as_bool_array("offload", offload)
     part = (
@@ -273,7 +320,7 @@ def evaluate_many(
         if partitioned is None
         else _as_bool_array("partitioned", partitioned)
     )
-    nb, nl, na, nmu, bmu, off, part = np.broadcast_arrays(nb, nl, na, nmu, bmu, off, part)
+    nb, nl, na, nmu, bmu, off, part, nv = np.broadcast_arrays(nb, nl, na, nmu, bmu, off, part, nv)
     batch = _checked_product("the batch b = n_b n_mu b_mu", nb, nmu, bmu)
     n_gpu = _checked_product("the GPU count n_gpu = n_b n_l n_a", nb, nl, na)
     if overlap_pipeline is None:
@@ -287,11 +334,20 @@ def evaluate_many(
     kinds = _physical_functions(form) if physical else {}
     loss = 1.0 / A.overlap_efficiency  # an overlapped transfer sees the bandwidth times overlap_efficiency
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        fb, fl, fa, fmu, fbatch = (x.astype(float) for x in (nb, nl, na, nmu, batch))
+        fb, fl, fa, fmu, fbatch, fv = (x.astype(float) for x in (nb, nl, na, nmu, batch, nv))
 
         def call(name: str | Any) -> np.ndarray:
             fn = f[name] if isinstance(name, str) else name
             return np.broadcast_to(np.asarray(fn(*model_args, fbatch, fb, fl, fa, fmu), dtype=float), nb.shape)
+
+        terms = _schedule_functions(form) if sched is not None else {}
+
+        def term(name: str) -> np.ndarray:
+            """The schedule's term ``name`` (:data:`lgacc.evaluation_map.SCHEDULE_TERMS`)."""
+            fn = terms[f"{name}:{sched}"]
+            return np.broadcast_to(np.asarray(fn(*model_args, fbatch, fb, fl, fa, fmu, fv), dtype=float), nb.shape)
+
+        pipelined = nl > 1
 
         def overlapped(kind: str, ratio: np.ndarray) -> np.ndarray:
             """eq:overlap_condition in the chosen convention: the paper's ``max(0, r - 1)``, or the
@@ -318,17 +374,25 @@ def evaluate_many(
         nu_ib = hardware.threshold("infiniband")
         nu_nvlink = hardware.threshold("nvlink")
         layered = np.full(nb.shape, method.layered)
+        if sched is not None:
+            # A schedule whose reduction window spans every micro-batch accumulates layer by layer.
+            layered = np.where(pipelined, term("layered_window") > 0, layered)
 
         # --- memory ---
         state = np.where(part, call("state_part"), call("state"))
         checkpoint = call("checkpoint_memory")
+        if sched is not None:
+            checkpoint = checkpoint * np.where(pipelined, term("checkpoint_share"), 1.0)
         buffers = call("buffers")
         activations = call("activations")
         offloadable = state + checkpoint
         non_offloadable = buffers + activations
 
         # --- overheads, each read from the declarative map ---
-        bubble = np.where(nl > 1, by_case(BUBBLE, [layered], call), 0.0)
+        if sched is None:
+            bubble = np.where(nl > 1, by_case(BUBBLE, [layered], call), 0.0)
+        else:
+            bubble = np.where(pipelined, term("bubble"), 0.0)
 
         tensor_on_ib = (na > hardware.gpus_per_node) if A.tensor_placement == "node" else np.ones(nb.shape, bool)
         tensor_link = np.where(tensor_on_ib, nu_ib, nu_nvlink)
@@ -339,7 +403,13 @@ def evaluate_many(
             (nl * na <= hardware.gpus_per_node) if A.pipeline_placement == "intra-node" else np.zeros(nb.shape, bool)
         )
         pipe_link = np.where(pipe_on_nvlink, nu_nvlink, nu_ib)
-        nu_pipe = np.where(nl > 1, by_case(PIPELINE_TRANSFERS, [layered], lambda e: call(e[0])), np.inf)
+        if sched is None:
+            nu_pipe = np.where(nl > 1, by_case(PIPELINE_TRANSFERS, [layered], lambda e: call(e[0])), np.inf)
+            pipe_chunked = layered
+        else:
+            nu_pipe = np.where(pipelined, term("pipeline_intensity"), np.inf)
+            # physical passes: those of the standard pipeline for one chunk per device, else the modular one's
+            pipe_chunked = np.full(nb.shape, sched == "modular") | (nv > 1)
         ratio_pipe = pipe_link / nu_pipe
         if A.pipeline_overlap == "extra-micro-batches":
             pipe_overlapped = overlap & (nmu >= nl * (1 + ratio_pipe * loss))
@@ -347,16 +417,27 @@ def evaluate_many(
             pipe_overlapped = overlap
         else:
             pipe_overlapped = np.zeros(nb.shape, bool)
-        pipe_ov = by_case(PIPELINE_TRANSFERS, [layered], lambda e: overlapped(e[1], ratio_pipe * loss))
+        pipe_ov = by_case(PIPELINE_TRANSFERS, [pipe_chunked], lambda e: overlapped(e[1], ratio_pipe * loss))
         pipeline = np.where(nl > 1, np.where(pipe_overlapped, pipe_ov, not_overlapped_overhead(ratio_pipe)), 0.0)
 
         data_case = [layered, part, nl > 1]
         nu_data = np.where(nb > 1, by_case(DATA_TRANSFERS, data_case, lambda e: call(e[0])), np.inf)
+        if sched is not None:
+            # a layered schedule hides the reduction behind its window, relative to the modular pipeline's
+            nu_data = nu_data * np.where(pipelined & layered, term("data_window"), 1.0)
         ratio_data = nu_ib / nu_data
         data = by_case(
             DATA_TRANSFERS, data_case,
             lambda e: overlapped(e[2], ratio_data * loss) if e[1] else not_overlapped_overhead(ratio_data),
         )
+        if sched is not None:
+            # A replicated state under a schedule that does not hide the reduction behind every micro-batch
+            # falls under the paper's rule for its standard pipeline (not overlapped); the schedule's own
+            # window (none when d_l = n_l, as in the paper's baseline rows) may still hide it for less.
+            window = term("data_overlap")
+            behind = pipelined & ~layered & ~part & (window > 0)
+            hidden = overlapped("data_base", ratio_data * loss / np.where(behind, window, 1.0))
+            data = np.where(behind, np.minimum(data, hidden), data)
         data = np.where(nb > 1, data, 0.0)
 
         nu_cpu = hardware.threshold("cpu_gpu") * loss
@@ -391,6 +472,13 @@ def evaluate_many(
         step_time_s = step_flops / flop_rate
 
     memory_limit = hardware.memory_bytes
+    if sched is None:
+        ok_schedule = np.ones(nb.shape, bool)
+    else:
+        chunks = _checked_product("the chunks n_l n_v", nl, nv)
+        ok_schedule = (nl == 1) | ((chunks <= model.d_l) & A.allows_layers(model.d_l, chunks))
+        if sched == "interleaved":
+            ok_schedule &= (nl == 1) | (nv == 1) | (nmu % nl == 0)
     ok = {
         "ok_batch": batch <= b_c,
         "ok_micro_batches": (nl == 1) | (nmu >= nl),
@@ -400,6 +488,7 @@ def evaluate_many(
         "ok_heads_divide": A.replace(heads_cap=False).allows_heads(model.d_a, na),
         "ok_memory": np.where(off, non_offloadable <= memory_limit, offloadable + non_offloadable <= memory_limit),
         "ok_overheads": np.all([overheads[name] <= max_overhead for name in CAPPED_OVERHEADS], axis=0),
+        "ok_schedule": ok_schedule,
     }
     feasible = np.all(list(ok.values()), axis=0)
     result: dict[str, np.ndarray] = {
@@ -429,8 +518,16 @@ def evaluate_many(
     return result
 
 
-def _reasons(model: Transformer, hardware: Hardware, config: TrainingConfig, r: Mapping[str, Any], max_overhead: float) -> list[str]:
+def _reasons(model: Transformer, hardware: Hardware, config: TrainingConfig, r: Mapping[str, Any], max_overhead: float,
+             schedule: str | None = None, n_v: int = 1) -> list[str]:
     reasons = []
+    if not r["ok_schedule"]:
+        if model.d_l % (config.n_l * n_v):
+            reasons.append(f"n_l n_v = {config.n_l} x {n_v} does not divide d_l={model.d_l}: each of the {schedule} "
+                           "schedule's chunks holds whole layers (assumption divisible_layers)")
+        else:
+            reasons.append(f"n_mu={config.n_mu} is not a multiple of n_l={config.n_l}: the interleaved schedule with "
+                           f"n_v={n_v} runs the micro-batches in rounds of n_l")
     if not r["ok_batch"]:
         reasons.append(f"batch b={config.b} exceeds the critical batch b_c={r['critical_batch']:.1f} (eq:critical_batch)")
     if not r["ok_micro_batches"]:
@@ -468,6 +565,8 @@ def evaluate(
     steps: int = DEFAULT_STEPS,
     form: str = "paper",
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+    schedule: str | None = None,
+    n_v: int = 1,
 ) -> Evaluation:
     """Evaluate one configuration: efficiency, time, memory per GPU, overheads, feasibility.
 
@@ -475,6 +574,9 @@ def evaluate(
     (``n_l > d_l``: a stage without a layer); every other broken rule (divisibility,
     ``n_a > d_a`` under ``heads_cap``, batch, memory, overheads) is listed in
     ``reasons`` and makes ``feasible`` false.
+
+    ``schedule`` and ``n_v`` are :func:`evaluate_many`'s (``None``: the method's own pipeline);
+    more chunks than layers (``n_l n_v > d_l``) raises :class:`UserInputError`.
     """
     model = named_model(model) if isinstance(model, str) else model
     if not isinstance(model, Transformer):
@@ -484,6 +586,13 @@ def evaluate(
     if not isinstance(config, TrainingConfig):
         raise UserInputError(f"config must be a TrainingConfig, got {type(config).__name__}")
     config.check_model(model, heads_cap=assumptions.heads_cap)
+    sched = check_schedule(schedule, n_v)
+    n_v = int(_as_int_array("n_v", n_v))
+    if config.n_l > 1 and config.n_l * n_v > model.d_l:
+        raise UserInputError(
+            f"training configuration: n_l n_v = {config.n_l} x {n_v} = {config.n_l * n_v} exceeds the {model.name} "
+            f"layer count d_l={model.d_l} (a chunk of the {sched} schedule needs at least one layer)"
+        )
     arrays = evaluate_many(
         model,
         hardware,
@@ -500,9 +609,11 @@ def evaluate(
         steps=steps,
         form=form,
         assumptions=assumptions.replace(gb="GiB"),  # the hardware is already read under ``gb``
+        schedule=sched,
+        n_v=n_v,
     )
     r = {key: value.item() for key, value in arrays.items()}
-    reasons = _reasons(model, hardware, config, r, max_overhead)
+    reasons = _reasons(model, hardware, config, r, max_overhead, sched, n_v)
     return Evaluation(
         model=model,
         hardware=hardware,
@@ -524,4 +635,6 @@ def evaluate(
         intensities={key[3:]: float(r[key]) for key in r if key.startswith("nu_")},
         step_time_s=float(r["step_time_s"]),
         assumptions=assumptions,
+        schedule=default_schedule(config.method.layered) if sched is None else sched,
+        n_v=n_v,
     )

@@ -30,9 +30,18 @@ __all__ = [
     "PIPELINE_TRANSFERS",
     "STATE_OFFLOAD",
     "BUBBLE",
+    "SCHEDULES",
+    "SCHEDULE_ALIASES",
+    "CHUNKED_SCHEDULES",
+    "METHOD_SCHEDULES",
+    "SCHEDULE_TERMS",
+    "SCHEDULE_ARGUMENTS",
+    "parse_schedule",
+    "default_schedule",
     "evaluation_map",
     "functions",
     "physical_functions",
+    "schedule_functions",
 ]
 
 #: Named overheads, in the order they are reported.
@@ -87,6 +96,41 @@ STATE_OFFLOAD = {
 #: The bubble by ``layered``.
 BUBBLE = {False: "bubble_standard", True: "bubble_modular"}
 
+# --- pipeline schedules (--schedule): each term from lgacc.formulas.schedules.evaluator_terms ----
+
+#: The schedules the evaluator takes; the same names as :data:`lgacc.formulas.schedules.SCHEDULES`.
+SCHEDULES = ("gpipe", "1f1b", "interleaved", "breadth-first", "zero-bubble", "modular")
+#: Other names accepted for a schedule: the paper's "standard" pipeline is GPipe.
+SCHEDULE_ALIASES = {"standard": "gpipe"}
+#: Schedules with ``v`` chunks per device (``n_v``); the others have one chunk (``n_v = 1``).
+CHUNKED_SCHEDULES = ("interleaved", "breadth-first")
+#: The pipeline of each method when no schedule is given, by ``layered`` (sec:methodology: the baseline
+#: and the partitioned approach use the standard pipeline, the improved method the modular one).
+METHOD_SCHEDULES = {False: "gpipe", True: "modular"}
+#: What the evaluator reads of a schedule (generated per schedule as ``"<term>:<schedule>"``):
+#: the bubble; the checkpoint memory over the paper's (peak micro-batches held over ``n_mu``); the
+#: pipeline intensity (eq:pipeline_intensity_base over the chunks per device); the gradient-reduction
+#: window over the modular pipeline's; that window as ``n_mu`` grows (positive: layered accumulation); and the
+#: window itself, the share of the step's compute that can hide the reduction (``data_overlap_fraction``).
+SCHEDULE_TERMS = ("bubble", "checkpoint_share", "pipeline_intensity", "data_window", "layered_window", "data_overlap")
+#: Arguments of the schedule functions: :data:`ARGUMENTS` and ``v``, the chunks per device (``--n-v``).
+SCHEDULE_ARGUMENTS = (*ARGUMENTS, "v")
+
+
+def parse_schedule(value: str) -> str:
+    """A schedule of :data:`SCHEDULES` from its name or alias (case-insensitive), or one clear error."""
+    text = str(value).strip().lower()
+    text = SCHEDULE_ALIASES.get(text, text)
+    if text not in SCHEDULES:
+        names = ", ".join((*SCHEDULES, *(f"{a} (= {n})" for a, n in SCHEDULE_ALIASES.items())))
+        raise UserInputError(f"unknown schedule {value!r}; expected one of {names}")
+    return text
+
+
+def default_schedule(layered: bool) -> str:
+    """The schedule the paper's method uses when none is given (:data:`METHOD_SCHEDULES`)."""
+    return METHOD_SCHEDULES[bool(layered)]
+
 
 def evaluation_map() -> dict[str, Any]:
     """The evaluator as data: which derivation each overhead reads in each case, over which link, with
@@ -131,6 +175,27 @@ def evaluation_map() -> dict[str, Any]:
                  "tensor transfers", "rule": "overlapped (eq:overlap_condition), paper form in both conventions",
                  "absent_when": "not offload"},
         "bubble": {"cases": {f"layered={k}": v for k, v in BUBBLE.items()}, "absent_when": "n_l == 1"},
+        "schedules": {
+            "names": SCHEDULES,
+            "aliases": dict(SCHEDULE_ALIASES),
+            "chunked": CHUNKED_SCHEDULES,
+            "default": {f"layered={k}": v for k, v in METHOD_SCHEDULES.items()},
+            "arguments": SCHEDULE_ARGUMENTS,
+            "functions": {name: {term: f"{term}:{name}" for term in SCHEDULE_TERMS} for name in SCHEDULES},
+            "applies_when": "a schedule is given and n_l > 1 (else the method's own terms above)",
+            "rules": {
+                "bubble": "the schedule's bubble replaces the method's",
+                "checkpoint": "checkpoint memory times checkpoint_share",
+                "pipeline": "nu_l = pipeline_intensity; overlap rule and link as above (physical kind pipeline_base "
+                            "for one chunk per device, pipeline_improved otherwise)",
+                "data": "layered = layered_window > 0 replaces the method's layered in the data and state offload "
+                        "cases; a layered schedule's data intensity is multiplied by data_window; a replicated "
+                        "state under a schedule that is not layered costs the lesser of the paper's not-overlapped "
+                        "rule and the reduction overlapped with the data_overlap share of the step (intensity "
+                        "b d_s / n_b times data_overlap; none at d_l = n_l)",
+                "feasible": "n_l v divides d_l under divisible_layers; interleaved with v > 1 needs n_l to divide n_mu",
+            },
+        },
     }
 
 
@@ -186,6 +251,40 @@ def _generated(form: str) -> dict[str, Any]:
     if form not in FORMS:
         raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
     return _codegen.compiled(f"evaluate-{form}", _SOURCES, lambda: _build(form))
+
+
+def _build_schedules(form: str):
+    """The schedule terms of ``form`` as sympy expressions (imports sympy)."""
+    from . import symbols
+    from .formulas.schedules import evaluator_terms, v
+
+    import sympy
+
+    def pairwise(e):  # Min(a, b, ...) as nested Piecewise: the generated module imports numpy only
+        first, *rest = e.args
+        for other in rest:
+            first = sympy.Piecewise((first, first <= other), (other, True))
+        return first
+
+    args = (*(getattr(symbols, name) for name in ARGUMENTS), v)
+    exprs = {}
+    for name in SCHEDULES:
+        for term, (exact, paper) in evaluator_terms(name).items():
+            expr = exact if form == "exact" else paper
+            exprs[f"{term}:{name}"] = (args, expr.replace(lambda e: isinstance(e, sympy.Min), pairwise))
+    return exprs, {}
+
+
+@cache
+def _generated_schedules(form: str) -> dict[str, Any]:
+    if form not in FORMS:
+        raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
+    return _codegen.compiled(f"schedules-{form}", _SOURCES, lambda: _build_schedules(form))
+
+
+def schedule_functions(form: str) -> dict[str, Any]:
+    """``{"<term>:<schedule>": f(*SCHEDULE_ARGUMENTS)}`` for every schedule and :data:`SCHEDULE_TERMS`."""
+    return _generated_schedules(form)["FUNCTIONS"]
 
 
 def functions(form: str) -> dict[str, Any]:

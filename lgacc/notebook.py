@@ -7,6 +7,7 @@ computes anything of the paper's.
 from __future__ import annotations
 
 import base64
+import html
 import io
 import re
 from typing import Any, Sequence
@@ -141,16 +142,55 @@ def _html(text: str) -> None:
         display(HTML(text))
 
 
-def show_comparison(artifact: Artifact, reproduced: Any) -> pd.DataFrame:
-    """Display the paper beside the reproduction, then one line saying whether they agree.
+_PAPER, _REPRODUCED, _AGREES = " (paper)", " (reproduced)", " agrees"
 
-    A reproduced table also gets a CSV download link.
+
+def compact_comparison(comparison: pd.DataFrame) -> pd.DataFrame:
+    """One column per quantity instead of three (paper, reproduced, agrees), as HTML cells.
+
+    A cell shows the reproduced value; where it differs from the paper it is marked
+    ✗, highlighted, and the printed value is shown beneath it.  Any other printed value
+    that reads differently (not graded, or agreeing within a stated rule) is shown
+    beneath too, unmarked.
+    The wide three-column form stays available as a CSV download.
     """
+    columns = [str(c) for c in comparison.columns]
+    quantities = [c[: -len(_REPRODUCED)] for c in columns if c.endswith(_REPRODUCED)]
+    keys = [c for c in columns if not c.endswith((_PAPER, _REPRODUCED, _AGREES))]
+
+    def cell(row: pd.Series, quantity: str) -> str:
+        value = row.get(quantity + _REPRODUCED)
+        printed = row.get(quantity + _PAPER)
+        verdict = row.get(quantity + _AGREES)
+        shown = html.escape("—" if _missing(value) else str(value))
+        paper = None if printed is None or _missing(printed) else html.escape(str(printed))
+        if verdict is not None and not _missing(verdict) and not bool(verdict):
+            return (f'<span class="lgacc-differs">{DIFFER_MARK} {shown}</span>'
+                    f'<br><span class="lgacc-printed">paper: {paper if paper is not None else "—"}</span>')
+        if paper is not None and paper != shown:  # ungraded, or agreeing by a rule other than equality
+            return f'{shown}<br><span class="lgacc-printed">paper: {paper}</span>'
+        return shown
+
+    rows = []
+    for _, row in comparison.iterrows():
+        record = {key: html.escape(str(row[key])) for key in keys}
+        record.update({quantity: cell(row, quantity) for quantity in quantities})
+        rows.append(record)
+    return pd.DataFrame(rows, columns=keys + quantities)
+
+
+def show_comparison(artifact: Artifact, reproduced: Any) -> pd.DataFrame:
+    """Display the reproduction with every difference from the paper marked, then one line
+    saying whether they agree, then downloads of the reproduced table and of the full
+    paper-beside-reproduction comparison (CSV)."""
     comparison = artifact.compare(reproduced)
-    _html(f'<div class="lgacc-scroll" style="overflow-x: auto; max-width: 100%">{styled_comparison(comparison).to_html()}</div>')
+    _html(table_html(compact_comparison(comparison), escape=False, classes="lgacc-comparison"))
     _markdown(comparison_sentence(comparison))
     if isinstance(reproduced, pd.DataFrame):
         show_csv_download(reproduced, artifact.label)
+        _html(_download_link(comparison.to_csv(index=False).encode(),
+                             artifact.label.replace(":", "_") + "_comparison.csv", "text/csv",
+                             "Download the paper beside the reproduction, cell by cell (CSV)"))
     return comparison
 
 
@@ -303,9 +343,10 @@ def readable_frame(frame: pd.DataFrame, formats: dict[str, Any] | None = None, t
     return shown.rename(columns={c: titles.get(str(c), c) for c in shown.columns})
 
 
-def table_html(frame: pd.DataFrame, escape: bool = True) -> str:
+def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "") -> str:
     """A table without index, in a container that scrolls sideways if it is wider than the page."""
-    body = frame.to_html(index=False, escape=escape, border=0, classes="dataframe lgacc-table", na_rep="—")
+    body = frame.to_html(index=False, escape=escape, border=0, classes=f"dataframe lgacc-table {classes}".strip(),
+                         na_rep="—")
     return f'<div class="lgacc-scroll" style="overflow-x: auto; max-width: 100%">{body}</div>'
 
 

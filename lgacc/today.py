@@ -21,10 +21,18 @@ from .search import fastest
 TODAYS_HARDWARE = ("a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200-nvl72")
 METHODS = (Method.BASELINE, Method.PARTITIONED, Method.IMPROVED)
 
-#: Thresholds of the conclusions' verdicts (stated, so a reader can change them).
-SPEEDUP_FOR_HALVING = 1.5  # "cut the shortest training time by half", read generously
-MEMORY_FRACTION_FOR_NO_WALL = 0.25  # the improved footprint stays a small share of the GPU
-ABOUT_A_WEEK_DAYS = 14.0  # "train the model in a week", within a factor two
+#: The paper's headline conclusions, each graded in the sense of its own words.
+#: "cut the shortest training time by half" (abstract): the speed-up rounds to 2 at the
+#: one significant digit of "half", i.e. lies in [1.5, 2.5).
+HALVING_SPEEDUP = (1.5, 2.5)
+#: "allow training at least twice as fast as previous methods" (introduction): no rounding.
+AT_LEAST_TWICE = 2.0
+#: "reducing the memory usage to a tiny fraction of the available GPU memory" (abstract):
+#: read as at most a tenth (a stated reading; the paper gives no number).
+TINY_FRACTION = 0.10
+#: "reducing the minimum training time to one week for a trillion-parameter model"
+#: (introduction): a week or less, i.e. below 1.5 weeks (one week at one significant digit).
+ONE_WEEK_DAYS = 7.0 * 1.5
 
 
 def fastest_by_method(model: Transformer | str, hardware: Hardware | str) -> pd.DataFrame:
@@ -68,27 +76,52 @@ class Conclusion:
     holds: bool
 
 
+#: The conclusions in the order the page lists them, with the words each is graded on.
+CLAIMS = {
+    "fastest": "layered accumulation + modular pipeline is the fastest method",
+    "halving": "they cut the shortest training time by half (speed-up 1.5 to 2.5)",
+    "twice": "at least twice as fast as previous methods (speed-up ≥ 2)",
+    "memory": "memory use is a tiny fraction of the GPU's (≤ 10 %)",
+    "week": "a trillion-parameter model trains in a week or less (< 10.5 d)",
+}
+
+
 def conclusions(comparison: pd.DataFrame) -> pd.DataFrame:
-    """The paper's headline conclusions, re-tested on each spec of ``comparison``."""
+    """The paper's headline conclusions, re-tested on each spec of ``comparison``.
+
+    Each is graded by the reading of its words stated in :data:`CLAIMS` (thresholds
+    above): on the paper's own numbers (13 d and 6.8 d) "at least twice as fast" does
+    not hold (1.9×), which is reported, not read away.
+    """
     out: list[Conclusion] = []
     for name, rows in comparison.groupby("hardware", sort=False):
         by_method = rows.set_index("method")
         feasible = by_method[by_method["feasible"]]
         if Method.IMPROVED.value not in feasible.index:
-            out.append(Conclusion(name, "the improved method trains the model", "no feasible configuration", False))
+            out.extend(Conclusion(name, claim, "no feasible configuration", False) for claim in CLAIMS.values())
             continue
         improved = feasible.loc[Method.IMPROVED.value]
         others = feasible.drop(index=Method.IMPROVED.value)
         best_other = others["time_days"].min() if len(others) else float("inf")
         speedup = best_other / improved["time_days"]
-        out.append(Conclusion(name, "layered accumulation + modular pipeline is the fastest method",
-                              f"{improved['time_days']:.3g} d against {best_other:.3g} d", bool(speedup > 1)))
-        out.append(Conclusion(name, f"it cuts the shortest training time by about half (speed-up ≥ {SPEEDUP_FOR_HALVING:g})",
-                              f"speed-up {speedup:.2f}×", bool(speedup >= SPEEDUP_FOR_HALVING)))
-        out.append(Conclusion(name, f"there is no memory wall (improved footprint ≤ {MEMORY_FRACTION_FOR_NO_WALL:.0%} of the GPU)",
-                              f"{improved['memory_gib']:.3g} GiB = {improved['memory_fraction']:.1%} of the GPU",
-                              bool(improved["memory_fraction"] <= MEMORY_FRACTION_FOR_NO_WALL)))
-        out.append(Conclusion(name, f"a trillion-parameter model trains in about a week (≤ {ABOUT_A_WEEK_DAYS:g} d)",
-                              f"{improved['time_days']:.3g} d on {int(improved['n_gpu'])} GPUs",
-                              bool(improved["time_days"] <= ABOUT_A_WEEK_DAYS)))
+        low, high = HALVING_SPEEDUP
+        out += [
+            Conclusion(name, CLAIMS["fastest"], f"{improved['time_days']:.3g} d vs {best_other:.3g} d", bool(speedup > 1)),
+            Conclusion(name, CLAIMS["halving"], f"{speedup:.2f}×", bool(low <= speedup < high)),
+            Conclusion(name, CLAIMS["twice"], f"{speedup:.2f}×", bool(speedup >= AT_LEAST_TWICE)),
+            Conclusion(name, CLAIMS["memory"], f"{improved['memory_gib']:.3g} GiB, {improved['memory_fraction']:.1%}",
+                       bool(improved["memory_fraction"] <= TINY_FRACTION)),
+            Conclusion(name, CLAIMS["week"], f"{improved['time_days']:.3g} d on {int(improved['n_gpu']):,} GPUs",
+                       bool(improved["time_days"] < ONE_WEEK_DAYS)),
+        ]
     return pd.DataFrame([c.__dict__ for c in out])
+
+
+def conclusions_matrix(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """One row per conclusion, one column per hardware, each cell "measure ✓" or "measure ✗"."""
+    marked = verdicts.assign(cell=[f"{m} {'✓' if h else '✗'}" for m, h in zip(verdicts["measure"], verdicts["holds"])])
+    matrix = marked.pivot(index="claim", columns="hardware", values="cell")
+    order = [c for c in CLAIMS.values() if c in matrix.index]
+    matrix = matrix.loc[order, list(dict.fromkeys(verdicts["hardware"]))].reset_index().rename(columns={"claim": "conclusion"})
+    matrix.columns.name = None
+    return matrix

@@ -20,7 +20,8 @@ def test_json_output_has_the_contract_keys(capsys):
     code, out, err = run(capsys, HEADLINE)
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons"}
+    assert set(data) == {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
+                         "schedule", "n_v"}  # issue #12 added the schedule keys
     assert set(data["memory_gib"]) == {"state", "checkpoint", "buffers", "activations", "offloadable", "non_offloadable"}
     assert data["b"] == 2415 and data["n_gpu"] == 38640 and data["feasible"] is True
     assert round(data["efficiency"], 2) == 0.88

@@ -8,7 +8,8 @@ import pytest
 
 from lgacc.cli import main
 
-EVALUATE_KEYS = {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons"}
+EVALUATE_KEYS = {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
+                 "schedule", "n_v"}  # issue #12 added the schedule keys
 CONFIG_KEYS = {"n_b", "n_l", "n_a", "n_mu", "b_mu", "offload"}
 
 

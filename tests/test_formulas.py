@@ -9,6 +9,7 @@ from lgacc.formulas import Derivation, derivation, derivations, leading_order
 from lgacc.formulas.compute import PASS_FACTORS, batch_flops
 from lgacc.formulas.memory import activation_bytes_per_token, mixed_buffering_table
 from lgacc.formulas.network import tensor_intensity
+from lgacc.formulas.printed import printed_formula, printed_formulas
 from lgacc.models import x_model
 from lgacc.paper import load_paper
 from lgacc.symbols import b, d_a, d_l, d_m, d_s, n_a, n_b, n_I, n_l, n_mu, p, p_l
@@ -49,12 +50,73 @@ def test_derivation_reproduces_printed_form(d):
     assert sympy.simplify(d.limit - d.paper) == 0, (d.key, d.limit, d.paper)
 
 
+def _nodes(expr, path=()):
+    """Every sub-expression of ``expr`` with its position (argument indices from the root)."""
+    yield path, expr
+    for i, arg in enumerate(expr.args):
+        yield from _nodes(arg, path + (i,))
+
+
+def _replace_at(expr, path, new):
+    if not path:
+        return new
+    args = list(expr.args)
+    args[path[0]] = _replace_at(args[path[0]], path[1:], new)
+    return expr.func(*args)
+
+
+def perturbations(expr, symbols):
+    """Small errors of ``expr``, built from its tree: each integer (coefficient or power) off by one,
+    each rational's numerator or denominator off by one, each additive term dropped, each free symbol
+    replaced by another of ``symbols``, and the whole 5 % off.  ``(description, wrong expression)``."""
+    out = []
+    for path, node in _nodes(expr):
+        if isinstance(node, sympy.Integer):
+            out += [(f"{node} -> {node + delta}", _replace_at(expr, path, node + delta)) for delta in (1, -1)]
+        elif isinstance(node, sympy.Rational):
+            for num, den in ((node.p + 1, node.q), (node.p - 1, node.q), (node.p, node.q + 1), (node.p, node.q - 1)):
+                if den > 0:
+                    out.append((f"{node} -> {num}/{den}", _replace_at(expr, path, sympy.Rational(num, den))))
+        elif isinstance(node, sympy.Add):
+            out += [(f"drop {term}", _replace_at(expr, path, sympy.Add(*(node.args[:i] + node.args[i + 1:]))))
+                    for i, term in enumerate(node.args)]
+    for old in sorted(expr.free_symbols, key=str):
+        out += [(f"{old} -> {new}", expr.xreplace({old: new})) for new in symbols if new != old]
+    out += [("5 % high", expr * sympy.Rational(21, 20)), ("5 % low", expr * sympy.Rational(19, 20))]
+    return out
+
+
+def test_perturbations_include_the_errors_a_reader_would_make():
+    wrong = {sympy.srepr(e) for _, e in perturbations(12 * p / (n_l * n_a), [p, n_l, n_a])}
+    for expected in (11 * p / (n_l * n_a), 13 * p / (n_l * n_a), 12 * p / n_l**2, 12 * p / (n_l * n_a**2), 12 * p / n_l,
+                     12 * p * sympy.Rational(21, 20) / (n_l * n_a)):
+        assert sympy.srepr(expected) in wrong, expected
+    wrong = {sympy.srepr(e) for _, e in perturbations(12 * d_m**2 + 13 * d_m, [d_m])}
+    for expected in (12 * d_m + 13 * d_m, 12 * d_m**2, 13 * d_m, 12 * d_m**3 + 13 * d_m, 12 * d_m**2 + 12 * d_m):
+        assert sympy.srepr(expected) in wrong, expected
+
+
 @pytest.mark.parametrize("d", ALL, ids=[d.key for d in ALL])
 def test_check_can_fail(d):
-    # the same check rejects a form off by a factor: the test is not vacuous
-    wrong = dataclasses.replace(d, limit=2 * d.limit)
-    if d.paper != 0:
-        assert not wrong.holds()
+    """The check rejects every small error of the derived side, not only a factor 2."""
+    symbols = sorted(d.limit.free_symbols | d.paper.free_symbols, key=str)
+    wrong = perturbations(d.limit, symbols)
+    assert len(wrong) > 2, d.key  # more than the two 5 % errors: symbol swaps, coefficients and powers where any
+    accepted = [description for description, expr in wrong if dataclasses.replace(d, limit=expr).holds()]
+    assert not accepted, (d.key, accepted)
+
+
+def test_typed_printed_forms_are_the_papers_text():
+    """Where a derivation's printed form is typed (the evaluator's 'paper' form reads it), it equals the
+    parse of the paper's LaTeX transcribed in data/paper/printed_formulas.yaml."""
+    keys = {d.key for d in ALL}
+    transcribed = [key for key in printed_formulas() if key in keys]
+    assert {"data_intensity_base", "tensor_intensity", "state_offload_intensity_impr_part", "compute_per_device",
+            "checkpoint_offload_intensity", "bubble_standard", "state_memory"} <= set(transcribed)
+    for key in transcribed:
+        d = derivation(key)
+        typed = d.details.get("printed", d.paper)  # the form as printed, before p is written in d_m
+        assert sympy.simplify(typed - printed_formula(key)) == 0, (key, typed, printed_formula(key))
 
 
 def test_leading_order():

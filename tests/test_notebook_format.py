@@ -50,3 +50,19 @@ def test_findings_count_verdicts_from_status_and_name_the_gap():
     assert "1 of 2 tables and figures reproduce" in text
     assert "1 of 2 printed cells agree." in text
     assert readable_value(0.428, "fraction") == "42.8 %"
+
+
+def test_compact_comparison_marks_only_the_differences():
+    from lgacc.notebook import compact_comparison
+
+    comparison = pd.DataFrame([
+        {"method": "Baseline", "n_gpu (paper)": "7400", "n_gpu (reproduced)": "7360", "n_gpu agrees": False,
+         "b (paper)": "2415", "b (reproduced)": "2415", "b agrees": True,
+         "n_a (paper)": "4", "n_a (reproduced)": "8"},
+    ])
+    shown = compact_comparison(comparison)
+    assert list(shown.columns) == ["method", "n_gpu", "b", "n_a"]
+    row = shown.iloc[0]
+    assert row["b"] == "2415"
+    assert "✗ 7360" in row["n_gpu"] and "paper: 7400" in row["n_gpu"] and "lgacc-differs" in row["n_gpu"]
+    assert row["n_a"] == '8<br><span class="lgacc-printed">paper: 4</span>'  # not graded: shown, not marked

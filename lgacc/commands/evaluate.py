@@ -7,6 +7,7 @@ import argparse
 
 from ..config import Method, TrainingConfig
 from ..evaluate import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
+from ..evaluation_map import CHUNKED_SCHEDULES, SCHEDULE_ALIASES, SCHEDULES
 from ..hardware import DEFAULT_HARDWARE
 from ..models import named_model
 from ._output import dumps
@@ -36,6 +37,7 @@ def register(subparsers) -> None:
                            help="partition the training state (default: the method's)")
     partition.add_argument("--no-partitioned", dest="partitioned", action="store_false",
                            help="do not partition the training state")
+    add_schedule_arguments(parser)
     parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help=f"shipped spec name or YAML path (default: {DEFAULT_HARDWARE})")
     parser.add_argument("--max-overhead", type=float, default=DEFAULT_MAX_OVERHEAD,
                         help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
@@ -46,10 +48,21 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
+def add_schedule_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--schedule NAME`` and ``--n-v V``: the pipeline schedule whose closed forms the resource model uses."""
+    aliases = ", ".join(f"{alias} = {name}" for alias, name in SCHEDULE_ALIASES.items())
+    parser.add_argument("--schedule", default=None, metavar="NAME",
+                        help=f"pipeline schedule: {', '.join(SCHEDULES)} ({aliases}); default: the method's own "
+                             "(baseline and partitioned: gpipe, the paper's standard pipeline; improved: modular)")
+    parser.add_argument("--n-v", type=int, default=1, metavar="V",
+                        help=f"chunks (virtual stages) per device for {' and '.join(CHUNKED_SCHEDULES)} (default 1)")
+
+
 def _table(summary: dict) -> str:
     import pandas as pd  # only for the text table
 
-    rows = [("model", summary["model"]), ("method", summary["method"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
+    rows = [("model", summary["model"]), ("method", summary["method"]), ("schedule", summary["schedule"]),
+            ("n_v", summary["n_v"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
             ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}"),
             ("step_time_s", f"{summary['step_time_s']:.4g}")]
     rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
@@ -72,11 +85,11 @@ def run(args: argparse.Namespace) -> int:
         partitioned=args.partitioned,
     )
     result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
-                      assumptions=assumptions_from_args(args))
+                      assumptions=assumptions_from_args(args), schedule=args.schedule, n_v=args.n_v)
     summary = result.summary()
     if args.format == "json":
         out = {key: summary[key] for key in ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads",
-                                             "feasible", "reasons")}
+                                             "feasible", "reasons", "schedule", "n_v")}
         print(dumps(out))
     else:
         print(_table(summary))

@@ -13,10 +13,11 @@ from ..models import named_model
 from ..search import Parallelism, cheapest, fastest, parse_parallelism
 from ._output import dumps
 from ._assumptions import add_assumption_arguments, assumptions_from_args
+from .evaluate import add_schedule_arguments
 
 #: ``lgacc evaluate``'s JSON keys, then the configuration's.
 KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-        "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")
+        "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "schedule", "n_v")
 
 
 def register(subparsers) -> None:
@@ -39,6 +40,7 @@ def register(subparsers) -> None:
     parser.add_argument("--no-partition", dest="partitioned", action="store_const", const=False, default=None,
                         help="do not partition the training state (default: the method's own; improved without the "
                              "partition is the dotted line of fig:scaling_Ethernet)")
+    add_schedule_arguments(parser)
     parser.add_argument("--max-overhead", type=float, default=DEFAULT_MAX_OVERHEAD,
                         help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
@@ -49,7 +51,7 @@ def register(subparsers) -> None:
 def _table(summary: dict) -> str:
     import pandas as pd  # only for the text table
 
-    rows = [(key, summary[key]) for key in ("model", "method", "parallelism", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "b", "n_gpu")]
+    rows = [(key, summary[key]) for key in ("model", "method", "schedule", "n_v", "parallelism", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "b", "n_gpu")]
     rows += [("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}")]
     rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
@@ -63,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     model = named_model(args.model)
     parallelism = parse_parallelism(args.parallelism)
     options = dict(max_gpus=args.max_gpus, allow_offload=args.allow_offload, max_overhead=args.max_overhead,
-                   partitioned=args.partitioned, assumptions=assumptions_from_args(args))
+                   partitioned=args.partitioned, assumptions=assumptions_from_args(args), schedule=args.schedule,
+                   n_v=args.n_v)
     if args.target_days is None:
         result = fastest(model, args.hardware, args.method, parallelism, **options)
     else:

@@ -11,9 +11,12 @@ Modules:
 
 * :mod:`.model` -- parameter counts per operation, the critical batch size;
 * :mod:`.compute` -- flops per batch and per device;
-* :mod:`.memory` -- training state, checkpoints, buffers (mixed buffering), activations;
+* :mod:`.memory` -- training state, checkpoints, buffers (mixed buffering), activations, each
+  counted tensor by tensor;
 * :mod:`.network` -- data, pipeline and tensor intensities, offload intensities, conditions;
-* :mod:`.bubble` -- the pipeline bubble, standard and modular.
+* :mod:`.bubble` -- the pipeline bubble, standard and modular;
+* :mod:`.printed` -- the paper's printed formulas, parsed from their LaTeX in ``data/paper/``
+  (the memory derivations take their ``paper`` side from there).
 
 :func:`derivations` lists all of them.
 """
@@ -55,8 +58,10 @@ class Derivation:
     ``exact`` is what the counts give; ``paper`` the printed form written in the
     same symbols (where the paper prints ``p`` or ``p_l`` it is substituted with
     the paper's own approximation ``p_l ≈ (4 + 2 n_I) d_m^2`` only when the
-    printed form is stated in ``d_m``); ``limit`` is ``exact`` under the stated
-    ``approximation``.  ``details`` holds intermediate counts worth showing.
+    printed form is stated in ``d_m``; the memory forms are parsed from the
+    paper's LaTeX by :mod:`.printed`, with ``n_gpu = n_b n_l n_a``); ``limit`` is
+    ``exact`` under the stated ``approximation``.  ``details`` holds
+    intermediate counts worth showing.
     """
 
     key: str

@@ -1,40 +1,64 @@
 """Memory per GPU: training state, activation checkpoints, parameter and gradient buffers, layer activations.
 
 Appendix sec:resource_usage, "Memory" and "Parameter and gradient buffering".
-Every size is a count of tensors times bytes per value:
+Nothing here is a printed total: each category is *counted*, as a list of
+:class:`Tensor` records (what is kept, how many values, bytes per value, how many
+copies, and the parallel dimensions the copies are divided over), and its bytes
+per device are the sum over that list.  The printed forms are read from the
+paper's LaTeX (:mod:`.printed`) only to be compared with:
 
-* training state: Adam in mixed precision keeps single-precision weights, running
-  mean and running variance, 3 x 4 = 12 bytes per parameter; split over the
-  model-parallel devices (``12 p / (n_l n_a)``) or, partitioned, over all of them
-  (``12 p / n_gpu``).  Half-precision gradients (2 p) are not kept: weights are
-  updated as soon as their gradients are reduced.
-* activation checkpoints: the output of each layer, ``d_s d_m`` half-precision
-  values per sample, for every sample of the batch: ``2 b d_s d_m d_l / n_gpu``.
-* buffers: the mixed-buffering schedule (table:mixed_buffering) keeps at most
-  two parameter buffers and one gradient buffer of one layer in half precision,
-  split over the tensor-parallel devices: ``3 x 2 p_l / n_a = 6 p_l / n_a``.
-* layer activations: ``b d_s m_0 / (n_b n_mu n_a)``, with ``m_0`` reconstructed
-  per tensor (the paper omits it; see :data:`ACTIVATION_TENSORS`).
+* training state (:func:`training_state`): Adam in mixed precision keeps three
+  single-precision tensors of ``p`` values (master weights, running mean,
+  running variance).  They are divided over the model-parallel devices
+  (pipeline x tensor) or, partitioned, over all of them (data x pipeline x
+  tensor).  The half-precision gradients are not kept (:data:`NOT_KEPT`):
+  weights are updated as soon as their gradients are reduced.
+* activation checkpoints (:func:`checkpoint_tensors`): the output of each layer,
+  ``d_s x d_m`` half-precision values, one per sample and layer, divided over the
+  data (samples), pipeline (layers) and tensor dimensions.
+* buffers (:func:`buffer_tensors`): the mixed-buffering schedule
+  (table:mixed_buffering) is stepped through; a layer's buffer is alive from its
+  first to its last use within a phase, and the memory is the largest total over
+  the steps, each buffer one layer of half-precision values split over the tensor
+  dimension.
+* layer activations (:func:`activation_tensors`): the tensors of one layer,
+  :data:`ACTIVATION_TENSORS` per token (``m_0``, which the paper does not
+  print), for every token of the batch, divided over the data-parallel instances,
+  the micro-batches and the tensor dimension.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, reduce
+from operator import mul
 
 import sympy
 
-from ..symbols import b, b_mu, d_a, d_l, d_m, d_s, m_0, n_a, n_b, n_gpu, n_I, n_l, n_mu, p, p_l
+from ..symbols import b, b_mu, d_a, d_l, d_m, d_s, m_0, n_a, n_b, n_I, n_l, n_mu, p, p_l
 from . import Derivation
 from .compute import forward_flops_per_token
+from .printed import paper_definitions, printed_formula
 
 __all__ = [
     "ADAM_BYTES_PER_PARAMETER",
     "HALF",
+    "SINGLE",
+    "SPLIT_DEGREES",
+    "Tensor",
+    "devices_sharing",
+    "training_state",
+    "NOT_KEPT",
+    "checkpoint_tensors",
+    "buffer_tensors",
+    "activation_tensors",
+    "memory_tensors",
     "ACTIVATION_TENSORS",
     "activation_bytes_per_token",
     "BufferStep",
     "mixed_buffering_schedule",
+    "buffers_alive",
     "mixed_buffering_table",
     "state_memory",
     "checkpoint_memory",
@@ -43,10 +67,89 @@ __all__ = [
     "DERIVATIONS",
 ]
 
-#: Bytes of a half-precision value.
+#: Bytes of a half-precision value (fp16: weights and gradients in use, activations).
 HALF = 2
-#: Adam in mixed precision: fp32 weights, running mean and running variance.
-ADAM_BYTES_PER_PARAMETER = 3 * 4
+#: Bytes of a single-precision value (fp32: the optimizer's copy of the weights and its moments).
+SINGLE = 4
+
+#: How many devices divide a tensor along each dimension it is split over.  "micro-batch"
+#: is not a device dimension: a device holds one micro-batch's activations at a time.
+SPLIT_DEGREES: dict[str, sympy.Expr] = {"data": n_b, "pipeline": n_l, "tensor": n_a, "micro-batch": n_mu}
+
+
+def devices_sharing(split_over: tuple[str, ...]) -> sympy.Expr:
+    """Product of the degrees of the dimensions ``split_over`` (``("pipeline", "tensor")`` -> ``n_l n_a``)."""
+    return reduce(mul, (SPLIT_DEGREES[name] for name in split_over), sympy.Integer(1))
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One kind of tensor kept in GPU memory.
+
+    ``values`` of one copy at ``bytes_per_value``; ``copies`` of it are kept (one
+    per sample and layer for checkpoints, one per token for activations, one per
+    live buffer); together they are divided over the parallel dimensions
+    ``split_over`` (keys of :data:`SPLIT_DEGREES`).
+    """
+
+    name: str
+    values: sympy.Expr
+    bytes_per_value: int
+    copies: sympy.Expr = sympy.Integer(1)
+    split_over: tuple[str, ...] = ()
+
+    def total_bytes(self) -> sympy.Expr:
+        """Bytes of every copy, over the whole cluster (before the split)."""
+        return self.copies * self.values * self.bytes_per_value
+
+    def bytes_per_device(self) -> sympy.Expr:
+        return self.total_bytes() / devices_sharing(self.split_over)
+
+
+def _sum_bytes(tensors: tuple[Tensor, ...]) -> sympy.Expr:
+    return sum((t.bytes_per_device() for t in tensors), sympy.Integer(0))
+
+
+# --- training state ---------------------------------------------------------------
+
+#: Adam in mixed precision: the single-precision tensors of the training state, one value per parameter.
+_ADAM_STATE = (
+    ("master weights (single precision)", SINGLE),
+    ("Adam running mean (first moment)", SINGLE),
+    ("Adam running variance (second moment)", SINGLE),
+)
+#: Bytes per parameter of the training state (counted from the tensors above).
+ADAM_BYTES_PER_PARAMETER = sum(size for _, size in _ADAM_STATE)
+#: Which dimensions divide the state: the model-parallel ones, or, partitioned, all three.
+_STATE_SPLIT = {False: ("pipeline", "tensor"), True: ("data", "pipeline", "tensor")}
+
+#: Whole-model tensors the paper does not keep, with the reason: the half-precision gradients
+#: ("an extra 2 p bytes") are reduced and applied layer by layer, and the half-precision
+#: weights are converted (or restored) layer by layer ("the parameters need to be converted to
+#: 16 bits before usage"), so only the buffers of :func:`buffer_tensors` hold either.
+NOT_KEPT: tuple[Tensor, ...] = (
+    Tensor("parameter gradients (half precision): applied as soon as reduced", p, HALF),
+    Tensor("parameters (half precision): converted layer by layer into the parameter buffers", p, HALF),
+)
+
+
+def training_state(partitioned: bool) -> tuple[Tensor, ...]:
+    """The tensors of the training state, each ``p`` values, split as the partition rule says."""
+    return tuple(Tensor(name, p, size, split_over=_STATE_SPLIT[partitioned]) for name, size in _ADAM_STATE)
+
+
+# --- activation checkpoints ---------------------------------------------------------
+
+
+def checkpoint_tensors() -> tuple[Tensor, ...]:
+    """One layer output per sample and layer, ``d_s x d_m`` half-precision values; the samples are
+    divided over the data-parallel instances, the layers over the pipeline stages, and each
+    output is partitioned over the tensor-parallel devices."""
+    return (Tensor("layer output (the checkpoint), one per sample and layer", d_s * d_m, HALF,
+                   copies=b * d_l, split_over=("data", "pipeline", "tensor")),)
+
+
+# --- layer activations ------------------------------------------------------------------
 
 #: The tensors alive at the peak of a layer's backward pass, per token, as
 #: (name, values per token, bytes per value).  Forward activations are
@@ -74,13 +177,39 @@ ACTIVATION_TENSORS: tuple[tuple[str, sympy.Expr, int], ...] = (
     ("gradient of the attention scores dS", d_a * d_s, HALF),
 )
 
+#: Layer activations are kept for every token of the batch, divided over the data-parallel
+#: instances and the sequential micro-batches (a device holds one micro-batch of one layer at a
+#: time: the layer being recomputed) and over the tensor-parallel devices.
+_ACTIVATION_COPIES = b * d_s
+_ACTIVATION_SPLIT = ("data", "micro-batch", "tensor")
+
 
 def activation_bytes_per_token() -> sympy.Expr:
     """``m_0``: bytes per token of one layer's activations, ``2 (11 + 2 n_I) d_m + 8 d_a d_s``."""
     return sympy.expand(sum(values * size for _, values, size in ACTIVATION_TENSORS))
 
 
+def activation_tensors() -> tuple[Tensor, ...]:
+    """:data:`ACTIVATION_TENSORS`, one copy per token of the batch, split as the paper says."""
+    return tuple(Tensor(name, values, size, copies=_ACTIVATION_COPIES, split_over=_ACTIVATION_SPLIT)
+                 for name, values, size in ACTIVATION_TENSORS)
+
+
 # --- mixed buffering (table:mixed_buffering) ---------------------------------
+
+#: The buffers an operation of the schedule uses: computing a layer reads its parameters,
+#: a restore writes them; computing gradients writes the layer's gradient buffer, a reduce reads it.
+_BUFFERS_USED = {
+    "Activations": ("parameter",),
+    "Gradients": ("parameter", "gradient"),
+    "Restore": ("parameter",),
+    "Reduce": ("gradient",),
+}
+#: Each buffer holds one layer in half precision, split over the tensor-parallel devices.
+_BUFFER_TENSORS = {
+    "parameter": Tensor("parameter buffer: one layer's parameters (half precision)", p_l, HALF, split_over=("tensor",)),
+    "gradient": Tensor("gradient buffer: one layer's gradients (half precision)", p_l, HALF, split_over=("tensor",)),
+}
 
 
 @dataclass(frozen=True)
@@ -95,13 +224,9 @@ class Operation:
         offset = "" if self.layer == 0 else f"{self.layer:+d}"
         return f"{self.kind}(i{offset})"
 
-    def parameter_buffers(self) -> set[int]:
-        # computing a layer reads its parameters; a restore writes the next layer's
-        return {self.layer} if self.kind in ("Activations", "Gradients", "Restore") else set()
-
-    def gradient_buffers(self) -> set[int]:
-        # computing gradients writes the layer's gradient buffer; a reduce reads it
-        return {self.layer} if self.kind in ("Gradients", "Reduce") else set()
+    def buffers_used(self) -> tuple[str, ...]:
+        """The kinds of buffer of its layer the operation reads or writes."""
+        return _BUFFERS_USED[self.kind]
 
     def flops(self) -> sympy.Expr:
         """Flops per token: a forward (or recomputed) layer, or its backward pass (twice the products)."""
@@ -127,11 +252,9 @@ class BufferStep:
     stream_1: Operation
     stream_2: Operation
 
-    def parameter_buffers(self) -> int:
-        return len(self.stream_1.parameter_buffers() | self.stream_2.parameter_buffers())
-
-    def gradient_buffers(self) -> int:
-        return len(self.stream_1.gradient_buffers() | self.stream_2.gradient_buffers())
+    @property
+    def operations(self) -> tuple[Operation, Operation]:
+        return (self.stream_1, self.stream_2)
 
     def flops(self) -> sympy.Expr:
         return self.stream_1.flops() + self.stream_2.flops()
@@ -159,13 +282,46 @@ def mixed_buffering_schedule() -> tuple[BufferStep, ...]:
     )
 
 
+def buffers_alive(schedule: tuple[BufferStep, ...] | None = None) -> list[Counter]:
+    """Per step of ``schedule``, the buffers alive, by kind (``Counter({"parameter": 2, "gradient": 1})``).
+
+    A buffer belongs to one layer, one kind and one phase (the forward and the
+    backward pass restore the parameters separately).  It is alive from the first
+    step that uses it to the last: a restore or a gradient computation allocates
+    it, the last computation reading it (or the reduce) frees it.
+    """
+    steps = mixed_buffering_schedule() if schedule is None else schedule
+    lifetimes: dict[tuple[str, str, int], tuple[int, int]] = {}
+    for t, step in enumerate(steps):
+        for op in step.operations:
+            for kind in op.buffers_used():
+                first, _ = lifetimes.get((kind, step.phase, op.layer), (t, t))
+                lifetimes[(kind, step.phase, op.layer)] = (first, t)
+    return [Counter({kind: 0 for kind in _BUFFER_TENSORS})
+            + Counter(kind for (kind, _, _), (first, last) in lifetimes.items() if first <= t <= last)
+            for t in range(len(steps))]
+
+
+def buffer_tensors() -> tuple[Tensor, ...]:
+    """The buffers alive at the step of the schedule where their bytes per device add up the most."""
+    def at(alive: Counter) -> tuple[Tensor, ...]:
+        return tuple(Tensor(tensor.name, tensor.values, tensor.bytes_per_value, sympy.Integer(alive[kind]), tensor.split_over)
+                     for kind, tensor in _BUFFER_TENSORS.items())
+
+    candidates = [at(alive) for alive in buffers_alive()]
+    peak = sympy.Max(*(_sum_bytes(c) for c in candidates))
+    if isinstance(peak, sympy.Max):
+        raise ValueError(f"cannot order the steps' buffer memory symbolically: {peak}")
+    return next(c for c in candidates if sympy.simplify(_sum_bytes(c) - peak) == 0)
+
+
 def mixed_buffering_table() -> list[dict[str, object]]:
     """table:mixed_buffering: each step's buffers, computation, network and intensity,
     relative to the double-buffered forward step (sympy rationals, simplified)."""
     steps = mixed_buffering_schedule()
     reference = steps[0]
     rows = []
-    for step in steps:
+    for step, alive in zip(steps, buffers_alive(steps)):
         computation = sympy.simplify(step.flops() / reference.flops())
         network = sympy.simplify(step.network_bytes() / reference.network_bytes())
         rows.append(
@@ -173,8 +329,8 @@ def mixed_buffering_table() -> list[dict[str, object]]:
                 "phase": step.phase,
                 "stream_1": step.stream_1.text,
                 "stream_2": step.stream_2.text,
-                "parameter_buffers": step.parameter_buffers(),
-                "gradient_buffers": step.gradient_buffers(),
+                "parameter_buffers": alive["parameter"],
+                "gradient_buffers": alive["gradient"],
                 "computation": computation,
                 "network": network,
                 "arithmetic_intensity": sympy.simplify(computation / network),
@@ -186,76 +342,107 @@ def mixed_buffering_table() -> list[dict[str, object]]:
 # --- memory per GPU ---------------------------------------------------------
 
 
+def memory_tensors(category: str) -> tuple[Tensor, ...]:
+    """The counted tensors of one category: ``"state_memory"``, ``"state_memory_partitioned"``,
+    ``"checkpoint_memory"``, ``"buffer_memory"`` or ``"activation_memory"``."""
+    builders = {
+        "state_memory": lambda: training_state(False),
+        "state_memory_partitioned": lambda: training_state(True),
+        "checkpoint_memory": checkpoint_tensors,
+        "buffer_memory": buffer_tensors,
+        "activation_memory": activation_tensors,
+    }
+    if category not in builders:
+        raise KeyError(f"no memory category {category!r}; known: {', '.join(builders)}")
+    return builders[category]()
+
+
 def state_memory(partitioned: bool) -> sympy.Expr:
-    """Training state per GPU: ``12 p / (n_l n_a)`` or, partitioned, ``12 p / n_gpu``."""
-    share = n_b * n_l * n_a if partitioned else n_l * n_a
-    return ADAM_BYTES_PER_PARAMETER * p / share
+    """Training state per GPU, summed over :func:`training_state`: ``12 p / (n_l n_a)`` or, partitioned, ``12 p / n_gpu``."""
+    return _sum_bytes(training_state(partitioned))
 
 
 def checkpoint_memory() -> sympy.Expr:
-    """Activation checkpoints per GPU: one layer output per layer and sample, ``2 b d_s d_m d_l / n_gpu``."""
-    return HALF * b * d_s * d_m * d_l / (n_b * n_l * n_a)
+    """Activation checkpoints per GPU, summed over :func:`checkpoint_tensors`: ``2 b d_s d_m d_l / n_gpu``."""
+    return _sum_bytes(checkpoint_tensors())
 
 
 def buffer_memory() -> sympy.Expr:
-    """Parameter and gradient buffers per GPU from the schedule: max buffers x ``2 p_l / n_a``."""
-    peak = max(step.parameter_buffers() + step.gradient_buffers() for step in mixed_buffering_schedule())
-    return peak * HALF * p_l / n_a
+    """Parameter and gradient buffers per GPU at the peak of the mixed-buffering schedule: ``6 p_l / n_a``."""
+    return _sum_bytes(buffer_tensors())
 
 
-def activation_memory() -> sympy.Expr:
-    """Layer activations per GPU, ``b d_s m_0 / (n_b n_mu n_a)`` with the reconstructed ``m_0``."""
-    return b * d_s * activation_bytes_per_token() / (n_b * n_mu * n_a)
+def activation_memory(bytes_per_token: sympy.Expr | None = None) -> sympy.Expr:
+    """Layer activations per GPU: every token's ``bytes_per_token`` (default: the counted
+    ``m_0`` of :data:`ACTIVATION_TENSORS`), divided over the data-parallel instances, the
+    micro-batches and the tensor-parallel devices, ``b d_s m_0 / (n_b n_mu n_a)``."""
+    per_token = activation_bytes_per_token() if bytes_per_token is None else bytes_per_token
+    return _ACTIVATION_COPIES * per_token / devices_sharing(_ACTIVATION_SPLIT)
+
+
+def _paper(key: str) -> sympy.Expr:
+    """The printed form of ``key``, from the paper's LaTeX, in the derivation's symbols (n_gpu = n_b n_l n_a)."""
+    return printed_formula(key).subs(paper_definitions())
 
 
 @cache
 def _state(partitioned: bool) -> Derivation:
-    printed = 12 * p / (n_gpu if partitioned else n_l * n_a)
+    key = "state_memory_partitioned" if partitioned else "state_memory"
+    exact = state_memory(partitioned)
     return Derivation(
-        key="state_memory_partitioned" if partitioned else "state_memory",
+        key=key,
         label="sec:resource_usage (Memory)",
         title="Training state per GPU" + (", partitioned" if partitioned else ""),
-        exact=state_memory(partitioned),
-        paper=printed.subs(n_gpu, n_b * n_l * n_a),
-        limit=state_memory(partitioned),
+        exact=exact,
+        paper=_paper(key),
+        limit=exact,
         approximation="none (gradients are not kept: weights updated as soon as reduced)",
-        details={"printed": printed},
+        details={
+            "bytes per parameter": sympy.Integer(ADAM_BYTES_PER_PARAMETER),
+            "whole state (every device)": sum(t.total_bytes() for t in training_state(partitioned)),
+            "printed whole state": printed_formula("state_memory_total"),
+            "printed": printed_formula(key),
+        },
     )
 
 
 @cache
 def _checkpoint() -> Derivation:
-    printed = 2 * b * d_s * d_m * d_l / n_gpu
+    exact = checkpoint_memory()
     return Derivation(
         key="checkpoint_memory",
         label="sec:resource_usage (Memory)",
         title="Activation checkpoints per GPU",
-        exact=checkpoint_memory(),
-        paper=printed.subs(n_gpu, n_b * n_l * n_a),
-        limit=checkpoint_memory(),
+        exact=exact,
+        paper=_paper("checkpoint_memory"),
+        limit=exact,
         approximation="none (one half-precision layer output per layer and sample)",
-        details={"printed": printed},
+        details={
+            "all checkpoints (every device)": sum(t.total_bytes() for t in checkpoint_tensors()),
+            "printed total": printed_formula("checkpoint_memory_total"),
+            "printed": printed_formula("checkpoint_memory"),
+        },
     )
 
 
 @cache
 def _buffers() -> Derivation:
-    printed = 6 * p_l / n_a
+    exact = buffer_memory()
+    peak = {t.name.split(":")[0] + "s at the peak": t.copies for t in buffer_tensors()}
     return Derivation(
         key="buffer_memory",
         label="table:mixed_buffering",
         title="Parameter and gradient buffers per GPU (mixed buffering)",
-        exact=buffer_memory(),
-        paper=printed,
-        limit=buffer_memory(),
-        approximation="none (peak of two parameter buffers and one gradient buffer)",
-        details={"printed": printed},
+        exact=exact,
+        paper=_paper("buffer_memory"),
+        limit=exact,
+        approximation="none (the peak over the steps of the schedule)",
+        details=peak | {"printed": printed_formula("buffer_memory")},
     )
 
 
 @cache
 def _activations() -> Derivation:
-    printed = b * d_s * m_0 / (n_b * n_mu * n_a)
     exact = activation_memory()
     in_micro_batches = exact.subs(b, b_mu * n_b * n_mu)
     return Derivation(
@@ -263,10 +450,12 @@ def _activations() -> Derivation:
         label="sec:resource_usage (Memory)",
         title="Layer activations per GPU",
         exact=exact,
-        paper=printed.subs(m_0, activation_bytes_per_token()),
-        limit=exact,
-        approximation="m_0 reconstructed (the paper omits it): 2 (11 + 2 n_I) d_m + 8 d_a d_s bytes per token",
-        details={"m_0": activation_bytes_per_token(), "per micro-batch": sympy.simplify(in_micro_batches), "printed": printed},
+        paper=_paper("activation_memory"),
+        limit=activation_memory(m_0),
+        approximation="m_0 kept as a symbol: the paper does not print its expansion (reconstructed here as "
+        "2 (11 + 2 n_I) d_m + 8 d_a d_s bytes per token, checked against a hand count in the tests)",
+        details={"m_0": activation_bytes_per_token(), "per micro-batch": sympy.simplify(in_micro_batches),
+                 "printed": printed_formula("activation_memory")},
     )
 
 

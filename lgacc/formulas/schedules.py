@@ -155,3 +155,88 @@ def schedule_terms(name: str, pass_times: dict | None = None) -> dict[str, sympy
     name = {"standard": "gpipe"}.get(name, name)
     times = PAPER_PASS_TIMES if pass_times is None else pass_times
     return {q: sympy.simplify(d.exact.subs(times)) for q, d in zip(QUANTITIES, schedule_derivations(name))}
+
+
+# --- the schedule terms of the resource model (lgacc.evaluate) ------------------------------------
+#
+# The evaluator reads four things from a schedule, each derived here from the closed forms above
+# (pass times PAPER_PASS_TIMES), so that the paper's two pipelines come out as its own formulas:
+#
+# * the bubble: ``bubble_overhead`` (the GPipe and modular ones are the paper's);
+# * the checkpoint memory: the paper's ``2 b d_s d_m d_l / n_gpu`` is ``n_mu`` micro-batches through
+#   all of a device's layers, so a schedule holding ``peak_activation_microbatches`` of them scales it
+#   by :func:`checkpoint_share`;
+# * the pipeline intensity: eq:pipeline_intensity_base divided by the contiguous chunks per device
+#   (:func:`chunks_per_device`), which gives eq:pipeline_intensity_impr for the modular pipeline;
+# * the data-parallel overlap: the reduction's window relative to the modular pipeline's
+#   (:func:`data_window_ratio`).  Where that window vanishes as ``n_mu`` grows (it is one
+#   micro-batch's backward, or one round of ``n_l``: GPipe, 1F1B, ZB-H1, interleaved, breadth-first
+#   at ``v = 1``) the schedule accumulates as the paper's standard pipeline; where it does not (modular,
+#   breadth-first with ``v > 1``) as layered gradient accumulation, with the paper's layered intensity
+#   times the ratio (:func:`layered_window`).  The former may still hide the reduction behind their
+#   own window, ``data_overlap_fraction`` itself (boundary layer included: none at ``d_l = n_l``),
+#   when that costs less than the paper's not-overlapped rule.
+
+L = sympy.Symbol("L", positive=True)  # layers per device, d_l / n_l
+
+
+def _paper_times(expr: sympy.Expr) -> sympy.Expr:
+    return sympy.simplify(expr.subs(PAPER_PASS_TIMES))
+
+
+def checkpoint_share(name: str) -> sympy.Expr:
+    """Checkpoint memory of schedule ``name`` over the paper's (which holds all ``n_mu`` micro-batches)."""
+    return sympy.simplify(_memory(name) / n_mu)
+
+
+def chunks_per_device(name: str) -> sympy.Expr:
+    """Contiguous chunks per device: pipeline transfers per step over the standard pipeline's,
+    to leading order in ``n_l`` at fixed layers per device (the paper counts a receive and a send
+    per chunk on every device, eq:pipeline_intensity_base): 1, ``v`` (looped) or ``d_l / n_l`` (modular)."""
+    ratio = _transfers(name).args[1][0] / _transfers("gpipe").args[1][0]
+    limit = sympy.limit(ratio.subs(d_l, L * n_l), n_l, sympy.oo)
+    return sympy.simplify(limit.subs(L, d_l / n_l))
+
+
+def schedule_pipeline_intensity(name: str) -> Derivation:
+    """eq:pipeline_intensity_base over :func:`chunks_per_device` (exact and printed forms)."""
+    from .network import DERIVATIONS as _network  # noqa: F401 (the network derivations live there)
+    from . import derivation
+
+    base = derivation("pipeline_intensity_base")
+    chunks = chunks_per_device(name)
+    return Derivation(f"pipeline_intensity_{name}", f"eq:pipeline_intensity_base over the chunks per device ({name})",
+                      f"Pipeline transfers, {name}", sympy.simplify(base.exact / chunks),
+                      sympy.simplify(base.paper / chunks), sympy.simplify(base.limit / chunks), base.approximation,
+                      {"chunks per device": chunks})
+
+
+def data_window_ratio(name: str) -> sympy.Expr:
+    """The schedule's gradient-reduction window (``data_overlap_fraction``) over the modular pipeline's.
+
+    For GPipe it is ``1 / n_mu``: eq:data_intensity_improved times it is eq:data_intensity_base."""
+    return sympy.simplify(_paper_times(_overlap(name)) / _paper_times(_overlap("modular")))
+
+
+def layered_window(name: str) -> sympy.Expr:
+    """:func:`data_window_ratio` as ``n_mu`` grows: positive iff the schedule hides the reduction
+    behind every micro-batch (layered gradient accumulation), zero if only behind the last ones."""
+    return sympy.simplify(sympy.limit(data_window_ratio(name), n_mu, sympy.oo))
+
+
+def evaluator_terms(name: str) -> dict[str, tuple[sympy.Expr, sympy.Expr]]:
+    """What :mod:`lgacc.evaluate` reads of schedule ``name``: ``{term: (exact, paper)}`` for
+    ``bubble``, ``checkpoint_share``, ``pipeline_intensity``, ``data_window``, ``layered_window`` and
+    ``data_overlap`` (``data_overlap_fraction`` at the paper's pass times)."""
+    name = {"standard": "gpipe"}.get(name, name)
+    bubble_derivation = schedule_derivations(name)[0]
+    pipe = schedule_pipeline_intensity(name)
+    share, window, layered = checkpoint_share(name), data_window_ratio(name), layered_window(name)
+    return {
+        "bubble": (_paper_times(bubble_derivation.exact), _paper_times(bubble_derivation.paper)),
+        "checkpoint_share": (share, share),
+        "pipeline_intensity": (pipe.exact, pipe.paper),
+        "data_window": (window, window),
+        "layered_window": (layered, layered),
+        "data_overlap": (_paper_times(_overlap(name)), _paper_times(_overlap(name))),
+    }

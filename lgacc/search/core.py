@@ -10,7 +10,7 @@ import numpy as np
 from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from ..config import Method
 from ..errors import UserInputError
-from ..evaluate import DEFAULT_MAX_OVERHEAD, evaluate, evaluate_many
+from ..evaluate import DEFAULT_MAX_OVERHEAD, evaluate_many
 from ..hardware import Hardware
 from ..models import Transformer
 from .candidates import candidates, take
@@ -21,12 +21,46 @@ from .request import CANDIDATE_KEYS, SearchRequest
 from .result import SearchResult
 from .rules import all_valid, preference_keys, request_masks, select
 
-__all__ = ["fastest", "cheapest"]
+__all__ = ["fastest", "cheapest", "fastest_schedule"]
 
 #: Candidate sets up to this size are evaluated in one vectorized pass; larger ones by branch and bound.
 SINGLE_PASS = 16384
 #: Candidates evaluated at a time by the branch and bound.
 CHUNK = 4096
+
+
+def _rounds(request: SearchRequest) -> bool:
+    """Whether the schedule runs the micro-batches in rounds of ``n_l`` (interleaved with ``n_v > 1``)."""
+    return request.schedule == "interleaved" and request.n_v > 1
+
+
+def _schedule_candidates(request: SearchRequest, c):
+    """The candidates with ``n_mu`` rounded down to a multiple of ``n_l`` where the schedule runs rounds."""
+    if not _rounds(request):
+        return c
+    c = dict(c)
+    n_l = np.asarray(c["n_l"])
+    c["n_mu"] = np.where(n_l > 1, n_l * (np.asarray(c["n_mu"]) // n_l), c["n_mu"])
+    return c
+
+
+def _masks(request: SearchRequest, c, r, *, just_below: bool):
+    """:func:`request_masks` with the schedule's own rules: its chunks hold whole layers (``structure``),
+    interleaved micro-batches come in rounds of ``n_l`` (``micro-batches``), and then "just below the
+    critical batch" means that one more round would exceed it."""
+    masks = request_masks(request, c, r, just_below=just_below)
+    if request.schedule is None:
+        return masks
+    ok = np.asarray(r["ok_schedule"], bool)
+    masks["structure"] = masks["structure"] & ok
+    if _rounds(request):
+        n_b, n_l, n_mu, b_mu = (np.asarray(c[k]) for k in ("n_b", "n_l", "n_mu", "b_mu"))
+        masks["micro-batches"] = masks["micro-batches"] & ok
+        if just_below:
+            step = np.where(n_l > 1, n_l, 1)
+            masks["critical batch"] = (n_b * n_mu * b_mu <= request.batch_limit) & (
+                n_b * (n_mu + step) * b_mu > request.batch_limit)
+    return masks
 
 
 def _result(request: SearchRequest, objective: str, config, evaluation, binding, visited, target_days=None):
@@ -69,7 +103,7 @@ def _branch_and_bound(request: SearchRequest, c, n_gpu):
             visited += part.size
             if gpu_days is None:
                 gpu_days = float(r["time_days"][0] * r["efficiency"][0] * r["n_gpu"][0])
-            valid = all_valid(request_masks(request, cc, r, just_below=True))
+            valid = all_valid(_masks(request, cc, r, just_below=True))
             i = select(request, None, cc, r, valid)
             if i is None:
                 continue
@@ -93,6 +127,8 @@ def fastest(
     explain: bool = True,
     partitioned: bool | None = None,
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+    schedule: str | None = None,
+    n_v: int = 1,
 ) -> SearchResult:
     """The fastest configuration under the paper's rules (``table:parallel_methods_comparison``).
 
@@ -100,11 +136,13 @@ def fastest(
     ``partitioned=False`` with the improved method is the dotted line of
     ``fig:scaling_Ethernet``.  Raises nothing for an impossible request: the
     result has ``evaluation=None`` and ``binding`` names the rule that removed
-    the last candidates.
+    the last candidates.  ``schedule`` and ``n_v`` choose the pipeline schedule whose closed
+    forms the evaluator uses (``None``: the method's own, as the paper).
     """
     request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
-                                   max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions)
-    c = candidates(request)
+                                   max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions,
+                                   schedule=schedule, n_v=n_v)
+    c = _schedule_candidates(request, candidates(request))
     n = len(c["n_b"])
     if n == 0:
         return _result(request, "fastest", None, None,
@@ -115,19 +153,18 @@ def fastest(
         # small enough: one vectorized pass over every candidate
         r = request.evaluate(c)
         visited = n
-        i = select(request, None, c, r, all_valid(request_masks(request, c, r, just_below=True)))
+        i = select(request, None, c, r, all_valid(_masks(request, c, r, just_below=True)))
         if i is not None:
             best = (float(r["time_days"][i]), c, r, i)
     else:
         best, visited = _branch_and_bound(request, c, n_gpu)
     if best is None:
         r = request.evaluate(c)
-        masks = request_masks(request, c, r, just_below=True)
+        masks = _masks(request, c, r, just_below=True)
         return _result(request, "fastest", None, None, infeasible_reason(request, c, r, masks), n)
     _, cc, r, i = best
     config = request.config(cc, i)
-    evaluation = evaluate(request.model, request.hardware, config, max_overhead=request.max_overhead,
-                          assumptions=request.assumptions)
+    evaluation = request.evaluate_config(config)
     binding = explain_result(request, evaluation) if explain else ()
     return _result(request, "fastest", config, evaluation, binding, visited)
 
@@ -135,7 +172,8 @@ def fastest(
 def _gpu_days(request: SearchRequest) -> float:
     """``time x efficiency x n_gpu``: GPU-days at perfect efficiency, the same for every configuration."""
     r = evaluate_many(request.model, request.hardware, request.method, n_b=1, partitioned=request.partitioned,
-                      max_overhead=request.max_overhead, assumptions=request.assumptions)
+                      max_overhead=request.max_overhead, assumptions=request.assumptions, schedule=request.schedule,
+                      n_v=request.n_v)
     return float(r["time_days"] * r["efficiency"] * r["n_gpu"])
 
 
@@ -152,10 +190,13 @@ def cheapest(
     explain: bool = True,
     partitioned: bool | None = None,
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+    schedule: str | None = None,
+    n_v: int = 1,
 ) -> SearchResult:
     """The fewest GPUs that train within ``target_days`` under the paper's rules (``table:smaller_cluster``).
 
-    ``partitioned`` sets the state partition (``None``: the method's default).
+    ``partitioned`` sets the state partition (``None``: the method's default); ``schedule`` and
+    ``n_v`` as in :func:`fastest`.
 
     The batch may be well below the critical batch (the paper's smaller clusters
     do so); ties on the GPU count go to the faster configuration.
@@ -165,7 +206,8 @@ def cheapest(
     with ``n_mu``, and so does the checkpoint memory).
     """
     request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
-                                   max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions)
+                                   max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions,
+                                   schedule=schedule, n_v=n_v)
     if not (isinstance(target_days, (int, float)) and not isinstance(target_days, bool) and target_days > 0):
         raise UserInputError(f"target time {target_days!r} must be a positive number of days")
     c = candidates(request)
@@ -218,8 +260,9 @@ def cheapest(
         hi_s = np.where(ok, hi_s, mid)
     cand["n_mu"] = cand["n_mu"].copy()
     cand["n_mu"][search] = lo_s
+    cand = _schedule_candidates(request, cand)
     r = request.evaluate(cand)
-    masks = request_masks(request, cand, r, just_below=False)
+    masks = _masks(request, cand, r, just_below=False)
     reach = np.asarray(r["time_days"]) <= target_days
     valid = all_valid(masks) & reach
     if not valid.any():
@@ -227,8 +270,36 @@ def cheapest(
         return _result(request, "cheapest", None, None, reason, visited, target_days)
     i = select(request, None, cand, r, valid, objective="cheapest")
     config = request.config(cand, i)
-    evaluation = evaluate(request.model, request.hardware, config, max_overhead=request.max_overhead,
-                          assumptions=request.assumptions)
+    evaluation = request.evaluate_config(config)
     binding = (f"target time {target_days:g} d: {evaluation.time_days:.3g} d on {evaluation.n_gpu} GPUs "
                f"at efficiency {evaluation.efficiency:.3g}",)
     return _result(request, "cheapest", config, evaluation, binding, visited, target_days)
+
+
+def fastest_schedule(
+    model: Transformer | str,
+    hardware: Hardware | str,
+    method: Method | str,
+    parallelism: Parallelism | str,
+    schedule: str,
+    **options,
+) -> SearchResult:
+    """:func:`fastest` with ``schedule``, its chunks per device chosen too: every ``n_v`` dividing ``d_l`` for
+    ``interleaved`` and ``breadth-first`` (``n_v = 1`` for the others), the fastest kept (ties: fewer chunks,
+    fewer transfers).  ``options`` are :func:`fastest`'s keywords (not ``n_v``)."""
+    from ..evaluation_map import CHUNKED_SCHEDULES, parse_schedule
+
+    name = parse_schedule(schedule)
+    request = SearchRequest.create(model, hardware, method, parallelism, schedule=name)
+    d_l = request.model.d_l
+    chunks = [v for v in range(1, d_l + 1) if bool(request.assumptions.allows_layers(d_l, v))] \
+        if name in CHUNKED_SCHEDULES else [1]
+    best = None
+    for n_v in chunks:
+        found = fastest(request.model, hardware, method, parallelism, schedule=name, n_v=n_v, **options)
+        if found.feasible and (best is None or not best.feasible
+                               or found.evaluation.time_days < best.evaluation.time_days * (1 - 1e-12)):
+            best = found
+        elif best is None:
+            best = found
+    return best

@@ -8,7 +8,7 @@ from typing import Mapping
 import numpy as np
 
 from ..config import TrainingConfig
-from ..evaluate import Evaluation, evaluate
+from ..evaluate import Evaluation
 from .request import CANDIDATE_KEYS, SearchRequest
 from .rules import OVERLAPPED, RULES, TOLERANCE, request_masks
 from .candidates import dimension_values
@@ -33,8 +33,7 @@ def infeasible_reason(request: SearchRequest, c: Mapping[str, np.ndarray], r: Ma
             config = request.config(c, best)
             detail = ""
             if r is not None:
-                evaluation = evaluate(request.model, request.hardware, config, max_overhead=request.max_overhead,
-                                      assumptions=request.assumptions)
+                evaluation = request.evaluate_config(config)
                 detail = "; ".join(evaluation.reasons) or _bottleneck_detail(evaluation)
             text = f"{name}: {RULES.get(name, 'within the target time')}"
             if detail:

@@ -11,7 +11,7 @@ import numpy as np
 from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, critical_batch
 from ..config import Method, TrainingConfig, parse_method
 from ..errors import UserInputError
-from ..evaluate import DEFAULT_MAX_OVERHEAD, evaluate_many
+from ..evaluate import DEFAULT_MAX_OVERHEAD, Evaluation, check_schedule, evaluate, evaluate_many
 from ..hardware import Hardware, load_hardware
 from ..models import Transformer, named_model
 from .parallelism import Parallelism, parse_parallelism
@@ -27,7 +27,9 @@ class SearchRequest:
     """The model, hardware, method and allowed parallelism of a search, with its options.
 
     ``partitioned`` is the state partition (``None``: the method's default);
-    ``max_gpus`` is clamped to the largest count any configuration can use.
+    ``max_gpus`` is clamped to the largest count any configuration can use;
+    ``schedule`` is the pipeline schedule whose closed forms the evaluator uses (``None``: the
+    method's own pipeline, as the paper) and ``n_v`` its chunks per device.
     Build it with :meth:`create`, which parses names and validates every option.
     """
 
@@ -40,10 +42,13 @@ class SearchRequest:
     max_overhead: float = DEFAULT_MAX_OVERHEAD
     partitioned: bool | None = None
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS
+    schedule: str | None = None
+    n_v: int = 1
 
     @classmethod
     def create(cls, model, hardware, method, parallelism, *, max_gpus=None, allow_offload=True,
-               max_overhead=DEFAULT_MAX_OVERHEAD, partitioned=None, assumptions=DEFAULT_ASSUMPTIONS) -> "SearchRequest":
+               max_overhead=DEFAULT_MAX_OVERHEAD, partitioned=None, assumptions=DEFAULT_ASSUMPTIONS,
+               schedule=None, n_v=1) -> "SearchRequest":
         model = named_model(model) if isinstance(model, str) else model
         if not isinstance(model, Transformer):
             raise UserInputError(f"model={model!r} must be a Transformer or a model name")
@@ -63,9 +68,18 @@ class SearchRequest:
             # more GPUs than the largest configuration can use changes nothing: clamp (no int64 overflow downstream)
             largest = max(1, int(critical_batch(model, assumptions))) * model.d_l * 2 * model.d_a
             max_gpus = int(min(int(max_gpus), largest))
+        schedule = check_schedule(schedule, n_v)
+        if isinstance(n_v, (bool, np.bool_)) or not isinstance(n_v, (int, np.integer)):
+            raise UserInputError(f"n_v={n_v!r} must be a positive integer (chunks per device)")
+        if n_v > model.d_l:
+            raise UserInputError(f"n_v={n_v} exceeds the {model.name} layer count d_l={model.d_l} "
+                                 "(a chunk needs at least one layer)")
+        if not bool(assumptions.allows_layers(model.d_l, n_v)):
+            raise UserInputError(f"n_v={n_v} does not divide the {model.name} layer count d_l={model.d_l}: no pipeline "
+                                 "holds whole chunks (assumption divisible_layers)")
         return cls(model, load_hardware(hardware), parse_method(method), parse_parallelism(parallelism), max_gpus,
                    bool(allow_offload), float(max_overhead), None if partitioned is None else bool(partitioned),
-                   assumptions)
+                   assumptions, schedule, int(n_v))
 
     @property
     def is_partitioned(self) -> bool:
@@ -93,8 +107,13 @@ class SearchRequest:
         return evaluate_many(
             self.model, self.hardware, self.method, n_b=c["n_b"], n_l=c["n_l"], n_a=c["n_a"], n_mu=c["n_mu"],
             b_mu=c["b_mu"], offload=c["offload"], partitioned=self.partitioned, max_overhead=self.max_overhead,
-            assumptions=self.assumptions,
+            assumptions=self.assumptions, schedule=self.schedule, n_v=self.n_v,
         )
+
+    def evaluate_config(self, config: TrainingConfig) -> Evaluation:
+        """:func:`lgacc.evaluate.evaluate` of one configuration under this request's options and schedule."""
+        return evaluate(self.model, self.hardware, config, max_overhead=self.max_overhead,
+                        assumptions=self.assumptions, schedule=self.schedule, n_v=self.n_v)
 
     def config(self, candidates: Mapping[str, np.ndarray], i: int) -> TrainingConfig:
         """Candidate ``i`` as a :class:`TrainingConfig` with this request's state partition."""

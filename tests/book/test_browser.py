@@ -85,7 +85,7 @@ def visit(browser, server: str, page_path: str, screenshot: bool = False) -> Pag
 
 # Tables, images and figures wider than the text column, unless inside a container
 # that scrolls sideways (overflow-x auto or scroll) and is itself no wider than the column.
-_TOO_WIDE_JS = """() => {
+_TOO_WIDE_JS = r"""() => {
   const column = document.querySelector('article.bd-article') || document.querySelector('article') || document.body;
   const limit = column.getBoundingClientRect().width + 1;
   const scrolls = (element) => {
@@ -185,6 +185,23 @@ def test_internal_links_and_images_resolve(html_dir, html_file):
         if not resolved.exists():
             broken.append(target)
     assert not broken, f"{html_file} has broken links or images: {broken}"
+
+
+@pytest.mark.parametrize("html_file", PAGES)
+def test_equations_are_cited_by_number_and_link_to_their_derivation(html_dir, html_file):
+    """A label such as eq:critical_batch reads "Eq. (2)" and its link lands on the derivation's anchor."""
+    page = html_dir / html_file
+    text = page.read_text()
+    links = re.findall(r'<a [^>]*href="([^"]*)#(eq-[a-z-]+)"[^>]*>([^<]*)</a>', text)
+    derivations = html_dir / "generated" / "derivations.html"
+    anchors = set(re.findall(r'id="(eq-[a-z-]+)"', derivations.read_text())) if derivations.exists() else set()
+    for target, anchor, shown in links:
+        assert re.fullmatch(r"Eq\. \(\d+\)", shown), f"{html_file}: link to {anchor} reads {shown!r}"
+        assert anchor in anchors, f"{html_file}: no derivation carries the anchor {anchor}"
+    if html_file != "generated/derivations.html":
+        prose = re.sub(r"<(script|pre|code|style)\b.*?</\1>|<[^>]+>", " ", text, flags=re.S)
+        raw = sorted(set(re.findall(r"\beq:[a-z_]+", prose)))
+        assert not raw, f"{html_file} names equations by their LaTeX label: {raw}"
 
 
 def test_every_reproduced_table_and_figure_is_downloadable(html_dir):
