@@ -258,21 +258,33 @@ LIMIT_SWITCHES: tuple[dict, ...] = (
     {"gb": "GB"},
     {"pipeline_overlap": "always"},
 )
+#: A feasibility limit also tries any n_a <= d_a (not only divisors of d_a); galloping from the default
+#: limit keeps it to a few searches.
+FEASIBILITY_SWITCHES: tuple[dict, ...] = LIMIT_SWITCHES + ({"divisible_heads": False},)
+#: The time limits search few, mid-sized models, so they also try the divisibility rules: any n_a <= d_a
+#: (not only divisors of d_a), and any n_a up to 2 d_a.  (The unlimited feasibility limit under the
+#: last one searches every n_a up to 2000 of models near X1000, minutes, too slow for the book.)
+TIME_LIMIT_SWITCHES: tuple[dict, ...] = LIMIT_SWITCHES + (
+    {"divisible_heads": False},
+    {"divisible_heads": False, "heads_cap": False},
+)
 
 
 def _switch_name(switches: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in switches.items())
 
 
-def _limit(kind: str, hardware: Hardware, scenario: str, days: float | None, assumptions=None):
+def _limit(kind: str, hardware: Hardware, scenario: str, days: float | None, assumptions=None, hint=None):
     from .assumptions import DEFAULT_ASSUMPTIONS
 
     a = assumptions or DEFAULT_ASSUMPTIONS
+    # a switched reading finds its grid pair by bisection (feasibility and time grow with the model)
+    monotone = assumptions is not None
     if kind == "feasible":
-        return feasibility_limit(hardware, scenario, assumptions=a)
+        return feasibility_limit(hardware, scenario, assumptions=a, monotone=monotone, hint=hint)
     if kind == "offload":
-        return offload_limit(hardware, scenario, assumptions=a)
-    return time_limit(days, hardware, scenario, assumptions=a)
+        return offload_limit(hardware, scenario, assumptions=a, monotone=monotone, hint=hint)
+    return time_limit(days, hardware, scenario, assumptions=a, monotone=monotone, hint=hint)
 
 
 def _limit_calculator(kind: str, scenario: str, quantity: str, days: float | None = None,
@@ -287,7 +299,7 @@ def _limit_calculator(kind: str, scenario: str, quantity: str, days: float | Non
         if limit is None:
             return Outcome(None, f"no limit found on the sweep grid of the {scenario} scenario")
         alternatives = tuple(
-            _with_assumptions(_switch_name(sw), lambda a: read(_limit(kind, hardware, scenario, days, a)), **sw)
+            _with_assumptions(_switch_name(sw), lambda a: read(_limit(kind, hardware, scenario, days, a, limit.x_low)), **sw)
             for sw in switches
         )
         return Outcome(read(limit), f"improved method, {scenario} scenario: {limit.how}", alternatives or None)
@@ -389,6 +401,18 @@ def _ethernet_unpartitioned(hardware: Hardware) -> Outcome:
                    f"X160 over Ethernet: improved without partition {plain['time_days']:.4g} d, with partition {part['time_days']:.4g} d")
 
 
+def _ethernet_unpartitioned_small(hardware: Hardware) -> Outcome:
+    spec = scenario_hardware(hardware, "ethernet")
+    x = _x_for_parameters(SMALL_SCALE_PARAMETERS)
+    part, plain = (fastest_row(x, spec, method, "ethernet") for method in ("improved", NOT_PARTITIONED))
+    if not (part["feasible"] and plain["feasible"]):
+        return Outcome(None, f"X{x} is not feasible over Ethernet with and without partition")
+    return Outcome(plain["time_days"] / part["time_days"],
+                   f"X{x}, the first X model of {SMALL_SCALE_PARAMETERS:.0e} parameters, over Ethernet: improved without "
+                   f"partition {plain['time_days']:.4g} d (n_l={plain['n_l']:g}, n_a={plain['n_a']:g}), with partition "
+                   f"{part['time_days']:.4g} d (n_l={part['n_l']:g}, n_a={part['n_a']:g})")
+
+
 def _bert_minutes(hardware: Hardware) -> Outcome:
     r = _fastest(hardware, "improved", model=named_model("BERT"))
     if r.evaluation is None:
@@ -422,19 +446,20 @@ CALCULATORS: dict[str, Callable[[Hardware], Outcome]] = {
     "one_month_cluster": _cluster_for(ONE_MONTH_DAYS, (("improved", "3d"), ("baseline", "3d"), ("partitioned", "data + tensor")), "one month"),
     "six_month_cluster": _cluster_for(SIX_MONTHS_DAYS, (("improved", "3d"), ("improved", "data + pipe"), ("baseline", "pipe + tensor"),
                                                         ("partitioned", "data + tensor")), "six months"),
-    "memory_limit_80gb": _limit_calculator("feasible", "limited", "p", switches=LIMIT_SWITCHES),
-    "offload_needed_above": _limit_calculator("offload", "limited", "p", switches=LIMIT_SWITCHES),
+    "memory_limit_80gb": _limit_calculator("feasible", "limited", "p", switches=FEASIBILITY_SWITCHES),
+    "offload_needed_above": _limit_calculator("offload", "limited", "p", switches=FEASIBILITY_SWITCHES),
     "memory_limit_train_years": _memory_limit_years,
     "one_month_limit": _limit_calculator("time", "limited", "p", ONE_MONTH_DAYS),
     "one_month_memory": _limit_calculator("time", "limited", "memory", ONE_MONTH_DAYS),
-    "one_year_limit": _limit_calculator("time", "limited", "p", ONE_YEAR_DAYS, switches=LIMIT_SWITCHES),
-    "one_year_memory": _limit_calculator("time", "limited", "memory", ONE_YEAR_DAYS, switches=LIMIT_SWITCHES),
-    "unlimited_node_memory_limit": _limit_calculator("feasible", "unlimited", "p", switches=LIMIT_SWITCHES),
-    "unlimited_node_one_month": _limit_calculator("time", "unlimited", "p", ONE_MONTH_DAYS, switches=LIMIT_SWITCHES),
-    "unlimited_node_one_year": _limit_calculator("time", "unlimited", "p", ONE_YEAR_DAYS, switches=LIMIT_SWITCHES),
+    "one_year_limit": _limit_calculator("time", "limited", "p", ONE_YEAR_DAYS, switches=TIME_LIMIT_SWITCHES),
+    "one_year_memory": _limit_calculator("time", "limited", "memory", ONE_YEAR_DAYS, switches=TIME_LIMIT_SWITCHES),
+    "unlimited_node_memory_limit": _limit_calculator("feasible", "unlimited", "p", switches=FEASIBILITY_SWITCHES),
+    "unlimited_node_one_month": _limit_calculator("time", "unlimited", "p", ONE_MONTH_DAYS, switches=TIME_LIMIT_SWITCHES),
+    "unlimited_node_one_year": _limit_calculator("time", "unlimited", "p", ONE_YEAR_DAYS, switches=TIME_LIMIT_SWITCHES),
     "ethernet_x160_slowdown": _ethernet_slowdown,
     "ethernet_improved_beats_baseline_small": _ethernet_small_scale,
     "ethernet_unpartitioned_only_smallest": _ethernet_unpartitioned,
+    "ethernet_unpartitioned_faster_small": _ethernet_unpartitioned_small,
     "bert_minutes": _bert_minutes,
     "finetune_gpu_days": _finetune,
     "fifty_trillion_at_least_a_year": _years_at(5e13),

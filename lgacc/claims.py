@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import yaml
 
@@ -66,6 +66,7 @@ RULES = {
     "over": "v > p",
     "above": "v > p",
     "at least": "v >= p",
+    "below": "v < p",
     "up to": f"(1 - {WORD_TOLERANCE:g}) p <= v <= p + half a unit of its last digit",
     "between": "low <= v < high",
 }
@@ -116,6 +117,8 @@ class Rule:
             return value > paper
         if k == "at least":
             return value >= paper
+        if k == "below":
+            return value < paper
         if k == "up to":
             return (1 - w) * paper <= value <= paper + self._half_unit(paper, 1)
         if k == "between":
@@ -309,6 +312,23 @@ def reproduce_claims(hardware: str | Hardware = DEFAULT_HARDWARE) -> list[ClaimR
                 outcome = Outcome(None, f"cannot be computed on {spec.name}: {type(error).__name__}: {error}")
         results.append(grade(claim, outcome))
     return results
+
+
+def switch_effects(records: Sequence[dict]) -> list[dict]:
+    """Every switch tried on a differing claim and what it does to the printed number: one row per
+    (claim, switch) with ``switch, claim, printed, default, switched, moves, agrees``.
+
+    ``moves`` is whether the switched value differs from the default one (relative 1e-9);
+    ``agrees`` whether it reproduces the printed number.  ``records`` are :func:`claims_records` rows.
+    """
+    rows = []
+    for r in records:
+        for alt in r.get("alternatives") or ():
+            default, switched = r["reproduced"], alt["reproduced"]
+            moves = switched is not None and (default is None or not math.isclose(switched, default, rel_tol=1e-9))
+            rows.append({"switch": alt["assumption"], "claim": r["id"], "printed": r["printed"],
+                         "default": default, "switched": switched, "moves": moves, "agrees": bool(alt["agrees"])})
+    return rows
 
 
 def claims_records(hardware: str | Hardware = DEFAULT_HARDWARE) -> list[dict]:

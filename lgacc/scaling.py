@@ -341,17 +341,70 @@ def _rows(hardware: Hardware, scenario: str, method: str, xs: Iterable[int],
     return [fastest_row(x, hardware, method, scenario, assumptions=assumptions) for x in xs]
 
 
-def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequence[int],
-             assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> tuple[dict, dict] | None:
-    """The last grid row satisfying ``condition`` followed by one that does not, refined between them."""
-    rows = _rows(hardware, scenario, method, xs, assumptions)
-    last = None
-    for i, row in enumerate(rows):
-        if condition(row):
-            last = i
-    if last is None or last == len(rows) - 1:
+def _bisect(hardware: Hardware, scenario: str, method: str, condition, xs: Sequence[int],
+            assumptions: Assumptions, hint: int | None = None) -> tuple[dict, dict] | None:
+    """The last grid row satisfying ``condition`` and the next, exact when the condition holds up to
+    some model and fails beyond (feasibility and training time grow with the model size).
+
+    Gallops from the grid value nearest ``hint`` (default: the middle) until the pair is bracketed,
+    then bisects, so that a switch moving a limit by a few grid points searches a few models near it
+    and never the largest ones.
+    """
+    row = lambda i: fastest_row(xs[i], hardware, method, scenario, assumptions=assumptions)  # noqa: E731
+    if not xs:
         return None
-    low, high = rows[last], rows[last + 1]
+    last = len(xs) - 1
+    start = last // 2 if hint is None else min(range(len(xs)), key=lambda i: abs(xs[i] - hint))
+    step = 1
+    if condition(row(start)):
+        good, bad = start, None
+        while bad is None:
+            probe = min(good + step, last)
+            if condition(row(probe)):
+                if probe == last:
+                    return None  # holds on the whole grid
+                good, step = probe, 2 * step
+            else:
+                bad = probe
+    else:
+        bad, good = start, None
+        while good is None:
+            probe = max(bad - step, 0)
+            if condition(row(probe)):
+                good = probe
+            elif probe == 0:
+                return None  # holds nowhere on the grid
+            else:
+                bad, step = probe, 2 * step
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        good, bad = (middle, bad) if condition(row(middle)) else (good, middle)
+    return row(good), row(bad)
+
+
+def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequence[int],
+             assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+             hint: int | None = None) -> tuple[dict, dict] | None:
+    """The last grid row satisfying ``condition`` followed by one that does not, refined between them.
+
+    ``monotone=True`` finds the grid pair by galloping from ``hint`` and bisecting (a few searches
+    instead of the whole grid), for switch studies whose large infeasible models are slow to search;
+    the default visits every grid row.
+    """
+    if monotone:
+        found = _bisect(hardware, scenario, method, condition, tuple(xs), assumptions, hint)
+        if found is None:
+            return None
+        low, high = found
+    else:
+        rows = _rows(hardware, scenario, method, xs, assumptions)
+        last = None
+        for i, row in enumerate(rows):
+            if condition(row):
+                last = i
+        if last is None or last == len(rows) - 1:
+            return None
+        low, high = rows[last], rows[last + 1]
     for row in _rows(hardware, scenario, method, _refine(low["x"], high["x"]), assumptions):
         if condition(row):
             low = row
@@ -362,10 +415,11 @@ def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequ
 
 
 def feasibility_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
-                      xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> Limit | None:
+                      xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+                  hint: int | None = None) -> Limit | None:
     """The largest model with a feasible configuration (memory, with offload when needed)."""
     spec = scenario_hardware(hardware, scenario)
-    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]), tuple(xs or sweep_xs()), assumptions)
+    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]), tuple(xs or sweep_xs()), assumptions, monotone, hint)
     if found is None:
         return None
     low, high = found
@@ -376,10 +430,11 @@ def feasibility_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "l
 
 
 def offload_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
-                  xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> Limit | None:
+                  xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+                  hint: int | None = None) -> Limit | None:
     """The model size above which the fastest configuration offloads."""
     spec = scenario_hardware(hardware, scenario)
-    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]) and not r["offload"], tuple(xs or sweep_xs()), assumptions)
+    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]) and not r["offload"], tuple(xs or sweep_xs()), assumptions, monotone, hint)
     if found is None:
         return None
     low, high = found
@@ -391,11 +446,12 @@ def offload_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "limit
 
 
 def time_limit(days: float, hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
-               xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> Limit | None:
+               xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+                  hint: int | None = None) -> Limit | None:
     """The largest model the fastest configuration trains within ``days``, log-log interpolated."""
     spec = scenario_hardware(hardware, scenario)
     found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]) and r["time_days"] <= days,
-                     tuple(xs or sweep_xs()), assumptions)
+                     tuple(xs or sweep_xs()), assumptions, monotone, hint)
     if found is None:
         return None
     low, high = found

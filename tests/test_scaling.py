@@ -69,6 +69,18 @@ def test_time_limits_interpolate_between_bracketing_models():
     assert year.p > month.p
 
 
+@pytest.mark.parametrize("hint", [None, 2, 40, 96, 10_000])
+def test_galloping_limit_equals_the_full_grid(hint):
+    # brute force: the limit found by visiting every grid row, against galloping from any start
+    xs = scaling.sweep_xs(2, 128, 14)
+    full = scaling.time_limit(1.0, HW, xs=xs)
+    fast = scaling.time_limit(1.0, HW, xs=xs, monotone=True, hint=hint)
+    assert (fast.x_low, fast.x_high, fast.p) == (full.x_low, full.x_high, full.p)
+    # a condition that holds on the whole grid (or nowhere) has no limit either way
+    assert scaling.time_limit(1e9, HW, xs=xs[:4], monotone=True, hint=hint) is None
+    assert scaling.time_limit(1e-12, HW, xs=xs[:4], monotone=True, hint=hint) is None
+
+
 def test_unlimited_node_is_never_slower():
     unlimited = scaling.scaling_sweep(HW, "unlimited", methods=("improved",), xs=(160, 256))
     limited = scaling.scaling_sweep(HW, "limited", methods=("improved",), xs=(160, 256))
