@@ -297,12 +297,15 @@ def _chosen(claim: PrintedClaim, tried: list[Alternative]) -> Alternative:
     return min(tried, key=distance)
 
 
-def reproduce_claims(hardware: str | Hardware = DEFAULT_HARDWARE) -> list[ClaimResult]:
-    """Every printed claim with its reproduction (or ``None`` and the reason), never raising."""
+def reproduce_claims(hardware: str | Hardware = DEFAULT_HARDWARE, ids: Sequence[str] | None = None) -> list[ClaimResult]:
+    """Every printed claim (or those with ``ids``, in the file's order) with its reproduction (or
+    ``None`` and the reason), never raising."""
     spec = load_hardware(hardware)
     known = calculators()
     results = []
     for claim in printed_claims():
+        if ids is not None and claim.id not in ids:
+            continue
         if claim.id not in known:
             outcome = Outcome(None, "not reproduced yet: no calculator for this claim")
         else:
@@ -331,7 +334,7 @@ def switch_effects(records: Sequence[dict]) -> list[dict]:
     return rows
 
 
-def claims_records(hardware: str | Hardware = DEFAULT_HARDWARE) -> list[dict]:
+def claims_records(hardware: str | Hardware = DEFAULT_HARDWARE, ids: Sequence[str] | None = None) -> list[dict]:
     """JSON-ready rows: ``id, paper, reproduced, unit, agrees, printed, tolerance, how, where``
-    and ``rule, verdict, alternative, difference, explanation``."""
-    return [asdict(result) for result in reproduce_claims(hardware)]
+    and ``rule, verdict, alternative, difference, explanation, alternatives`` (all claims, or ``ids``)."""
+    return [asdict(result) for result in reproduce_claims(hardware, ids)]

@@ -79,6 +79,7 @@ __all__ = [
     "scenario_hardware",
     "fastest_row",
     "scaling_sweep",
+    "unpartitioned_helps",
     "constant_time_sweep",
     "offload_sweep",
     "Limit",
@@ -226,6 +227,17 @@ def scaling_sweep(
     pairs = [(x, m) for m in methods for x in xs]
     rows = [fastest_row(x, spec, m, scenario) for x, m in _progress(pairs, len(pairs), progress, f"{scenario} sweep")]
     return pd.DataFrame(rows, columns=list(_COLUMNS))
+
+
+def unpartitioned_helps(frame: pd.DataFrame, margin: float = 1e-3) -> pd.DataFrame:
+    """The :data:`NOT_PARTITIONED` rows of a sweep where avoiding the partition is faster than the
+    improved method with it, by more than ``margin`` (relative): where the paper's dotted line of
+    ``fig:scaling_Ethernet`` applies ("For the smallest models, the partition can be avoided to further
+    reduce the training time").  Which models these are is the sweep's result, not an input."""
+    plain = frame[(frame.method == NOT_PARTITIONED) & frame.feasible.astype(bool)]
+    part = frame[(frame.method == "improved") & frame.feasible.astype(bool)].set_index("x").time_days
+    faster = [x in part.index and t < part[x] * (1 - margin) for x, t in zip(plain.x, plain.time_days)]
+    return plain[faster]
 
 
 def constant_time_sweep(
