@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from .errors import UserInputError
-from .hardware import Hardware, load_hardware
+from .hardware import DEFAULT_HARDWARE, Hardware, load_hardware
 
 KINDS = ("table", "figure", "claims")
 
@@ -46,7 +46,7 @@ class Artifact:
         if self.kind not in KINDS:
             raise ValueError(f"artifact {self.label}: kind {self.kind!r} not in {KINDS}")
 
-    def reproduce(self, hardware: str | Hardware = "a100-80gb", **parameters: Any) -> Any:
+    def reproduce(self, hardware: str | Hardware = DEFAULT_HARDWARE, **parameters: Any) -> Any:
         """Build the artifact for ``hardware`` (a shipped name, a path or a :class:`Hardware`)."""
         return self.build(load_hardware(hardware), **parameters)
 
@@ -68,15 +68,39 @@ def registry() -> dict[str, Artifact]:
     return dict(sorted(found.items()))
 
 
+def _module_name(label: str) -> str:
+    """The module a label's artifact lives in, by the package's naming rule:
+    ``table:x_model`` in ``x_model``, ``fig:scaling_limited`` in ``fig_scaling_limited``."""
+    kind, _, name = label.partition(":")
+    return {"table": name, "fig": f"fig_{name}"}.get(kind, label) if name else label
+
+
+def _artifact_of_module(label: str) -> Artifact | None:
+    """Import only the module :func:`_module_name` names, so one reproduction does not
+    import every other one (the figures' matplotlib, the simulator's sympy)."""
+    from . import reproductions
+
+    name = _module_name(label)
+    if not name.isidentifier() or name.startswith("_"):
+        return None
+    if not any(info.name == name for info in pkgutil.iter_modules(reproductions.__path__)):
+        return None
+    artifact = getattr(importlib.import_module(f"{reproductions.__name__}.{name}"), "ARTIFACT", None)
+    return artifact if artifact is not None and artifact.label == label else None
+
+
 def get_artifact(label: str) -> Artifact:
     """The artifact for ``label``, or a clear error listing the known labels."""
+    artifact = _artifact_of_module(str(label))
+    if artifact is not None:
+        return artifact
     artifacts = registry()
     if label not in artifacts:
         raise UserInputError(f"unknown artifact {label!r}; known labels: {', '.join(artifacts)}")
     return artifacts[label]
 
 
-def reproduce(label: str, hardware: str | Hardware = "a100-80gb", **parameters: Any) -> Any:
+def reproduce(label: str, hardware: str | Hardware = DEFAULT_HARDWARE, **parameters: Any) -> Any:
     """Reproduce the artifact ``label`` for ``hardware``."""
     return get_artifact(label).reproduce(hardware, **parameters)
 

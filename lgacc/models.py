@@ -24,13 +24,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import sympy
 import yaml
 
+from . import _codegen
 from .errors import UserInputError, positive_int
-from .formulas import compute as compute_formulas
-from .formulas import model as model_formulas
-from .symbols import d_I, d_h, d_m, d_s
 
 __all__ = [
     "Transformer",
@@ -52,21 +49,64 @@ CALIBRATION_MODEL = "GPT-3"
 CALIBRATION_TOKENS = 3.2e6
 
 
+_PACKAGE = Path(__file__).resolve().parent
+#: The files whose expressions the generated code prints: change one and the code is rebuilt.
+_SOURCES = (
+    _PACKAGE / "models.py",
+    _PACKAGE / "symbols.py",
+    _PACKAGE / "formulas" / "__init__.py",
+    _PACKAGE / "formulas" / "model.py",
+    _PACKAGE / "formulas" / "compute.py",
+)
+_LAYER_ARGUMENTS = ("d_m", "d_h", "d_kv", "d_I")
+_FLOP_ARGUMENTS = (*_LAYER_ARGUMENTS, "d_s", "d_v")
+_X_FAMILY_FIELDS = ("d_l", "d_m", "d_a", "d_h", "d_s", "n_I")
+
+
+def _build():
+    """The model's counts as sympy expressions (imports sympy; run only when the cache is stale)."""
+    import sympy
+
+    from . import symbols
+    from .formulas import compute as compute_formulas
+    from .formulas import model as model_formulas
+
+    def symbol(name):
+        return getattr(model_formulas, name, None) or getattr(symbols, name)
+
+    layer = tuple(symbol(name) for name in _LAYER_ARGUMENTS)
+    flop = tuple(symbol(name) for name in _FLOP_ARGUMENTS)
+    functions = {}
+    for gated in (False, True):
+        functions[f"layer_weights:{gated}"] = (layer, model_formulas.general_layer_weights(gated))
+        functions[f"layer_parameters:{gated}"] = (layer, model_formulas.general_layer_parameters(gated))
+        functions[f"forward_flops_per_token:{gated}"] = (flop, compute_formulas.general_forward_flops_per_token(gated))
+    functions["output_flops_per_token"] = (flop, compute_formulas.output_flops_per_token())
+    family = {str(sym): expr for sym, expr in model_formulas.x_family().items()}
+    for name in _X_FAMILY_FIELDS:
+        # times 2: the family's fractions (d_a = x/2) stay whole numbers in the generated code
+        functions[f"x_family_twice:{name}"] = ((model_formulas.x,), sympy.expand(2 * family[name]))
+    tokens, p_reference = sympy.symbols("tokens p_reference", positive=True)
+    functions["critical_batch_constant"] = ((tokens, p_reference), model_formulas.critical_batch_constant(tokens, p_reference))
+    functions["critical_batch"] = ((symbols.K_c, symbols.p, symbols.d_s), model_formulas.critical_batch())
+    return functions, {}
+
+
 @cache
+def _functions() -> dict:
+    """The generated numeric functions of :func:`_build`, from the on-disk cache (no sympy import when warm)."""
+    return _codegen.compiled("models", _SOURCES, _build)["FUNCTIONS"]
+
+
 def _layer_functions(gated: bool):
     """(weights, parameters) of one layer as functions of ``(d_m, d_h, d_kv, d_I)``."""
-    args = (d_m, d_h, model_formulas.d_kv, d_I)
-    return (
-        sympy.lambdify(args, model_formulas.general_layer_weights(gated), "math"),
-        sympy.lambdify(args, model_formulas.general_layer_parameters(gated), "math"),
-    )
+    functions = _functions()
+    return functions[f"layer_weights:{gated}"], functions[f"layer_parameters:{gated}"]
 
 
-@cache
 def _forward_flops_function(gated: bool):
-    args = (d_m, d_h, model_formulas.d_kv, d_I, d_s, model_formulas.d_v)
-    expr = compute_formulas.general_forward_flops_per_token(gated)
-    return sympy.lambdify(args, expr, "math"), sympy.lambdify(args, compute_formulas.output_flops_per_token(), "math")
+    functions = _functions()
+    return functions[f"forward_flops_per_token:{gated}"], functions["output_flops_per_token"]
 
 
 def _check_bool(owner: str, field: str, value) -> bool:
@@ -199,8 +239,8 @@ def x_model(x: int) -> Transformer:
     x = positive_int("X family", "x", x)
     if x % 2:
         raise UserInputError(f"X family: x={x} must be even, so that d_a = x/2 is a whole number of heads")
-    family = model_formulas.x_family()
-    values = {str(sym): int(expr.subs(model_formulas.x, x)) for sym, expr in family.items()}
+    functions = _functions()
+    values = {name: functions[f"x_family_twice:{name}"](x) // 2 for name in _X_FAMILY_FIELDS}
     return Transformer(
         name=f"X{x}",
         d_l=values["d_l"],
@@ -318,15 +358,12 @@ NAMED_MODELS: dict[str, Transformer] = {name: load_model(name) for name in TABLE
 def critical_batch_constant() -> float:
     """``K_c`` with ``b_c d_s = K_c N^(1/3)``, from GPT-3 at 3.2 M tokens (≈ 573)."""
     reference = NAMED_MODELS[CALIBRATION_MODEL]
-    expr = model_formulas.critical_batch_constant(sympy.Float(CALIBRATION_TOKENS), sympy.Integer(reference.p_leading))
-    return float(expr)
+    return float(_functions()["critical_batch_constant"](CALIBRATION_TOKENS, reference.p_leading))
 
 
 @cache
 def _critical_batch_function():
-    from .symbols import K_c, d_s, p
-
-    return sympy.lambdify((K_c, p, d_s), model_formulas.critical_batch(), "math")
+    return _functions()["critical_batch"]
 
 
 def critical_batch_size(model: Transformer) -> float:

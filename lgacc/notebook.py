@@ -16,6 +16,7 @@ import pandas as pd
 
 from .artifacts import Artifact, agreement
 from .hardware import GIB, Hardware
+from .units import DAYS_PER_YEAR
 
 AGREE_MARK = "✓"
 DIFFER_MARK = "✗"
@@ -239,8 +240,8 @@ def format_days(days: Any) -> str:
     if _missing(days):
         return "—"
     days = float(days)
-    if days >= 365:
-        return f"{days / 365.25:.3g} y"
+    if days >= DAYS_PER_YEAR:
+        return f"{days / DAYS_PER_YEAR:.3g} y"
     if days >= 1:
         return f"{days:.3g} d"
     hours = days * 24

@@ -32,6 +32,7 @@ import pandas as pd
 import yaml
 
 from .errors import UserInputError
+from .units import DAYS_PER_YEAR
 
 PAPER_DIR = Path(__file__).resolve().parent.parent / "data" / "paper"
 
@@ -47,7 +48,7 @@ SUFFIXES = {
     "P": 1e15,
     # time units, converted to days
     "d": 1.0,
-    "y": 365.0,
+    "y": DAYS_PER_YEAR,
 }
 
 _PRINTED = re.compile(r"^\s*(?P<number>[-+]?\d+(?:\.\d+)?)\s*(?P<suffix>[A-Za-z]?)\s*$")

@@ -125,3 +125,77 @@ def conclusions_matrix(verdicts: pd.DataFrame) -> pd.DataFrame:
     matrix = matrix.loc[order, list(dict.fromkeys(verdicts["hardware"]))].reset_index().rename(columns={"claim": "conclusion"})
     matrix.columns.name = None
     return matrix
+
+
+def scaling_by_hardware(hardware: Iterable[str] = TODAYS_HARDWARE, methods: Iterable[str] = ("baseline", "improved"),
+                        xs: Iterable[int] | None = None) -> pd.DataFrame:
+    """``fig:scaling_limited`` redrawn per GPU: the fastest configuration of each method for each
+    X-family model on each spec (the paper's limited scenario: the spec's own nodes and links).
+
+    The rows are :func:`lgacc.scaling.scaling_sweep`'s, stacked with a ``hardware`` column; the
+    search and its rules are the paper figure's, only the spec changes.
+    """
+    from .scaling import scaling_sweep  # the sweep's plotting stack is needed only here
+
+    frames = [scaling_sweep(name, "limited", tuple(methods), xs).assign(hardware=load_hardware(name).name)
+              for name in hardware]
+    return pd.concat(frames, ignore_index=True)
+
+
+def limits_by_hardware(hardware: Iterable[str] = TODAYS_HARDWARE, days: Iterable[float] | None = None,
+                       method: str = "improved") -> pd.DataFrame:
+    """The largest model each spec trains within each duration (one month and one year by
+    default), by the limited-scenario search of ``fig:scaling_limited``; NaN where none fits."""
+    from .scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, time_limit
+
+    days = (ONE_MONTH_DAYS, ONE_YEAR_DAYS) if days is None else tuple(days)
+    rows = []
+    for name in hardware:
+        spec = load_hardware(name)
+        for target in days:
+            limit = time_limit(target, spec, "limited", method)
+            rows.append({"hardware": spec.name, "days": target, "p": limit.p if limit else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def time_by_hardware_figure(frame: pd.DataFrame):
+    """Training time along the X family, one colour per GPU, improved solid and baseline dashed,
+    drawn like ``fig:scaling_limited``'s time panel (same axes, ticks and reference lines)."""
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    from .reproductions.fig_scaling_limited import FONT_PT, MARKER, WIDTH_IN, set_time_axis
+    from .scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS
+
+    figure = Figure(figsize=(WIDTH_IN, 4.8), layout="constrained")
+    ax = figure.subplots()
+    names = list(dict.fromkeys(frame["hardware"]))
+    colors = {name: f"C{i}" for i, name in enumerate(names)}
+    styles = {"improved": "-", "baseline": "--"}
+    times = []
+    for name in names:
+        for method, style in styles.items():
+            rows = frame[(frame.hardware == name) & (frame.method == method) & frame.feasible.astype(bool)]
+            if not rows.empty:
+                ax.plot(rows.p, rows.time_days, style, color=colors[name], **MARKER)
+                times += list(rows.time_days)
+    for days, label in ((ONE_MONTH_DAYS, "one month"), (ONE_YEAR_DAYS, "one year")):
+        ax.axhline(days, color="grey", lw=1, ls="-.")
+        ax.annotate(label, (0.02, days), xycoords=("axes fraction", "data"), ha="left", va="bottom",
+                    fontsize=FONT_PT - 1, color="dimgrey")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.tick_params(labelsize=FONT_PT)
+    ax.set_xlabel("Model size p (parameters)", fontsize=FONT_PT)
+    ax.set_ylabel("Training time (h, d, wk, mo, y)", fontsize=FONT_PT)
+    set_time_axis(ax, times)
+    # start where the first curve rises above the axis's hour: smaller models train in minutes
+    # and would leave most of the width empty
+    shown = frame[frame.feasible.astype(bool) & (frame.time_days >= ax.get_ylim()[0])]
+    if not shown.empty:
+        ax.set_xlim(left=float(shown.p.min()) / 2)
+    handles = [Line2D([], [], color=colors[n], **MARKER, label=n) for n in names]
+    handles += [Line2D([], [], color="black", ls=s, label=m) for m, s in styles.items()]
+    figure.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=FONT_PT - 1, frameon=False)
+    return figure

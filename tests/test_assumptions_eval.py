@@ -1,4 +1,10 @@
-"""Assumption switches and the physical overlap convention, against hand-computed values."""
+"""Assumption switches and the physical overlap convention, against hand-computed values.
+
+Independent facts checked: overheads and efficiencies of a 1.7 B GPT by hand from the
+paper's intensities (3 b d_s / (4 n_b n_mu) = 1536, 82944 and 13824 flop/B) and the A100's
+thresholds; the physical fractions (3/64, 1/4, 2/3); the GB/GiB ratio 0.93132; the step time
+from 8 b d_s p flops; monotonicity in n_mu; each switch moving a value by the ratio it names.
+"""
 
 import math
 
@@ -42,7 +48,8 @@ def test_from_strings_parses_each_type():
 def test_gb_rescales_memory_and_bandwidth():
     scaled = apply_to_hardware(HW, Assumptions(gb="GB"))
     assert scaled.memory_bytes == pytest.approx(80e9)  # the spec's 80 GiB read as 80 GB
-    assert scaled.infiniband_bandwidth_bytes_per_s == pytest.approx(HW.infiniband_bandwidth_bytes_per_s * 1e9 / 2**30)
+    assert scaled.infiniband_bandwidth_bytes_per_s == pytest.approx(50e9)  # the spec's 50 GiB/s read as 50 GB/s
+    assert HW.infiniband_bandwidth_bytes_per_s == 50 * 2**30
     assert GIB_TO_GB == pytest.approx(0.9313225746)
     assert apply_to_hardware(HW) is HW
 
@@ -140,6 +147,9 @@ def test_pipeline_placement_intra_node():
     inter = evaluate(GPT_1_7B, HW, config)
     intra = evaluate(GPT_1_7B, HW, config, assumptions=Assumptions(pipeline_placement="intra-node"))
     ratio = HW.threshold("nvlink") / HW.threshold("infiniband")
+    assert ratio == pytest.approx(50 / 600)  # the bandwidths' ratio: 50 GiB/s InfiniBand, 600 GiB/s NVLink
+    # eq:pipeline_intensity_impr (2 + n_I) d_m = 13824 flop/B, not overlapped with n_mu = n_l = 4
+    assert inter.overheads["pipeline"] == pytest.approx((312e12 / (50 * 2**30)) / 13824)
     assert intra.overheads["pipeline"] == pytest.approx(inter.overheads["pipeline"] * ratio)
 
 
@@ -154,7 +164,10 @@ def test_pipeline_overlap_never_and_always():
     config = TrainingConfig(Method.BASELINE, n_b=2, n_l=4, n_mu=5, b_mu=1)
     never = evaluate(GPT_1_7B, HW, config, assumptions=Assumptions(pipeline_overlap="never"))
     always = evaluate(GPT_1_7B, HW, config, assumptions=Assumptions(pipeline_overlap="always"))
-    ratio = HW.threshold("infiniband") / never.intensities["pipeline"]
+    # eq:pipeline_intensity_base (2 + n_I) d_m d_l / n_l = 6 * 2304 * 24 / 4 = 82944 flop/B, by hand,
+    # against InfiniBand's 312e12 / (50 * 2**30) = 5811.5 flop/B
+    assert never.intensities["pipeline"] == pytest.approx(82944)
+    ratio = (312e12 / (50 * 2**30)) / 82944
     assert never.overheads["pipeline"] == pytest.approx(ratio)
     assert always.overheads["pipeline"] == pytest.approx(max(0.0, ratio - 1))
 

@@ -66,3 +66,28 @@ def test_unknown_label_exit_2():
     result = run_cli("reproduce", "table:nope")
     assert result.returncode == 2
     assert "table:hardware_bandwidth" in result.stderr
+
+
+def test_every_label_is_found_in_its_own_module():
+    """The lazy lookup (one module per label) finds every artifact the full walk finds."""
+    from lgacc import artifacts
+
+    for label, artifact in artifacts.registry().items():
+        assert artifacts._artifact_of_module(label) is artifact, label
+
+
+def test_a_table_does_not_import_the_figures_or_the_simulator(tmp_path):
+    """Issue #15: `lgacc reproduce table:...` imports that table's module only (no matplotlib; no sympy once
+    the generated code is cached)."""
+    import os
+
+    env = {**os.environ, "LGACC_CACHE_DIR": str(tmp_path)}
+    code = (
+        "import sys\n"
+        "from lgacc.artifacts import get_artifact\n"
+        "get_artifact('table:parallel_methods_comparison')\n"
+        "print(sorted(m for m in ('matplotlib', 'sympy', 'lgacc.schedule', 'lgacc.scaling') if m in sys.modules))\n"
+    )
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)  # warms the cache
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.strip() == "[]"

@@ -72,3 +72,29 @@ def test_cache_dir_follows_environment(monkeypatch, tmp_path):
     assert _codegen.cache_dir() == tmp_path / "lgacc"
     monkeypatch.setenv("LGACC_CACHE_DIR", "/elsewhere")
     assert str(_codegen.cache_dir()) == "/elsewhere"
+
+
+def _run_evaluate(env):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from lgacc.cli import main\n"
+        "rc = main(['evaluate', '--model', 'X160', '--method', 'improved', '--n-b', '8', '--n-l', '4',"
+        " '--n-a', '16', '--n-mu', '4', '--format', 'json'])\n"
+        "print('SYMPY' if 'sympy' in sys.modules else 'NOSYMPY', rc)\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+
+
+def test_warm_command_line_imports_no_sympy(tmp_path):
+    """Issue #15: once the generated code is cached, `lgacc evaluate` (models included) never imports sympy."""
+    import os
+
+    env = {**os.environ, "LGACC_CACHE_DIR": str(tmp_path)}
+    cold = _run_evaluate(env)
+    assert cold.strip().endswith("SYMPY 0")  # first call derives and writes the cache
+    warm = _run_evaluate(env)
+    assert warm.strip().endswith("NOSYMPY 0"), warm[-200:]
+    assert {p.name.split("-")[0] for p in tmp_path.glob("*.py")} >= {"models", "evaluate"}

@@ -1,6 +1,16 @@
-"""Evaluation of configurations: the paper's printed cells, vectorization, feasibility, bad input."""
+"""Evaluation of configurations: the paper's printed cells, vectorization, feasibility, bad input.
+
+Independent facts checked: the printed cells of table:parallel_methods_comparison,
+table:parallel_methods_memory and table:smaller_cluster (data/paper/, at their printed digits,
+with the two named differences); the vectorized evaluator against those printed rows (not against
+``evaluate``, which wraps it); overheads by hand from the paper's intensities and the A100's
+thresholds 312e12 / (600 * 2**30) and 312e12 / (50 * 2**30); the bubble (n_l - 1)/n_mu (times
+n_l/d_l for the modular pipeline) and the state 12 p / n_gpu over a grid; the training time from
+1e5 steps of 8 b_c d_s p flops; the smaller-cluster candidates against a brute-force loop.
+"""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -10,6 +20,7 @@ from lgacc.errors import UserInputError
 from lgacc.evaluate import OVERHEADS, evaluate, evaluate_many
 from lgacc.hardware import GIB, load_hardware
 from lgacc.models import x_model
+from lgacc.paper import load_paper, parse_printed
 from lgacc.reproductions.parallel_methods_check import (
     candidate_configurations,
     check_table,
@@ -48,8 +59,12 @@ def test_headline_configuration():
     product = math.prod(1 / (1 + o) for o in result.overheads.values())
     assert result.efficiency == pytest.approx(product, rel=1e-12)
     assert result.overheads["bubble"] == pytest.approx((5 - 1) / 5 * 5 / 160)
-    assert result.overheads["tensor"] == pytest.approx(HW.threshold("nvlink") / (12 * X160.d_m / (3 * 15)))
-    assert result.overheads["pipeline"] == pytest.approx(HW.threshold("infiniband") / (6 * X160.d_m))
+    # eq:tensor_intensity (4 + 2 n_I) d_m / (3 (n_a - 1)) = 12 * 25600 / 45 = 6826.7 flop/B against the
+    # NVLink threshold 312e12 / (600 * 2**30) = 484.29 flop/B, not overlapped: 0.0709 (the printed 0.0709)
+    assert result.overheads["tensor"] == pytest.approx((312e12 / (600 * 2**30)) / (12 * 25600 / 45))
+    assert result.overheads["tensor"] == pytest.approx(0.07094, abs=5e-6)
+    # eq:pipeline_intensity_impr (2 + n_I) d_m = 153600 flop/B against InfiniBand 312e12 / (50 * 2**30) = 5811.5
+    assert result.overheads["pipeline"] == pytest.approx((312e12 / (50 * 2**30)) / 153600)
     assert set(result.overheads) == set(OVERHEADS)
     gib = result.memory.in_gib()
     assert gib["offloadable"] == pytest.approx(gib["state"] + gib["checkpoint"])
@@ -62,26 +77,38 @@ def test_time_uses_the_tokens_of_100k_steps_at_the_critical_batch():
     expected = 1e5 * 8 * X160.critical_batch * X160.d_s * X160.p / (result.n_gpu * HW.peak_flop_per_s * result.efficiency) / 86400
     assert result.time_days == pytest.approx(expected, rel=1e-12)
     assert evaluate(X160, HW, cfg, steps=50_000).time_days == pytest.approx(expected / 2)
+    # the same configuration is table:smaller_cluster's last row (b = 102, n_a = 16, n_gpu = 1360): 0.91, 186 d
+    assert (result.b, result.n_gpu) == (102, 1360)
+    assert round(result.efficiency, 2) == 0.91 and round(result.time_days) == 186
+    # by hand at perfect efficiency: 231 114 GPU-days (see test_search) over 1360 GPUs = 169.9 d
+    assert result.time_days * result.efficiency == pytest.approx(231_114 / 1360, rel=1e-4)
 
 
-def test_evaluate_many_matches_evaluate():
-    rows = comparison_rows() + smaller_cluster_rows()
+def test_evaluate_many_reproduces_the_printed_rows_in_one_call_per_method():
+    """The vectorized path against the paper, not against ``evaluate`` (which wraps it): each
+    method's printed configurations of table:parallel_methods_comparison evaluated as one array
+    give the printed b, n_gpu, efficiency (two decimals) and time (its printed digits), and
+    the bubble (n_l - 1)/n_mu, times n_l/d_l for the modular pipeline, by hand."""
+    printed = {(r["parallelism"], r["method"]): r for r in load_paper("table:parallel_methods_comparison")["rows"]}
+    rows = comparison_rows()
+    assert len(rows) == len(printed) == 9
     for method in Method:
-        chosen = [r.config for r in rows if r.config.method is method]
+        chosen = [r for r in rows if r.config.method is method]
+        configs = [r.config for r in chosen]
         arrays = evaluate_many(
             X160, HW, method,
-            n_b=np.array([c.n_b for c in chosen]), n_l=np.array([c.n_l for c in chosen]),
-            n_a=np.array([c.n_a for c in chosen]), n_mu=np.array([c.n_mu for c in chosen]),
-            b_mu=np.array([c.b_mu for c in chosen]), offload=np.array([c.offload for c in chosen]),
+            n_b=np.array([c.n_b for c in configs]), n_l=np.array([c.n_l for c in configs]),
+            n_a=np.array([c.n_a for c in configs]), n_mu=np.array([c.n_mu for c in configs]),
+            b_mu=np.array([c.b_mu for c in configs]), offload=np.array([c.offload for c in configs]),
         )
-        for i, cfg in enumerate(chosen):
-            one = evaluate(X160, HW, cfg)
-            assert arrays["efficiency"][i] == pytest.approx(one.efficiency, rel=1e-12)
-            assert arrays["time_days"][i] == pytest.approx(one.time_days, rel=1e-12)
-            assert arrays["non_offloadable"][i] == pytest.approx(one.memory.non_offloadable, rel=1e-12)
-            assert bool(arrays["feasible"][i]) == one.feasible
-            for name in OVERHEADS:
-                assert arrays[name][i] == pytest.approx(one.overheads[name], abs=1e-15)
+        for i, (row, c) in enumerate(zip(chosen, configs)):
+            cells = printed[(row.parallelism, row.method)]
+            assert arrays["b"][i] == int(cells["b"]) and arrays["n_gpu"][i] == int(cells["n_gpu"]), cells
+            assert parse_printed(cells["efficiency"]).agrees(arrays["efficiency"][i]), (cells, arrays["efficiency"][i])
+            assert parse_printed(cells["time"]).agrees(arrays["time_days"][i]), (cells, arrays["time_days"][i])
+            stages = Fraction(c.n_l, X160.d_l) if method is Method.IMPROVED else 1
+            assert arrays["bubble"][i] == pytest.approx(float(Fraction(c.n_l - 1, c.n_mu) * stages), abs=1e-15)
+            assert bool(arrays["feasible"][i]), cells
 
 
 def test_evaluate_many_broadcasts_a_grid():
@@ -90,6 +117,11 @@ def test_evaluate_many_broadcasts_a_grid():
     assert out["efficiency"].shape == n_b.shape
     assert np.all(out["b"] == n_b * n_mu)
     assert not out["feasible"][0, 0]  # n_mu = 1 < n_l = 5
+    # values, by hand: the modular bubble (n_l - 1) n_l / (n_mu d_l) = 4 * 5 / (160 n_mu), 80 GPUs per instance
+    assert np.allclose(out["bubble"], 20 / (160 * n_mu), rtol=1e-12, atol=0)
+    assert np.all(out["n_gpu"] == 80 * n_b)
+    # the state 12 p / n_gpu (partitioned by default) in every cell
+    assert np.allclose(out["state"], 12 * 1_258_344_448_000 / (80 * n_b), rtol=1e-12)
     for key in ("efficiency", "time_days", "state", "checkpoint", "buffers", "activations", "offloadable",
                 "non_offloadable", "feasible", "n_gpu", "b", *OVERHEADS):
         assert key in out
@@ -130,10 +162,32 @@ def test_exact_form_is_close_to_the_paper_form():
     assert exact.time_days != paper.time_days
 
 
-def test_smaller_cluster_candidates_include_the_inferred_configuration():
-    for row in smaller_cluster_rows():
+def _brute_force_candidates(parallelism, b, n_a, n_gpu, d_l):
+    """Every (n_b, n_l, n_mu, b_mu) with n_b n_l n_a = n_gpu, n_b n_mu b_mu = b, n_mu >= n_l, n_l <= d_l,
+    using exactly the printed parallel dimensions: a loop over all four, written from the table's caption."""
+    uses = {"Data": (True, False), "Data + tensor": (True, False), "Data + pipe": (True, True),
+            "3d": (True, True), "Pipe + tensor": (False, True), "None": (False, False)}[parallelism]
+    out = set()
+    for n_b in range(1, n_gpu + 1):
+        for n_l in range(1, d_l + 1):
+            if n_b * n_l * n_a != n_gpu or (n_b > 1, n_l > 1) != uses:
+                continue
+            for b_mu in range(1, b + 1):
+                if b % (n_b * b_mu) == 0 and b // (n_b * b_mu) >= n_l:
+                    out.add((n_b, n_l, b // (n_b * b_mu), b_mu))
+    return out
+
+
+def test_smaller_cluster_candidates_are_every_configuration_with_the_printed_sizes():
+    """The candidate list behind table:smaller_cluster's inferred rows equals a brute-force loop,
+    and each inferred configuration has the printed b, n_a and n_gpu."""
+    printed = load_paper("table:smaller_cluster")["rows"]
+    for row, cells in zip(smaller_cluster_rows(), printed):
         c = row.config
+        assert (c.b, c.n_a, c.n_gpu) == (int(cells["b"]), int(cells["n_a"]), int(cells["n_gpu"])), cells
         candidates = candidate_configurations(row.method, row.parallelism, c.b, c.n_a, c.n_gpu, X160.d_l, offload=c.offload)
+        found = {(k.n_b, k.n_l, k.n_mu, k.b_mu) for k in candidates}
+        assert found == _brute_force_candidates(row.parallelism, c.b, c.n_a, c.n_gpu, X160.d_l), row
         assert c in candidates, row
 
 
@@ -183,6 +237,7 @@ def test_the_two_overlap_rules_by_hand():
 def test_evaluation_map_is_data_naming_real_derivations():
     from lgacc.evaluate import DATA_TRANSFERS, evaluation_map
     from lgacc.formulas import derivation
+    from lgacc.symbols import symbol
 
     emap = evaluation_map()
     keys = {case["derivation"] for case in emap["data"]["cases"].values()}
@@ -190,6 +245,9 @@ def test_evaluation_map_is_data_naming_real_derivations():
     keys |= set(emap["state_offload"]["cases"].values()) | {emap["tensor"]["derivation"]}
     for key in keys:
         assert derivation(key).key == key
+    # a value behind a key: eq:data_intensity_base_pipe, b d_s / n_b = 2415 * 2560 / 483 = 12800 flop/B
+    pipe = derivation("data_intensity_base_pipe").paper
+    assert pipe.subs({symbol(n): v for n, v in dict(b=2415, d_s=2560, n_b=483).items()}) == 12800
     # "the non-overlapped scenario is more appropriate" for the baseline with a pipeline (eq:data_intensity_base_pipe)
     assert DATA_TRANSFERS[(False, False, True)] == ("data_intensity_base_pipe", False, None)
     assert all(overlapped for (_, overlapped, _) in (v for k, v in DATA_TRANSFERS.items() if k != (False, False, True)))

@@ -1,4 +1,8 @@
-"""Project hygiene: notebooks without outputs, one book page per notebook, one dependency list."""
+"""Project hygiene: notebooks without outputs, one book page per notebook, one dependency list.
+
+Independent facts checked: the committed files themselves (notebooks, book/_toc.yml,
+pyproject.toml against environment.yml); nothing here is computed by lgacc.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""The notebook runner: parameters, failures reported with their cell, outputs kept."""
+"""The notebook runner: parameters, failures reported with their cell, outputs kept.
+
+Independent facts checked: hand-written notebooks whose failing cell (index 3), exception
+and printed output are known in advance; exit codes 1 and 2; a relative path made absolute.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,11 @@
 
 Integer durations make every simulated time an integer and every ratio an exact
 Fraction, so the comparisons below are equalities, not tolerances.
+
+Independent facts checked: the event simulator (one code path) against the sympy derivations
+of lgacc.formulas (another) and against the bubble (n_l - 1)/n_mu, times n_l/d_l for the
+modular pipeline, written by hand; send, restore and reduction counts by hand; the printed
+rows of table:mixed_buffering; hand-built malformed schedules and inputs.
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ def test_bubble_equals_the_paper_formula_over_the_grid(modular):
         measured = measure(simulate(pipeline(n_l, n_mu, d_l, modular=modular)))
         expected = analytic.pipeline_bubble(n_l, n_mu, d_l, modular=modular)
         assert measured.bubble_overhead == expected, (n_l, n_mu, d_l)
+        # by hand: (n_l - 1) / n_mu, the modular pipeline's times n_l / d_l (its idle steps are one layer long)
+        assert expected == Fraction(n_l - 1, n_mu) * (Fraction(n_l, d_l) if modular else 1), (n_l, n_mu, d_l)
         assert measured.step_time == analytic.pipeline_step_time(n_l, n_mu, d_l, modular=modular)
         # Every device does the same compute, so each is busy 1 / (1 + bubble) of the step.
         assert set(measured.busy_fraction_per_device) == {1 / (1 + expected)}
@@ -280,6 +287,11 @@ def test_figure_draws_every_timed_operation_standard_on_top(label):
     for ax, timeline in zip(axes, module.timelines()):
         blocks = [p for p in ax.patches if isinstance(p, Rectangle)]
         assert len(blocks) == sum(i.end > i.start for i in timeline.intervals)
+        if label == "fig:pipeline_comparison":
+            # by hand at the figure's defaults (n_l = 4, n_mu = 4, d_l = 8, n_b = 2): each of the
+            # d_l n_mu = 32 (layer, micro-batch) pairs runs forward, recompute and backward, and each
+            # of the 8 layers is all-reduced once: 3 * 32 + 8 = 104 blocks in either panel
+            assert len(blocks) == 104
         # Micro-batch indices are written in the compute blocks.
         assert {t.get_text() for t in ax.texts} >= {str(m) for m in range(timeline.schedule.n_mu)}
 

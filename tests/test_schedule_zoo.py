@@ -2,6 +2,10 @@
 
 Integer (or Fraction) durations make every simulated time exact; the derivations of
 lgacc.formulas.schedules, evaluated at the same sizes, are exact Fractions too.
+
+Independent facts checked: simulator against derivation over a grid (two code paths); the
+published bubbles computed by hand (3/8, 3/16, 3/32, 1/8); zero bubble a third of 1F1B;
+aliases compared timeline by timeline and with a hand bubble of 1/4.
 """
 
 from __future__ import annotations
@@ -75,6 +79,10 @@ def test_derivations_hold_and_reuse_the_papers_bubbles():
         assert all(d.holds() for d in formulas.schedule_derivations(name))
     assert formulas.schedule_terms("gpipe")["bubble_overhead"] == bubble(False)
     assert formulas.schedule_terms("modular")["bubble_overhead"] == bubble(True)
+    # and those bubbles, by hand: (n_l - 1) / n_mu and (n_l - 1) n_l / (n_mu d_l)
+    n_l, n_mu, d_l = formulas.n_l, formulas.n_mu, formulas.d_l
+    assert sympy.simplify(bubble(False) - (n_l - 1) / n_mu) == 0
+    assert sympy.simplify(bubble(True) - (n_l - 1) * n_l / (n_mu * d_l)) == 0
     assert formulas.schedule_terms("standard") == formulas.schedule_terms("gpipe")
     # Breadth-first with one layer per chunk is the modular pipeline.
     bf = formulas.schedule_terms("breadth-first")
@@ -93,12 +101,16 @@ def test_breadth_first_with_one_layer_per_chunk_is_the_modular_timeline():
     a = simulate(pipeline_schedule("breadth-first", 3, 4, 6, n_v=2))
     b = simulate(pipeline(3, 4, 6, modular=True))
     assert [(i.start, i.end) for i in a.intervals] == [(i.start, i.end) for i in b.intervals]
+    # by hand: the modular bubble (n_l - 1) n_l / (n_mu d_l) = 2 * 3 / (4 * 6) = 1/4
+    assert measure(a).bubble_overhead == Fraction(1, 4)
 
 
 def test_standard_is_an_alias_of_gpipe():
     a = simulate(pipeline_schedule("standard", 2, 4, 4))
     b = simulate(pipeline(2, 4, 4, modular=False))
     assert [(i.start, i.end) for i in a.intervals] == [(i.start, i.end) for i in b.intervals]
+    # and the value, by hand: GPipe's bubble (n_l - 1) / n_mu = 1/4
+    assert measure(a).bubble_overhead == Fraction(1, 4)
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,14 @@
-"""The paper's notation: every symbol named, explained, with a unit."""
+"""The paper's notation: every symbol named, explained, with a unit.
+
+Independent facts checked: each required symbol's LaTeX is spelled as in the paper's source
+(``b_\\mu``, ``n_\\text{gpu}``, ...), hand-chosen units and groups of the paper's own definitions
+(sec:methodology, sec:distributed). The key and shape checks guard the glossary page's interface
+and come with those values.
+"""
+
+from pathlib import Path
+
+import pytest
 
 import sympy
 
@@ -39,7 +49,27 @@ def test_glossary_lists_every_symbol():
 
 
 def test_unknown_symbol_is_a_clear_error():
-    import pytest
-
     with pytest.raises(KeyError, match="unknown symbol"):
         notation("d_x")
+
+
+PAPER = Path(__file__).resolve().parents[2] / "shared" / "paper" / "layered-gradient-accumulation.tex"
+
+
+@pytest.mark.skipif(not PAPER.exists(), reason="the paper's LaTeX source is not beside the repository")
+def test_required_symbols_are_spelled_as_in_the_paper():
+    tex = PAPER.read_text()
+    for name in REQUIRED:
+        assert notation(name).latex in tex, name
+    assert (notation("b_mu").latex, notation("n_gpu").latex) == (r"b_\mu", r"n_\text{gpu}")
+
+
+def test_units_and_groups_by_hand():
+    # counts of devices are GPUs, the batch sizes samples, c_gpu a compute rate (sec:distributed, sec:hardware)
+    expected = {"n_b": ("GPUs", "configuration"), "n_gpu": ("GPUs", "configuration"), "b": ("samples", "configuration"),
+                "b_mu": ("samples", "configuration"), "d_s": ("tokens per sample", "model"),
+                "c_gpu": ("flop/s", "hardware"), "n_I": ("dimensionless", "model")}
+    for name, (unit, group) in expected.items():
+        assert (notation(name).unit, notation(name).group) == (unit, group), name
+    row = glossary().set_index("name").loc["n_gpu"]
+    assert (row["unit"], row["group"]) == ("GPUs", "configuration")

@@ -1,4 +1,10 @@
-"""Published runs against the model: step times, the upper bound, the calibration."""
+"""Published runs against the model: step times, the upper bound, the calibration.
+
+Independent facts checked: Narayanan et al.'s flop formula by hand, the printed throughputs
+and iteration times of the sources against each other, a prediction whose work, bubble (7/16),
+tensor and data overheads are computed by hand, the geometric mean and leave-one-out on
+hand-made numbers, and the physical prediction as an upper bound on every published speed.
+"""
 
 import math
 
@@ -6,9 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lgacc.assumptions import Assumptions
 from lgacc.errors import UserInputError
-from lgacc.evaluate import evaluate
 from lgacc.models import load_model
 from lgacc.validation import (
     comparison,
@@ -73,8 +77,9 @@ def test_smith_throughput_is_consistent_with_its_iteration_time(runs):
             assert abs(tflops / run.reported["tflops_per_gpu"] - 1) < 0.01
 
 
-def test_prediction_is_the_evaluators_step_time_for_the_papers_model():
-    # with full recomputation and no vocabulary, the run's work is the exact form's flops per batch
+def test_prediction_for_the_papers_model_by_hand():
+    """Megatron-LM 8.3 B (no vocabulary) on 256 GPUs, n_a = 8, n_l = 8, b = 64, b_mu = 1, hence n_b = 4 and
+    n_mu = 16, under the physical convention and the exact form, every factor computed by hand."""
     from lgacc.validation import Run
     from lgacc.hardware import load_hardware
 
@@ -82,9 +87,19 @@ def test_prediction_is_the_evaluators_step_time_for_the_papers_model():
     run = Run(id="t", publication="p", citation="c", model=vocabulary_free, hardware=load_hardware("a100-80gb"),
               n_gpu=256, n_a=8, n_l=8, b=64, b_mu=1, micro_batch_stated=True, recomputation="full",
               interleaved_schedule="no", flop_formula="megatron", reported={"tflops_per_gpu": 100})
-    assumptions = Assumptions(convention="physical", divisible_layers=False)
-    expected = evaluate(vocabulary_free, "a100-80gb", run.config(), assumptions=assumptions, form="exact").step_time_s
-    assert math.isclose(predicted_step_time(run, "physical"), expected, rel_tol=1e-9)
+    # work: Narayanan et al.'s 96 b s l h^2 (1 + s / (6 h)) with V = 0, b = 64, s = 1024, l = 72, h = 3072
+    work = 96 * 64 * 1024 * 72 * 3072**2 * (1 + 1024 / (6 * 3072))
+    assert work == pytest.approx(4.512395720392704e15, rel=1e-12)
+    nvlink, infiniband = 312e12 / (600 * 2**30), 312e12 / (50 * 2**30)  # 484.29 and 5811.5 flop/B
+    bubble = 7 / 16  # (n_l - 1) / n_mu
+    # tensor, exact: 8 b d_s p_l flop over 24 b d_s d_m (n_a - 1) bytes = (12 d_m + 13) / (3 * 7) = 1756.05
+    tensor = nvlink / ((12 * 3072 + 13) / 21)
+    # baseline reduction with a pipeline, not overlapped (eq:data_intensity_base_pipe), exact:
+    # b d_s / (n_b - 1) = 64 * 1024 / 3 = 21845.3 flop/B
+    data = infiniband / (64 * 1024 / 3)
+    efficiency = 1 / ((1 + bubble) * (1 + tensor) * (1 + data))
+    assert efficiency == pytest.approx(0.43070, abs=5e-6)
+    assert math.isclose(predicted_step_time(run, "physical"), work / (256 * 312e12 * efficiency), rel_tol=1e-9)
 
 
 def test_kernel_efficiency_is_the_geometric_mean():

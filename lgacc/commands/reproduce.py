@@ -7,20 +7,23 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..artifacts import get_artifact, registry
+from ..artifacts import get_artifact
 from ..errors import UserInputError
 from ..hardware import DEFAULT_HARDWARE
 from ._output import FORMATS, dumps, render_table
 
 
 def register(subparsers) -> None:
-    labels = ", ".join(registry())
+    # No label list here: listing them imports every reproduction (matplotlib, sympy),
+    # which would make each `lgacc reproduce` pay for all of them.  An unknown label
+    # is answered with the list (get_artifact).
     parser = subparsers.add_parser(
         "reproduce",
         help="reproduce a table or figure of the paper by its LaTeX label",
-        description=f"Reproduce a table or figure of the paper. Labels: {labels}.",
+        description="Reproduce a table or figure of the paper by its LaTeX label "
+        "(table:..., fig:..., or claims); an unknown label prints the known ones.",
     )
-    parser.add_argument("label", help="LaTeX label, e.g. table:hardware_bandwidth")
+    parser.add_argument("label", help="LaTeX label, e.g. table:hardware_bandwidth, fig:scaling_limited, claims")
     parser.add_argument(
         "--hardware", default=DEFAULT_HARDWARE, help=f"shipped spec name or path to a YAML spec (default: {DEFAULT_HARDWARE})"
     )

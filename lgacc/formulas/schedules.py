@@ -12,8 +12,8 @@ here is checked against the event simulator (:mod:`lgacc.schedule`) over a grid 
 ``tests/test_schedule_zoo.py``.  Validity: ``n_mu >= n_l``; ``interleaved`` with ``v > 1``
 needs ``n_mu`` a multiple of ``n_l``; the ZB-H1 bubble needs ``t_W <= t_F``.
 
->>> schedule_terms("1f1b")["bubble_overhead"]
-(n_l - 1)/n_mu
+>>> schedule_terms("1f1b")["bubble_overhead"] == (n_l - 1) / n_mu
+True
 """
 
 from __future__ import annotations

@@ -1,0 +1,41 @@
+"""Time the whole sensitivity grid (issue 16: under 20 s on this machine).  Not a test.
+
+Run: ``.venv/bin/python benchmarks/bench_sensitivity.py [repeats]``.  Each run starts from a
+cold memo of searches (the formulas are lambdified once, before timing); prints the
+median wall time and the time per assumption of the last run.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+from lgacc.hardware import load_hardware
+from lgacc.search import fastest
+from lgacc.models import x_model
+from lgacc.sensitivity import dimensions, sensitivity_rows
+
+TARGET_S = 20.0
+
+
+def main(repeats: int = 3) -> None:
+    hardware = load_hardware("a100-80gb")
+    fastest(x_model(160), hardware, "improved", "3d", explain=False)  # lambdify the formulas once
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        rows = sensitivity_rows(hardware)
+        times.append(time.perf_counter() - start)
+    median = statistics.median(times)
+    print(f"{len(rows)} rows over {len(dimensions(hardware))} assumptions; runs: "
+          + ", ".join(f"{t:.1f} s" for t in times))
+    print(f"median {median:.1f} s {'ok' if median < TARGET_S else f'SLOW (> {TARGET_S:g} s)'}")
+    for d in dimensions(hardware):
+        start = time.perf_counter()
+        sensitivity_rows(hardware, [d.name])
+        print(f"  {d.name:30s} {time.perf_counter() - start:6.1f} s (with the default row)")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
