@@ -48,6 +48,9 @@ from .paper import PAPER_DIR
 
 #: Relative tolerance of the words "about", "approximately", "around", "nearly" and "up to".
 WORD_TOLERANCE = 0.15
+#: Kept for :mod:`lgacc.sensitivity`, whose "holds / weakens" test of a conclusion under other
+#: hardware uses it; no claim is graded with it (grading follows the printed precision and words).
+ABOUT_FACTOR = 1.25
 
 REPRODUCED = "reproduced"
 EXPLAINED = "explained"
