@@ -13,8 +13,11 @@ HTML := $(BOOK)/_build/html
 MATHJAX_VERSION := 3.2.2
 NPM_PREFIX := build/npm
 MATHJAX := $(BOOK)/_mathjax/_static/mathjax/es5/tex-chtml.js
+# The calculator page's script, printed from the derivations (lgacc.jsgen); html_extra_path copies
+# book/_calculator into the HTML root (outside book/_static, whose .js files go into every page).
+CALCULATOR := $(BOOK)/_calculator/_static/lgacc-calculator.js
 
-.PHONY: book test notebooks check-book venv clean
+.PHONY: book test notebooks calculator check-book venv clean
 
 # The virtual environment is (re)built when missing or when pyproject.toml changes.
 $(STAMP): pyproject.toml
@@ -38,7 +41,10 @@ $(MATHJAX):
 notebooks: $(STAMP)
 	$(BIN)/python -m lgacc.run --hardware $(HARDWARE)
 
-book: notebooks $(MATHJAX)
+calculator: $(STAMP)
+	$(BIN)/python -m lgacc.jsgen $(CALCULATOR) --hardware $(HARDWARE)
+
+book: notebooks $(MATHJAX) calculator
 	rm -rf $(BOOK)/_build
 	$(BIN)/jupyter-book build $(BOOK) -W -n --keep-going
 	@echo "Book built for hardware $(HARDWARE): $(abspath $(HTML))/index.html"
@@ -54,4 +60,4 @@ check-book: $(STAMP)
 	@echo "Screenshots of every page: $(abspath build/screenshots)/"
 
 clean:
-	rm -rf $(BOOK)/_build $(BOOK)/generated $(BOOK)/_mathjax build
+	rm -rf $(BOOK)/_build $(BOOK)/generated $(BOOK)/_mathjax $(BOOK)/_calculator build

@@ -344,10 +344,32 @@ def readable_frame(frame: pd.DataFrame, formats: dict[str, Any] | None = None, t
     return shown.rename(columns={c: titles.get(str(c), c) for c in shown.columns})
 
 
+_EQUATION_LABEL = re.compile(r'(?<![\w"#:/-])eq:([a-z][a-z_]*)')
+
+
+def link_equations(html_text: str, page: str = "derivations.html") -> str:
+    """Each numbered ``eq:label`` in HTML text as "Eq. (N)" linking to its derivation, as the book's
+    text does (book/_ext/equation_links.py does it for Markdown; HTML output needs it here)."""
+    from .equations import equation_anchor, equation_name, equation_numbers
+
+    numbers = equation_numbers()
+
+    def link(match: re.Match) -> str:
+        label = match.group(0)
+        if label not in numbers:
+            return label
+        return (f'<a class="reference internal" href="{page}#{equation_anchor(label)}" title="{label}">'
+                f"{equation_name(label)}</a>")
+
+    return _EQUATION_LABEL.sub(link, html_text)
+
+
 def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "") -> str:
-    """A table without index, in a container that scrolls sideways if it is wider than the page."""
+    """A table without index, in a container that scrolls sideways if it is wider than the page;
+    equation labels in its cells become numbered links."""
     body = frame.to_html(index=False, escape=escape, border=0, classes=f"dataframe lgacc-table {classes}".strip(),
                          na_rep="—")
+    body = link_equations(body)
     return f'<div class="lgacc-scroll" style="overflow-x: auto; max-width: 100%">{body}</div>'
 
 

@@ -66,3 +66,18 @@ def test_compact_comparison_marks_only_the_differences():
     assert row["b"] == "2415"
     assert "✗ 7360" in row["n_gpu"] and "paper: 7400" in row["n_gpu"] and "lgacc-differs" in row["n_gpu"]
     assert row["n_a"] == '8<br><span class="lgacc-printed">paper: 4</span>'  # not graded: shown, not marked
+
+
+def test_equation_labels_in_table_cells_become_numbered_links():
+    """A cell naming eq:overhead_condition reads "Eq. (4)" (the paper's fourth numbered equation:
+    critical_batch 2, ... see data/paper/equations.yaml) and links to its derivation; attributes
+    and labels the paper does not number are left alone."""
+    import pandas as pd
+
+    from lgacc.notebook import table_html
+
+    html = table_html(pd.DataFrame({"assumption": ["Overhead cap (eq:overhead_condition)", "eq:not_a_label"]}))
+    assert 'href="derivations.html#eq-overhead-condition"' in html
+    assert ">Eq. (4)</a>" in html
+    assert "eq:not_a_label" in html
+    assert html.count("eq:overhead_condition") == 1  # only in the link's title

@@ -1,0 +1,314 @@
+"""The calculator page of the built book in headless Chromium, with every request outside the book blocked.
+
+``window.lgacc.evaluate`` on 300 random configurations agrees with :func:`lgacc.evaluate.evaluate`
+(what ``lgacc evaluate --format json`` prints) to a relative 1e-9; the form shows results as
+the reader types and one clear message for bad input; the "fastest configuration" button
+finds ``lgacc optimize``'s configuration for X160 in under a second.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.book
+
+_spec = importlib.util.spec_from_file_location("lgacc_test_jsgen", ROOT / "tests" / "test_jsgen.py")
+jsgen_tests = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(jsgen_tests)
+
+
+@pytest.fixture(scope="module")
+def page(browser, server, html_dir):
+    if not (html_dir / "calculator.html").is_file():
+        pytest.fail("calculator.html is not in the built book")
+    outside, errors = [], []
+    page = browser.new_page()
+
+    def route(request_route):
+        url = request_route.request.url
+        if url.startswith((server, "data:", "blob:")):
+            request_route.continue_()
+        else:
+            outside.append(url)
+            request_route.abort()
+
+    page.route("**/*", route)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server}/calculator.html", wait_until="networkidle")
+    page.wait_for_function("() => window.lgacc && document.getElementById('lgacc-headline').textContent !== ''")
+    yield page, outside, errors
+    page.close()
+
+
+def test_the_page_works_with_the_network_off(page):
+    page, outside, errors = page
+    assert not outside, f"the calculator reaches outside the book: {outside}"
+    assert not errors, f"JavaScript errors: {errors}"
+    assert page.evaluate("typeof window.lgacc.evaluate") == "function"
+    headline = page.inner_text("#lgacc-headline")
+    assert headline.startswith("Feasible: efficiency") and "X160 on a100-80gb" in headline, headline
+    assert page.locator("#lgacc-memory-bar .seg").count() == 4
+    assert page.locator("#lgacc-overheads tr").count() == 1 + 7
+
+
+def test_300_random_configurations_in_the_browser_agree_with_lgacc_evaluate(page):
+    page, _, _ = page
+    rng = random.Random(2021)
+    cases = [jsgen_tests._random_case(rng) for _ in range(300)]
+    results = page.evaluate(
+        "qs => qs.map(q => { try { return { ok: window.lgacc.evaluate(q) }; } catch (e) { return { error: e.message }; } })",
+        [q for q, _, _ in cases],
+    )
+    compared = 0
+    for (q, model, hw), js in zip(cases, results):
+        try:
+            expected = jsgen_tests.python_summary(q, model, hw)
+        except Exception as error:  # noqa: BLE001 - a UserInputError: the page must refuse too
+            assert "error" in js, f"{q}: python refuses ({error}), the page returns {js}"
+            continue
+        assert "ok" in js, f"{q}: the page refuses: {js}"
+        jsgen_tests.assert_same(expected, js["ok"], json.dumps(q))
+        compared += 1
+    assert compared >= 250
+
+
+def test_the_command_line_prints_what_the_page_computes(page):
+    page, _, _ = page
+    args = {"n_b": 483, "n_l": 5, "n_a": 16, "n_mu": 5, "b_mu": 1}
+    command = [sys.executable, "-m", "lgacc", "evaluate", "--model", "X160", "--method", "improved", "--format", "json"]
+    for key, value in args.items():
+        command += [f"--{key.replace('_', '-')}", str(value)]
+    cli = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    js = page.evaluate("q => window.lgacc.evaluate(q)", {"model": "X160", "hardware": "a100-80gb", "method": "improved", **args})
+    jsgen_tests.assert_same(cli, js, "lgacc evaluate X160 improved")
+
+
+def _cli_arguments(q: dict, tmp_path) -> list[str]:
+    """``lgacc evaluate`` arguments for the page input ``q`` (a custom model or spec written to a YAML file)."""
+    model, hardware = q["model"], q["hardware"]
+    if isinstance(model, dict):
+        (tmp_path / "model.yaml").write_text(yaml.safe_dump({"name": "custom", **model}))
+        model = str(tmp_path / "model.yaml")
+    if isinstance(hardware, dict):
+        (tmp_path / "hardware.yaml").write_text(yaml.safe_dump(hardware))
+        hardware = str(tmp_path / "hardware.yaml")
+    args = ["--model", model, "--hardware", hardware, "--method", q["method"], "--format", "json"]
+    for key in ("n_b", "n_l", "n_a", "n_mu", "b_mu"):
+        args += [f"--{key.replace('_', '-')}", str(q[key])]
+    if q["offload"]:
+        args.append("--offload")
+    if "partitioned" in q:
+        args.append("--partitioned" if q["partitioned"] else "--no-partitioned")
+    if "form" in q:
+        args += ["--form", q["form"]]
+    if "schedule" in q:
+        args += ["--schedule", q["schedule"]]
+    if "n_v" in q:
+        args += ["--n-v", str(q["n_v"])]
+    for key, value in q.get("assumptions", {}).items():
+        args += ["--assume", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
+    return args
+
+
+def test_random_configurations_through_the_command_line(page, tmp_path):
+    """Every method with and without offload, shipped and custom models and specs: the page and the
+    printed JSON of ``lgacc evaluate`` itself (not the library call behind it)."""
+    page, _, _ = page
+    rng = random.Random(1721)
+    cases, combos = [], {(m, o) for m in ("baseline", "partitioned", "improved") for o in (False, True)}
+    scheduled = False
+    while combos or not scheduled or len(cases) < 10:
+        q, _, _ = jsgen_tests._random_case(rng)
+        if (q["method"], q["offload"]) in combos or (not scheduled and "schedule" in q) or (not combos and rng.random() < 0.5):
+            combos.discard((q["method"], q["offload"]))
+            scheduled |= "schedule" in q
+            cases.append(q)
+    command = [sys.executable, "-m", "lgacc", "evaluate"]
+    compared = 0
+    for i, q in enumerate(cases):
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        out = subprocess.run(command + _cli_arguments(q, folder), capture_output=True, text=True)
+        js = page.evaluate("q => { try { return { ok: window.lgacc.evaluate(q) }; } catch (e) { return { error: e.message }; } }", q)
+        if out.returncode == 2:  # the command line refuses with one line; so must the page
+            assert "error" in js and len(out.stderr.strip().splitlines()) == 1, (q, out.stderr, js)
+            continue
+        assert out.returncode == 0, (q, out.stderr)
+        assert "ok" in js, (q, js)
+        jsgen_tests.assert_same(json.loads(out.stdout), js["ok"], json.dumps(q))
+        compared += 1
+    assert compared >= 8, f"only {compared} of {len(cases)} configurations compared"
+
+
+def test_the_form_updates_as_the_reader_types_and_names_bad_input(page):
+    page, _, _ = page
+    before = page.inner_text("#lgacc-headline")
+    page.fill("#lgacc-n_b", "100")
+    after = page.inner_text("#lgacc-headline")
+    assert after != before and "on 8000 GPUs" in after, after
+    for field, text, words in [("#lgacc-n_b", "abc", 'n_b="abc" must be a positive integer'),
+                               ("#lgacc-n_b", "0", "n_b=0 must be a positive integer"),
+                               ("#lgacc-x", "161", "x=161 must be even"),
+                               ("#lgacc-hw-memory_gib", "-4", "memory_gib': expected a positive number")]:
+        page.fill(field, text)
+        message = page.inner_text("#lgacc-error")
+        assert words in message and "\n" not in message.strip(), (text, message)
+        page.fill(field, {"#lgacc-n_b": "100", "#lgacc-x": "160", "#lgacc-hw-memory_gib": "80"}[field])
+        assert page.inner_text("#lgacc-error").strip() == ""
+    page.fill("#lgacc-n_b", "483")
+
+
+def test_fastest_configuration_matches_lgacc_optimize_in_under_a_second(page):
+    page, _, _ = page
+    from lgacc.search import fastest
+
+    timings = page.evaluate("""() => [0, 1, 2].map(() => {
+        const t0 = performance.now();
+        const r = window.lgacc.fastest({ model: "X160", hardware: "a100-80gb", method: "improved", parallelism: "3d" });
+        return [performance.now() - t0, r.n_b, r.n_l, r.n_a, r.n_mu, r.b_mu, r.offload];
+    })""")
+    expected = fastest("X160", "a100-80gb", "improved", "3d", explain=False).config
+    for ms, *config in timings:
+        assert config == [expected.n_b, expected.n_l, expected.n_a, expected.n_mu, expected.b_mu, expected.offload]
+    assert min(ms for ms, *_ in timings) < 1000, f"the search took {timings} ms"
+    page.fill("#lgacc-n_b", "1")
+    page.click("#lgacc-fastest")
+    assert page.input_value("#lgacc-n_b") == str(expected.n_b)
+    assert "found in" in page.inner_text("#lgacc-search-status")
+
+
+def test_the_button_honours_the_gpu_budget_and_names_a_bad_one(page):
+    page, _, _ = page
+    from lgacc.search import fastest
+
+    page.fill("#lgacc-max-gpus", "1000")
+    page.click("#lgacc-fastest")
+    expected = fastest("X160", "a100-80gb", "improved", "3d", max_gpus=1000, explain=False).config
+    got = [int(page.input_value(f"#lgacc-{k}")) for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu")]
+    assert got == [expected.n_b, expected.n_l, expected.n_a, expected.n_mu, expected.b_mu]
+    assert page.is_checked("#lgacc-offload") == expected.offload
+    assert int(page.inner_text("#lgacc-headline").split(" on ")[1].split()[0]) <= 1000
+    page.fill("#lgacc-max-gpus", "many")
+    page.click("#lgacc-fastest")
+    message = page.inner_text("#lgacc-error")
+    assert 'max_gpus="many" must be a positive integer' in message and "\n" not in message.strip(), message
+    page.fill("#lgacc-max-gpus", "")
+    page.fill("#lgacc-n_b", "483")
+    assert page.inner_text("#lgacc-error").strip() == ""
+
+
+def test_the_form_takes_a_pipeline_schedule(page):
+    page, _, _ = page
+    page.fill("#lgacc-n_b", "30")
+    page.fill("#lgacc-n_a", "16")
+    page.fill("#lgacc-n_l", "8")
+    page.fill("#lgacc-n_mu", "16")
+    page.select_option("#lgacc-schedule", "interleaved")
+    page.fill("#lgacc-n_v", "2")
+    headline = page.inner_text("#lgacc-headline")
+    js = page.evaluate("q => window.lgacc.evaluate(q)", {"model": "X160", "hardware": "a100-80gb", "method": "improved",
+                                                           "n_b": 30, "n_l": 8, "n_a": 16, "n_mu": 16, "b_mu": 1,
+                                                           "schedule": "interleaved", "n_v": 2})
+    assert "interleaved pipeline with 2 chunks per device" in headline and f"on {js['n_gpu']} GPUs" in headline, headline
+    page.select_option("#lgacc-schedule", "1f1b")
+    message = page.inner_text("#lgacc-error")
+    assert "n_v=2: schedule 1f1b has one chunk per device" in message and "\n" not in message.strip(), message
+    page.fill("#lgacc-n_v", "1")
+    assert page.inner_text("#lgacc-error").strip() == ""
+    page.select_option("#lgacc-schedule", "")
+    for field, value in (("#lgacc-n_b", "483"), ("#lgacc-n_l", "5"), ("#lgacc-n_mu", "5")):
+        page.fill(field, value)
+    assert "modular pipeline" in page.inner_text("#lgacc-headline")
+
+
+def test_editing_a_model_or_a_spec_field_says_what_is_evaluated(page):
+    page, _, _ = page
+    page.fill("#lgacc-d_l", "12")  # typing a dimension selects "dimensions"
+    assert page.is_checked("input[name=model-kind][value=dims]")
+    assert "for custom on a100-80gb" in page.inner_text("#lgacc-headline")
+    page.fill("#lgacc-x", "160")
+    assert page.is_checked("input[name=model-kind][value=x]")
+    page.fill("#lgacc-hw-infiniband_bandwidth_gib_per_s", "25")
+    assert "on a100-80gb (edited)" in page.inner_text("#lgacc-headline")
+    page.fill("#lgacc-hw-infiniband_bandwidth_gib_per_s", "50")
+    assert "for X160 on a100-80gb, modular" in page.inner_text("#lgacc-headline")
+
+
+def _reset(page) -> None:
+    """The form as the page opens: X160, the improved method, n_b=483, n_l=5, n_a=16, n_mu=5, b_mu=1, no offload."""
+    page.check("input[name=model-kind][value=x]")
+    page.fill("#lgacc-x", "160")
+    page.select_option("#lgacc-method", "improved")
+    page.select_option("#lgacc-schedule", "")
+    page.set_checked("#lgacc-offload", False)
+    for field, value in (("n_b", "483"), ("n_l", "5"), ("n_a", "16"), ("n_mu", "5"), ("b_mu", "1"), ("n_v", "1")):
+        page.fill(f"#lgacc-{field}", value)
+
+
+def test_the_assumptions_are_switches_of_the_form(page):
+    page, _, _ = page
+    _reset(page)
+    from lgacc.assumptions import Assumptions
+    from lgacc.config import TrainingConfig
+    from lgacc.evaluate import evaluate
+
+    page.click("#lgacc-assumptions-box summary")
+    page.select_option("#lgacc-assume-convention", "physical")
+    page.select_option("#lgacc-assume-gb", "GB")
+    page.fill("#lgacc-assume-overlap_efficiency", "0.8")
+    config = TrainingConfig("improved", n_b=483, n_l=5, n_a=16, n_mu=5, b_mu=1)
+    expected = evaluate("X160", "a100-80gb", config, schedule=None,
+                        assumptions=Assumptions(convention="physical", gb="GB", overlap_efficiency=0.8))
+    headline = page.inner_text("#lgacc-headline")
+    assert f"efficiency {expected.efficiency:.3g}," in headline, (headline, expected.efficiency)
+    page.fill("#lgacc-assume-overlap_efficiency", "2")
+    message = page.inner_text("#lgacc-error")
+    assert "assumption overlap_efficiency=2 must be in (0, 1]" in message and "\n" not in message.strip(), message
+    page.fill("#lgacc-assume-overlap_efficiency", "1")
+    page.select_option("#lgacc-assume-convention", "paper")
+    page.select_option("#lgacc-assume-gb", "GiB")
+    assert page.inner_text("#lgacc-error").strip() == ""
+    assert page.inner_text("#lgacc-headline").startswith("Feasible: efficiency 0.878,")
+
+
+def test_the_reasons_cite_equations_as_the_book_does(page, html_dir):
+    page, _, _ = page
+    _reset(page)
+    page.fill("#lgacc-n_b", "2000")  # beyond the critical batch: "... (eq:critical_batch)" on the command line
+    reasons = page.inner_text("#lgacc-reasons")
+    assert "critical batch" in reasons and "eq:" not in reasons, reasons
+    links = page.eval_on_selector_all("#lgacc-reasons a", "links => links.map(a => [a.textContent, a.getAttribute('href')])")
+    derivations = (html_dir / "generated" / "derivations.html").read_text()
+    assert links and all(re.fullmatch(r"Eq\. \(\d+\)", shown) for shown, _ in links), links
+    for _, href in links:
+        target, anchor = href.split("#")
+        assert target == "generated/derivations.html" and f'id="{anchor}"' in derivations, href
+    page.fill("#lgacc-n_b", "483")
+    assert page.inner_text("#lgacc-reasons").strip() == ""
+
+
+def test_a_search_with_no_answer_says_which_rule_removed_the_last_candidates(page):
+    page, _, _ = page
+    from lgacc.search import fastest
+
+    _reset(page)
+    page.select_option("#lgacc-parallelism", "None")
+    page.set_checked("#lgacc-allow-offload", False)
+    page.click("#lgacc-fastest")
+    status = page.inner_text("#lgacc-search-status")
+    expected = fastest("X160", "a100-80gb", "improved", "None", allow_offload=False, explain=False)
+    assert not expected.feasible and status.startswith("no configuration: memory: memory within the GPU"), status
+    assert expected.binding[0].split(" (e.g.")[0] in status and "eq:" not in status
+    page.select_option("#lgacc-parallelism", "3d")
+    page.set_checked("#lgacc-allow-offload", True)
+    _reset(page)

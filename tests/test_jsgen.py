@@ -1,0 +1,366 @@
+"""The calculator's JavaScript (lgacc.jsgen) run under node against the Python evaluator and search.
+
+The generated module is printed from the same derivations the evaluator lambdifies;
+the composition is glue.  300 random configurations (every method, with and without
+offload and partition, shipped and custom specs and models, both forms, random
+assumptions) must agree with :func:`lgacc.evaluate.evaluate` to a relative 1e-9,
+reasons word for word; bad input must give the Python message; the in-page search
+must pick the configuration ``lgacc optimize`` picks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lgacc import jsgen
+from lgacc.assumptions import Assumptions
+from lgacc.config import TrainingConfig
+from lgacc.errors import UserInputError
+from lgacc.evaluate import evaluate
+from lgacc.hardware import available_hardware
+from lgacc.models import Transformer, named_model
+from lgacc.search import fastest
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+FIXTURE_SPECS = sorted((ROOT / "tests" / "fixtures" / "hardware").glob("*.yaml"))
+KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons", "schedule",
+        "n_v")
+SCHEDULES = ("gpipe", "1f1b", "interleaved", "breadth-first", "zero-bubble", "modular", "standard", "Interleaved")
+REL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def module_path(tmp_path_factory) -> Path:
+    return jsgen.write(tmp_path_factory.mktemp("calculator") / "lgacc-calculator.js")
+
+
+def run_node(module_path: Path, script: str, payload) -> object:
+    """Run ``script`` under node with ``lgacc`` (the module) and ``input`` (the payload) defined; return its JSON."""
+    program = (f"const lgacc = require({json.dumps(str(module_path))});\n"
+               "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n" + script)
+    out = subprocess.run([NODE, "-e", program], input=json.dumps(payload), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+EVALUATE_ALL = """
+const out = input.map((q) => { try { return { ok: lgacc.evaluate(q) }; } catch (e) { return { error: e.message, name: e.name }; } });
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+#: Configurations ``lgacc optimize`` selects (inputs, not results): with fewer data-parallel instances
+#: they stay near feasibility, so that the sample exercises feasible configurations as well.
+ANCHORS = [
+    ("X160", "a100-80gb", "improved", 483, 5, 16, 5, 1),
+    ("X64", "a100-80gb", "improved", 65, 16, 8, 20, 1),
+    ("BERT", "a100-80gb", "baseline", 15, 24, 1, 50, 1),
+    ("X32", "h100-sxm", "partitioned", 21, 1, 1, 1, 39),
+    ("GPT-3", "a100-80gb", "improved", 260, 6, 16, 6, 1),
+    ("X128", "b200", "baseline", 13, 128, 8, 160, 1),
+]
+
+
+def _random_case(rng: random.Random) -> tuple[dict, Transformer, object]:
+    """A JS input and the Python model and hardware it stands for."""
+    if rng.random() < 0.3:
+        name, hw, method, n_b, n_l, n_a, n_mu, b_mu = rng.choice(ANCHORS)
+        q = {"model": name, "hardware": hw, "method": method, "n_b": rng.randint(1, n_b), "n_l": n_l, "n_a": n_a,
+             "n_mu": n_mu + rng.randint(0, 3), "b_mu": b_mu, "offload": rng.random() < 0.3}
+        return q, named_model(name), hw
+    kind = rng.random()
+    if kind < 0.55:
+        x = rng.choice([8, 16, 32, 64, 96, 128, 160, 200, 250])
+        js_model, model = f"X{x}", named_model(f"X{x}")
+    elif kind < 0.8:
+        name = rng.choice(["BERT", "Megatron-LM", "T-NLG", "GPT-3", "LLaMA-7B", "Mistral-7B", "llama-3-8b", "OPT-175B"])
+        js_model, model = name, named_model(name)
+    else:
+        d_a, d_h = rng.choice([4, 8, 12, 16]), rng.choice([32, 64, 80])
+        dims = dict(d_l=rng.choice([6, 12, 24, 30]), d_a=d_a, d_h=d_h, d_m=d_a * d_h, d_s=rng.choice([128, 512, 2048]))
+        if rng.random() < 0.5:
+            dims["n_I"] = rng.choice([2, 4])
+        else:  # a gated feed-forward of any width, grouped key/value heads
+            dims.update(d_I=rng.randint(1, 4 * d_a * d_h), gated=rng.random() < 0.7, d_kv=rng.choice([1, 2, d_a]))
+        js_model, model = dims, Transformer("custom", **dims)
+    if rng.random() < 0.8:
+        name = rng.choice(available_hardware())
+        js_hw, hw = name, name
+    else:
+        path = rng.choice(FIXTURE_SPECS)
+        js_hw, hw = yaml.safe_load(path.read_text()), str(path)
+    divisors = [d for d in range(1, model.d_l + 1) if model.d_l % d == 0]
+    n_l = rng.choice(divisors) if rng.random() < 0.8 else rng.randint(1, model.d_l)
+    n_a = rng.choice([d for d in range(1, model.d_a + 1) if model.d_a % d == 0]) if rng.random() < 0.8 else rng.randint(1, model.d_a)
+    n_a = 1 if rng.random() < 0.4 else n_a
+    n_mu = max(1, n_l + rng.randint(-1, 8)) if rng.random() < 0.9 else rng.randint(1, 4)
+    q = {
+        "model": js_model,
+        "hardware": js_hw,
+        "method": rng.choice(["baseline", "partitioned", "improved"]),
+        "n_b": rng.choice([1, 2, rng.randint(1, 64), rng.randint(1, 4096)]),
+        "n_l": n_l,
+        "n_a": n_a,
+        "n_mu": n_mu,
+        "b_mu": rng.choice([1, 2, 4, 8, rng.randint(1, 16)]),
+        "offload": rng.random() < 0.5,
+    }
+    if rng.random() < 0.6:  # below the critical batch, where configurations can be feasible
+        q["n_b"] = rng.randint(1, max(1, int(model.critical_batch) // (q["n_mu"] * q["b_mu"])))
+    if rng.random() < 0.4:
+        q["partitioned"] = rng.random() < 0.5
+    if rng.random() < 0.2:
+        q["form"] = "exact"
+    if rng.random() < 0.3:
+        q["assumptions"] = {
+            "convention": rng.choice(["paper", "physical"]),
+            "pipeline_overlap": rng.choice(["extra-micro-batches", "always", "never"]),
+            "tensor_placement": rng.choice(["node", "inter-node"]),
+            "pipeline_placement": rng.choice(["inter-node", "intra-node"]),
+            "overlap_efficiency": rng.choice([1.0, 0.8]),
+            "critical_batch_scale": rng.choice([1.0, 0.5, 2.0]),
+            "gb": rng.choice(["GiB", "GB"]),
+            "divisible_layers": rng.random() < 0.7,
+        }
+    if rng.random() < 0.35:  # a named pipeline schedule (lgacc evaluate --schedule, --n-v)
+        q["schedule"] = rng.choice(SCHEDULES)
+        if q["schedule"].lower() in ("interleaved", "breadth-first"):
+            q["n_v"] = rng.choice([1, 2, 2, 3, 4])
+            if rng.random() < 0.5:  # interleaved runs the micro-batches in rounds of n_l
+                q["n_mu"] = q["n_l"] * rng.randint(1, 6)
+    return q, model, hw
+
+
+def python_summary(q: dict, model, hw) -> dict:
+    config = TrainingConfig(q["method"], n_b=q["n_b"], n_l=q["n_l"], n_a=q["n_a"], n_mu=q["n_mu"], b_mu=q["b_mu"],
+                            offload=q["offload"], partitioned=q.get("partitioned"))
+    assumptions = Assumptions(**q.get("assumptions", {}))
+    summary = evaluate(model, hw, config, form=q.get("form", "paper"), assumptions=assumptions, schedule=q.get("schedule"),
+                       n_v=q.get("n_v", 1)).summary()
+    return {key: summary[key] for key in KEYS}
+
+
+def assert_same(python, js, where: str) -> None:
+    if isinstance(python, dict):
+        assert set(python) == set(js), where
+        for key in python:
+            assert_same(python[key], js[key], f"{where}.{key}")
+    elif isinstance(python, (bool, str, list)) or python is None:
+        assert python == js, f"{where}: python {python!r}, javascript {js!r}"
+    else:
+        python = float(python) if math.isfinite(python) else None
+        if python is None:
+            assert js is None, f"{where}: python non-finite, javascript {js!r}"
+        else:
+            assert math.isclose(python, js, rel_tol=REL, abs_tol=1e-12), f"{where}: python {python!r}, javascript {js!r}"
+
+
+def test_300_random_configurations_agree_with_the_python_evaluator(module_path):
+    rng = random.Random(17)
+    cases = [_random_case(rng) for _ in range(300)]
+    results = run_node(module_path, EVALUATE_ALL, [q for q, _, _ in cases])
+    compared = errors = 0
+    for (q, model, hw), js in zip(cases, results):
+        try:
+            expected = python_summary(q, model, hw)
+        except UserInputError as error:
+            assert "error" in js, f"{q}: python refuses ({error}), javascript returns {js}"
+            assert js["name"] == "InputError" and js["error"].endswith(str(error).split(": ", 1)[-1]), (q, js, str(error))
+            errors += 1
+            continue
+        assert "ok" in js, f"{q}: javascript refuses: {js}"
+        assert_same(expected, js["ok"], json.dumps(q))
+        compared += 1
+    assert compared >= 250, f"only {compared} configurations compared ({errors} refused by both)"
+    feasible = sum(1 for js in results if js.get("ok", {}).get("feasible"))
+    assert 30 <= feasible <= compared - 30, f"{feasible} of {compared} feasible: the sample does not exercise both outcomes"
+
+
+BAD_INPUTS = [
+    ({"model": "X161", "method": "improved", "n_b": 1}, "x=161 must be even"),
+    ({"model": "GPT-4", "method": "improved", "n_b": 1}, "unknown model"),
+    ({"model": "X160", "method": "fast", "n_b": 1}, "unknown method"),
+    ({"model": "X160", "method": "improved", "n_b": 0}, "n_b=0 must be a positive integer"),
+    ({"model": "X160", "method": "improved", "n_b": 2.5}, "n_b=2.5 must be a positive integer"),
+    ({"model": "X160", "method": "improved", "n_b": 1, "n_l": 161}, "exceeds the X160 layer count"),
+    ({"model": "X160", "method": "improved", "n_b": 1, "hardware": "tpu"}, "no such hardware"),
+    ({"model": {"d_l": 2, "d_a": 2, "d_h": 4, "d_m": 9, "d_s": 8}, "method": "improved", "n_b": 1}, "must equal d_a * d_h"),
+    ({"model": "X16", "method": "improved", "n_b": 1, "hardware": {"name": "mine", "gpus_per_node": 8}}, "missing"),
+    ({"model": "X16", "method": "improved", "n_b": 1, "schedule": "dualpipe"}, "unknown schedule"),
+    ({"model": "X16", "method": "improved", "n_b": 1,
+      "hardware": yaml.safe_load((ROOT / "data" / "hardware" / "a100-80gb.yaml").read_text()) | {"kernel_efficiency": 0.5}},
+     "field 'kernel_efficiency': unknown key"),  # as lgacc.hardware refuses it
+    ({"model": "X16", "method": "improved", "n_b": 1, "n_v": 2}, "n_v=2: no schedule is given"),
+    ({"model": "X16", "method": "improved", "n_b": 1, "schedule": "1f1b", "n_v": 2}, "schedule 1f1b has one chunk"),
+    ({"model": "X16", "method": "improved", "n_b": 1, "n_l": 4, "schedule": "interleaved", "n_v": 8}, "exceeds the X16 layer"),
+]
+
+
+def test_bad_input_gets_one_clear_message(module_path):
+    results = run_node(module_path, EVALUATE_ALL, [q for q, _ in BAD_INPUTS])
+    for (q, words), js in zip(BAD_INPUTS, results):
+        assert js.get("name") == "InputError", f"{q}: {js}"
+        assert words in js["error"] and "\n" not in js["error"], f"{q}: {js['error']!r}"
+
+
+
+SEARCH_SCRIPT = """
+const out = input.map((q) => {
+  try { const t = Date.now(); const r = lgacc.fastest(q); r.ms = Date.now() - t; return r; }
+  catch (e) { return { error: e.message, name: e.name }; }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _spec(h):
+    return yaml.safe_load(h.read_text()) if isinstance(h, Path) else h
+
+
+def assert_same_search(request: dict, js: dict) -> bool:
+    """The page's search answers ``request`` as :func:`lgacc.search.fastest` does; returns whether it offloads."""
+    options = {k: request[k] for k in ("max_gpus", "allow_offload", "partitioned", "max_overhead", "schedule", "n_v")
+               if k in request}
+    hardware = request["hardware"]
+    expected = fastest(request["model"], hardware if isinstance(hardware, str) else request["_path"], request["method"],
+                       request["parallelism"], explain=False, assumptions=Assumptions(**request.get("assumptions", {})),
+                       **options)
+    where = json.dumps({k: v for k, v in request.items() if k != "hardware"})
+    assert "error" not in js, (where, js)
+    assert js["feasible"] == expected.feasible, (where, js, expected.binding)
+    if not expected.feasible:
+        assert js["reasons"] == list(expected.binding), where
+        return False
+    c = expected.config
+    assert [js[k] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")] == \
+        [c.n_b, c.n_l, c.n_a, c.n_mu, c.b_mu, c.offload], where
+    summary = expected.evaluation.summary()
+    assert_same({key: summary[key] for key in KEYS}, {key: js[key] for key in KEYS}, where)
+    return c.offload
+
+
+SMALL_MEMORY = ROOT / "tests" / "fixtures" / "hardware" / "small-memory-gpu.yaml"
+SEARCHES = [
+    ("X32", "a100-80gb", "improved", "3d"),
+    ("X32", "a100-80gb", "baseline", "3d"),
+    ("BERT", "a100-80gb", "baseline", "Data + pipe"),
+    ("X32", "b200", "partitioned", "Data + tensor"),
+    ("GPT-3", "a100-80gb", "improved", "3d"),
+    ("X64", SMALL_MEMORY, "improved", "Data"),  # 4 GiB: the search offloads
+    ("X32", SMALL_MEMORY, "baseline", "Data"),
+    # schedules that pipeline: interleaved in rounds of n_l, layered breadth-first, 1F1B at the highest n_l
+    ("X160", "a100-80gb", "baseline", "3d", {"schedule": "interleaved", "n_v": 2}),
+    ("X64", "a100-80gb", "baseline", "3d", {"schedule": "interleaved", "n_v": 2}),
+    ("X160", "a100-80gb", "improved", "3d", {"schedule": "breadth-first", "n_v": 2}),
+    ("GPT-3", "a100-80gb", "baseline", "Data + pipe", {"schedule": "1f1b"}),
+]
+
+
+def _search_request(model, hardware, method, parallelism, **options) -> dict:
+    q = {"model": model, "hardware": _spec(hardware), "method": method, "parallelism": parallelism, **options}
+    if isinstance(hardware, Path):
+        q["_path"] = str(hardware)
+    return q
+
+
+def test_the_page_search_picks_what_lgacc_optimize_picks(module_path):
+    requests = [_search_request(*case[:4], **(case[4] if len(case) > 4 else {})) for case in SEARCHES]
+    results = run_node(module_path, SEARCH_SCRIPT, [{k: v for k, v in q.items() if k != "_path"} for q in requests])
+    offloaded = [assert_same_search(q, js) for q, js in zip(requests, results)]
+    assert any(offloaded), "no search exercised the offload rule"
+
+
+def _random_search(rng: random.Random) -> dict:
+    model = rng.choice(["X8", "X16", "X24", "X32", "X48", "X96", "X160", "BERT", "Megatron-LM", "GPT-3", "llama-3-8b",
+                        "Mistral-7B", "OPT-175B"])
+    hardware = rng.choice([*available_hardware(), *FIXTURE_SPECS, SMALL_MEMORY])
+    options = {}
+    if rng.random() < 0.4:
+        options["max_gpus"] = rng.choice([1, 7, 64, 100, 1000, rng.randint(1, 5000)])
+    if rng.random() < 0.3:
+        options["allow_offload"] = False
+    if rng.random() < 0.3:
+        options["partitioned"] = rng.random() < 0.5
+    if rng.random() < 0.2:
+        options["max_overhead"] = rng.choice([0.01, 0.05, 0.1, 0.5])
+    if rng.random() < 0.3:
+        options["assumptions"] = {
+            "convention": rng.choice(["paper", "physical"]),
+            "pipeline_overlap": rng.choice(["extra-micro-batches", "always", "never"]),
+            "tensor_placement": rng.choice(["node", "inter-node"]),
+            "critical_batch_scale": rng.choice([1.0, 0.5]),
+            "divisible_heads": rng.random() < 0.8,
+            "heads_cap": rng.random() < 0.8,
+        }
+    if rng.random() < 0.35:  # lgacc optimize --schedule, --n-v
+        options["schedule"] = rng.choice(SCHEDULES)
+        if options["schedule"].lower() in ("interleaved", "breadth-first"):
+            options["n_v"] = rng.choice([1, 2, 4])
+    parallelism = rng.choice(["3d", "Data + pipe", "Data + tensor", "Pipe + tensor", "Data", "None"])
+    return _search_request(model, hardware, rng.choice(["baseline", "partitioned", "improved"]), parallelism, **options)
+
+
+def test_the_page_search_agrees_with_lgacc_optimize_on_random_requests(module_path):
+    """GPU budgets, no offload, either partition, other overhead caps and assumptions; the infeasible ones
+    must name the same binding rule, word for word."""
+    rng = random.Random(1717)
+    requests = [_random_search(rng) for _ in range(60)]
+    results = run_node(module_path, SEARCH_SCRIPT, [{k: v for k, v in q.items() if k != "_path"} for q in requests])
+    feasible = sum(bool(js.get("feasible")) for js in results)
+    for q, js in zip(requests, results):
+        assert_same_search(q, js)
+    assert 10 <= feasible <= len(requests) - 5, f"{feasible} of {len(requests)} searches feasible: too one-sided"
+
+
+def test_numbers_in_reasons_are_formatted_as_python_formats_them(module_path):
+    """Exact ties (80.25 to three digits, 781.25 to one decimal) round to even in Python, not in toPrecision."""
+    values = [80.25, 80.35, 0.125, 781.25, 781.35, 2.5, 3.5, 99.95, 9.995, 1234567.0, 1.234e-05, 0.25, 123456789.0, 4.2e18,
+              1562.5, 10.05, 7.0, 0.0]
+    script = """
+process.stdout.write(JSON.stringify(input.map((x) => [lgacc.fmtG(x, 3), lgacc.fmtG(x), lgacc.fmtF(x, 1), lgacc.fmtF(x, 2)])));
+"""
+    got = run_node(module_path, script, values)
+    assert got == [[format(x, ".3g"), format(x, "g"), format(x, ".1f"), format(x, ".2f")] for x in values]
+
+
+def test_a_symbol_outside_the_arguments_stops_the_build():
+    """The activation memory's printed form keeps ``m_0`` (bytes per token, not printed by the paper): printing
+    it as a function of the evaluator's arguments would give NaN, so the generator names the symbol instead."""
+    from lgacc import symbols
+    from lgacc.formulas import derivation
+
+    args = tuple(getattr(symbols, name) for name in jsgen.ARGUMENTS)
+    with pytest.raises(ValueError, match="m_0"):
+        jsgen.javascript_function(args, jsgen.ARGUMENTS, derivation("activation_memory").paper)
+    text = jsgen.javascript_function(args, jsgen.ARGUMENTS, derivation("activation_memory").exact)
+    assert text.startswith("function (d_s, d_m, d_l, d_a, n_I, p, p_l, b, n_b, n_l, n_a, n_mu) { return ")
+
+
+def test_the_page_preselects_the_spec_the_book_was_built_for(tmp_path):
+    """``make book HARDWARE=...`` preselects that spec on the page (a spec file joins the shipped ones), while
+    ``window.lgacc.evaluate`` without a spec keeps ``lgacc evaluate``'s default."""
+    path = jsgen.write(tmp_path / "file.js", str(SMALL_MEMORY))
+    q = {"model": "X32", "method": "improved", "n_b": 3, "n_l": 2, "n_mu": 4, "offload": True}
+    script = """
+const page = lgacc.DATA.page_hardware;
+process.stdout.write(JSON.stringify([page, lgacc.evaluate(Object.assign({ hardware: page }, input)), lgacc.evaluate(input)]));
+"""
+    page, on_file, default = run_node(path, script, q)
+    assert page == "small-memory-gpu"
+    config = TrainingConfig("improved", n_b=3, n_l=2, n_mu=4, offload=True)
+    for hardware, js in ((str(SMALL_MEMORY), on_file), ("a100-80gb", default)):
+        summary = evaluate(named_model("X32"), hardware, config).summary()
+        assert_same({key: summary[key] for key in KEYS}, js, hardware)
+    shipped = jsgen.write(tmp_path / "shipped.js", "h100-sxm")
+    assert run_node(shipped, "process.stdout.write(JSON.stringify(lgacc.DATA.page_hardware));", None) == "h100-sxm"
+    assert jsgen.main([str(tmp_path / "bad.js"), "--hardware", "tpu-v9"]) == 2 and not (tmp_path / "bad.js").exists()
