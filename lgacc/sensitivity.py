@@ -41,6 +41,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from .assumptions import Assumptions
 from .claims import ABOUT_FACTOR, printed_claims
 from .errors import UserInputError
+from .equations import equation_name
 from .evaluate import DEFAULT_MAX_OVERHEAD
 from .hardware import DEFAULT_HARDWARE, GIB, Hardware, load_hardware
 from .models import Transformer, x_model
@@ -202,7 +203,7 @@ def dimensions(hardware: Hardware | str = DEFAULT_HARDWARE) -> tuple[Dimension, 
             "the paper assumes 16-GPU HGX nodes; DGX/HGX A100 nodes have 8, NVL72 racks 72",
         ),
         Dimension(
-            "max_overhead", "Overhead cap (eq:overhead_condition)", (0.10, 0.15, 0.25, 0.35, 0.50),
+            "max_overhead", f"Overhead cap ({equation_name('eq:overhead_condition')})", (0.10, 0.15, 0.25, 0.35, 0.50),
             DEFAULT_MAX_OVERHEAD, lambda s, v: _setting_replace(s, max_overhead=v), lambda v: f"{v:.0%}",
             "the paper caps each non-overlapped overhead at 25 %",
         ),
