@@ -456,10 +456,10 @@ def show_data_download(frame: pd.DataFrame, label: str, text: str = "Download th
     _html(_download_link(frame.to_csv(index=False).encode(), artifact_filename(label, ".csv"), "text/csv", text))
 
 
-def claims_or_explain(hardware: Any) -> list[dict]:
-    """The claims' records for ``hardware``; if they cannot be computed on it (e.g. the model
-    does not fit its memory), one sentence saying so and an empty list, never a traceback."""
+def claims_or_explain(hardware: Any, ids: Sequence[str] | None = None) -> list[dict]:
+    """The claims' records for ``hardware`` (all, or those with ``ids``); if they cannot be computed on
+    it (e.g. the model does not fit its memory), one sentence saying so and an empty list, never a traceback."""
     from .claims import claims_records
 
-    records = try_show("The paper's prose claims", claims_records, hardware)
+    records = try_show("The paper's prose claims", claims_records, hardware, ids)
     return records if records is not None else []

@@ -6,11 +6,17 @@ naming its source in the paper.  Nothing in ``lgacc`` computes from them: they
 are read only to be shown beside a reproduction and compared with it.
 
 A reproduced number *agrees to printed precision* with a printed one when it
-rounds to it: it lies within half a unit of the printed value's last significant
-digit (``143`` admits [142.5, 143.5]; ``4.61 k`` admits [4605, 4615]).  Trailing
-zeros of a number printed without a decimal point are not significant
-(``2420`` admits [2415, 2425]), unless the caller states the number of
-significant digits (the paper prints times to two: ``100 d`` admits [95, 105]).
+rounds to it: it lies within half a unit of the printed value's last digit
+(``143`` admits [142.5, 143.5]; ``4.61 k`` admits [4605, 4615]).  Every printed
+digit counts, trailing zeros included: an integer printed without "about" must be
+matched exactly (``7400`` admits only a reproduction that rounds to 7400, ``2420``
+admits [2419.5, 2420.5]).  Only where a table states its own convention does the
+caller pass the number of significant digits: table:x_model prints every derived
+column to three significant digits (``488``, ``301 M``, ``8.15 B``, so its ``b_c``
+``2420`` is read to three), and the time columns of table:parallel_methods_comparison
+and table:smaller_cluster print two (``630 y``, ``1.3 y``, ``6.8 d``, ``32 d``, so
+``100 d`` admits [95, 105]).  Word rules ("about", "over", ...) are for prose and
+live in :mod:`lgacc.claims`.
 """
 
 from __future__ import annotations
@@ -85,9 +91,6 @@ def parse_printed(text: str | float | int, significant: int | None = None) -> Pr
     exponent = number.as_tuple().exponent  # -2 for "4.61"
     if significant is not None and number != 0:
         exponent = number.adjusted() - significant + 1
-    elif exponent == 0 and number != 0:
-        integer_digits = str(abs(int(number)))
-        exponent = len(integer_digits) - len(integer_digits.rstrip("0"))  # "2420" -> 1
     half_unit = 0.5 * float(Decimal(1).scaleb(exponent)) * scale
     return PrintedValue(text=raw, value=float(number) * scale, half_unit=half_unit)
 

@@ -60,6 +60,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from .assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from .evaluate import evaluate_many
 from .hardware import GIB, Hardware, load_hardware
 from .models import x_model
@@ -78,6 +79,7 @@ __all__ = [
     "scenario_hardware",
     "fastest_row",
     "scaling_sweep",
+    "unpartitioned_helps",
     "constant_time_sweep",
     "offload_sweep",
     "Limit",
@@ -159,13 +161,13 @@ _COLUMNS = (
 
 @lru_cache(maxsize=8192)
 def _fastest_cached(x: int, hardware: Hardware, method: str, parallelism: str, allow_offload: bool,
-                    partitioned: bool | None = None):
+                    partitioned: bool | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS):
     return fastest(x_model(x), hardware, method, parallelism, allow_offload=allow_offload, explain=False,
-                   partitioned=partitioned)
+                   partitioned=partitioned, assumptions=assumptions)
 
 
 def fastest_row(x: int, hardware: Hardware, method: str, scenario: str = "", parallelism: str = "3d",
-                allow_offload: bool = True) -> dict:
+                allow_offload: bool = True, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> dict:
     """One sweep row: the fastest configuration of X_[x] for ``method`` on ``hardware`` (cached).
 
     ``method`` is a series name of :data:`VARIANTS`: a method, or :data:`NOT_PARTITIONED`
@@ -173,7 +175,7 @@ def fastest_row(x: int, hardware: Hardware, method: str, scenario: str = "", par
     """
     model = x_model(x)
     base, partitioned = _variant(method)
-    result = _fastest_cached(int(x), hardware, base, parallelism, allow_offload, partitioned)
+    result = _fastest_cached(int(x), hardware, base, parallelism, allow_offload, partitioned, assumptions)
     row = dict.fromkeys(_COLUMNS, math.nan)
     row.update(scenario=scenario, method=method, x=int(x), model=model.name, p=float(model.p))
     e = result.evaluation
@@ -225,6 +227,17 @@ def scaling_sweep(
     pairs = [(x, m) for m in methods for x in xs]
     rows = [fastest_row(x, spec, m, scenario) for x, m in _progress(pairs, len(pairs), progress, f"{scenario} sweep")]
     return pd.DataFrame(rows, columns=list(_COLUMNS))
+
+
+def unpartitioned_helps(frame: pd.DataFrame, margin: float = 1e-3) -> pd.DataFrame:
+    """The :data:`NOT_PARTITIONED` rows of a sweep where avoiding the partition is faster than the
+    improved method with it, by more than ``margin`` (relative): where the paper's dotted line of
+    ``fig:scaling_Ethernet`` applies ("For the smallest models, the partition can be avoided to further
+    reduce the training time").  Which models these are is the sweep's result, not an input."""
+    plain = frame[(frame.method == NOT_PARTITIONED) & frame.feasible.astype(bool)]
+    part = frame[(frame.method == "improved") & frame.feasible.astype(bool)].set_index("x").time_days
+    faster = [x in part.index and t < part[x] * (1 - margin) for x, t in zip(plain.x, plain.time_days)]
+    return plain[faster]
 
 
 def constant_time_sweep(
@@ -335,21 +348,76 @@ class Limit:
     how: str
 
 
-def _rows(hardware: Hardware, scenario: str, method: str, xs: Iterable[int]) -> list[dict]:
-    return [fastest_row(x, hardware, method, scenario) for x in xs]
+def _rows(hardware: Hardware, scenario: str, method: str, xs: Iterable[int],
+          assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> list[dict]:
+    return [fastest_row(x, hardware, method, scenario, assumptions=assumptions) for x in xs]
 
 
-def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequence[int]) -> tuple[dict, dict] | None:
-    """The last grid row satisfying ``condition`` followed by one that does not, refined between them."""
-    rows = _rows(hardware, scenario, method, xs)
-    last = None
-    for i, row in enumerate(rows):
-        if condition(row):
-            last = i
-    if last is None or last == len(rows) - 1:
+def _bisect(hardware: Hardware, scenario: str, method: str, condition, xs: Sequence[int],
+            assumptions: Assumptions, hint: int | None = None) -> tuple[dict, dict] | None:
+    """The last grid row satisfying ``condition`` and the next, exact when the condition holds up to
+    some model and fails beyond (feasibility and training time grow with the model size).
+
+    Gallops from the grid value nearest ``hint`` (default: the middle) until the pair is bracketed,
+    then bisects, so that a switch moving a limit by a few grid points searches a few models near it
+    and never the largest ones.
+    """
+    row = lambda i: fastest_row(xs[i], hardware, method, scenario, assumptions=assumptions)  # noqa: E731
+    if not xs:
         return None
-    low, high = rows[last], rows[last + 1]
-    for row in _rows(hardware, scenario, method, _refine(low["x"], high["x"])):
+    last = len(xs) - 1
+    start = last // 2 if hint is None else min(range(len(xs)), key=lambda i: abs(xs[i] - hint))
+    step = 1
+    if condition(row(start)):
+        good, bad = start, None
+        while bad is None:
+            probe = min(good + step, last)
+            if condition(row(probe)):
+                if probe == last:
+                    return None  # holds on the whole grid
+                good, step = probe, 2 * step
+            else:
+                bad = probe
+    else:
+        bad, good = start, None
+        while good is None:
+            probe = max(bad - step, 0)
+            if condition(row(probe)):
+                good = probe
+            elif probe == 0:
+                return None  # holds nowhere on the grid
+            else:
+                bad, step = probe, 2 * step
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        good, bad = (middle, bad) if condition(row(middle)) else (good, middle)
+    return row(good), row(bad)
+
+
+def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequence[int],
+             assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+             hint: int | None = None) -> tuple[dict, dict] | None:
+    """The last grid row satisfying ``condition`` followed by one that does not, refined between them.
+
+    ``monotone=True`` finds the grid pair by galloping from ``hint`` and bisecting (a few searches
+    instead of the whole grid), for switch studies whose large infeasible models are slow to search;
+    the default visits every grid row.
+    """
+    if monotone:
+        found = _bisect(hardware, scenario, method, condition, tuple(xs), assumptions, hint)
+        if found is None:
+            return None
+        low, high = found
+    else:
+        rows = _rows(hardware, scenario, method, xs, assumptions)
+        last = None
+        for i, row in enumerate(rows):
+            if condition(row):
+                last = i
+        if last is None or last == len(rows) - 1:
+            return None
+        low, high = rows[last], rows[last + 1]
+    for row in _rows(hardware, scenario, method, _refine(low["x"], high["x"]), assumptions):
         if condition(row):
             low = row
         else:
@@ -359,10 +427,11 @@ def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequ
 
 
 def feasibility_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
-                      xs: Sequence[int] | None = None) -> Limit | None:
+                      xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+                  hint: int | None = None) -> Limit | None:
     """The largest model with a feasible configuration (memory, with offload when needed)."""
     spec = scenario_hardware(hardware, scenario)
-    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]), tuple(xs or sweep_xs()))
+    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]), tuple(xs or sweep_xs()), assumptions, monotone, hint)
     if found is None:
         return None
     low, high = found
@@ -373,10 +442,11 @@ def feasibility_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "l
 
 
 def offload_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
-                  xs: Sequence[int] | None = None) -> Limit | None:
+                  xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+                  hint: int | None = None) -> Limit | None:
     """The model size above which the fastest configuration offloads."""
     spec = scenario_hardware(hardware, scenario)
-    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]) and not r["offload"], tuple(xs or sweep_xs()))
+    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]) and not r["offload"], tuple(xs or sweep_xs()), assumptions, monotone, hint)
     if found is None:
         return None
     low, high = found
@@ -388,11 +458,12 @@ def offload_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "limit
 
 
 def time_limit(days: float, hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
-               xs: Sequence[int] | None = None) -> Limit | None:
+               xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+                  hint: int | None = None) -> Limit | None:
     """The largest model the fastest configuration trains within ``days``, log-log interpolated."""
     spec = scenario_hardware(hardware, scenario)
     found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]) and r["time_days"] <= days,
-                     tuple(xs or sweep_xs()))
+                     tuple(xs or sweep_xs()), assumptions, monotone, hint)
     if found is None:
         return None
     low, high = found

@@ -6,6 +6,11 @@ printed value and *differs* otherwise, with the count; a figure without printed
 values is *reproduced* when it builds; an artifact the package does not yet
 produce is *not reproduced*.  No status is written by hand: each comes from
 running the artifact.
+
+Every row also carries a ``verdict`` (``reproduced``, ``explained``, ``differs``,
+``not reproduced``), the ``difference`` in a few characters, an ``explanation`` a
+reader can follow, and for an explained claim the ``alternative``: the named
+assumption and the value the package computes under it.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from typing import Any
 import pandas as pd
 
 from .artifacts import agreement, registry
+# Verdicts, shared with the claims: reproduced, explained (by a named assumption), differs, not reproduced.
+from .claims import DIFFERS as V_DIFFERS, EXPLAINED as V_EXPLAINED, NOT_REPRODUCED as V_MISSING, REPRODUCED as V_REPRODUCED
 from .hardware import DEFAULT_HARDWARE, Hardware, load_hardware
 from .paper import PAPER_DIR
 
@@ -29,6 +36,7 @@ MISSING = "not reproduced yet"
 FAILED = "fails to build"
 
 
+
 @dataclass(frozen=True)
 class ScoreRow:
     label: str
@@ -38,6 +46,31 @@ class ScoreRow:
     reproduced: str
     status: str
     page: str
+    verdict: str = V_MISSING
+    difference: str = ""
+    explanation: str = ""
+    alternative: dict | None = None
+
+
+_VERDICT_OF_STATUS = {AGREES: V_REPRODUCED, MATCHES_FORMULAS: V_REPRODUCED, REPRODUCED: V_REPRODUCED,
+                      DIFFERS: V_DIFFERS, MISSING: V_MISSING, FAILED: V_MISSING}
+
+
+def _with_verdict(row: ScoreRow, explanation: str = "", difference: str = "") -> ScoreRow:
+    from dataclasses import replace
+
+    verdict = _VERDICT_OF_STATUS.get(row.status, V_DIFFERS)
+    if not explanation:
+        explanation = {
+            AGREES: "every compared cell agrees at printed precision",
+            MATCHES_FORMULAS: "the simulated schedule measures what the paper's formulas say",
+            REPRODUCED: "the figure builds; the paper prints no values to compare",
+            MISSING: "the package does not produce this artifact yet",
+            FAILED: f"building it fails: {row.reproduced}",
+        }.get(row.status, f"{row.reproduced} at printed precision; the page lists the cells that differ")
+    if not difference:
+        difference = "none" if verdict == V_REPRODUCED else ("not computed" if verdict == V_MISSING else row.reproduced)
+    return replace(row, verdict=verdict, difference=difference, explanation=explanation)
 
 
 def paper_artifacts() -> list[dict[str, Any]]:
@@ -46,7 +79,11 @@ def paper_artifacts() -> list[dict[str, Any]]:
 
 
 def score_artifact(label: str, hardware: Hardware, entry: dict[str, Any] | None = None) -> ScoreRow:
-    """Build one artifact and grade it against the paper."""
+    """Build one artifact and grade it against the paper, with its verdict."""
+    return _with_verdict(_score_artifact(label, hardware, entry))
+
+
+def _score_artifact(label: str, hardware: Hardware, entry: dict[str, Any] | None = None) -> ScoreRow:
     entry = entry or {}
     artifacts = registry()
     title = entry.get("caption", "")
@@ -86,10 +123,13 @@ def score_claims(hardware: Hardware) -> list[ScoreRow]:
             status, reproduced = MISSING, "—"
         else:
             status, reproduced = (AGREES if claim.agrees else DIFFERS), f"{claim.reproduced:.3g} {claim.unit}"
-        if claim.agrees and claim.tolerance.startswith("within"):
-            status = f"agrees {claim.tolerance}"
+        if claim.agrees and claim.rule not in ("exact",) and not claim.rule.startswith("digits"):
+            status = f"agrees ({claim.tolerance})"
+        if claim.verdict == V_EXPLAINED:
+            status = f"{DIFFERS}, explained by {claim.alternative['assumption']}"
         rows.append(
-            ScoreRow(f"claim:{claim.id}", "claim", claim.where, f"{claim.paper:.3g} {claim.unit} ({claim.printed})", reproduced, status, CLAIMS_PAGE)
+            ScoreRow(f"claim:{claim.id}", "claim", claim.where, f"{claim.paper:.3g} {claim.unit} ({claim.printed})", reproduced,
+                     status, CLAIMS_PAGE, claim.verdict, claim.difference, claim.explanation, claim.alternative)
         )
     return rows
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
@@ -67,6 +69,18 @@ def test_time_limits_interpolate_between_bracketing_models():
     assert low["memory_gib"] <= month.memory_gib <= high["memory_gib"]
     year = scaling.time_limit(scaling.ONE_YEAR_DAYS, HW)
     assert year.p > month.p
+
+
+@pytest.mark.parametrize("hint", [None, 2, 40, 96, 10_000])
+def test_galloping_limit_equals_the_full_grid(hint):
+    # brute force: the limit found by visiting every grid row, against galloping from any start
+    xs = scaling.sweep_xs(2, 128, 14)
+    full = scaling.time_limit(1.0, HW, xs=xs)
+    fast = scaling.time_limit(1.0, HW, xs=xs, monotone=True, hint=hint)
+    assert (fast.x_low, fast.x_high, fast.p) == (full.x_low, full.x_high, full.p)
+    # a condition that holds on the whole grid (or nowhere) has no limit either way
+    assert scaling.time_limit(1e9, HW, xs=xs[:4], monotone=True, hint=hint) is None
+    assert scaling.time_limit(1e-12, HW, xs=xs[:4], monotone=True, hint=hint) is None
 
 
 def test_unlimited_node_is_never_slower():
@@ -144,6 +158,25 @@ def test_ethernet_unpartitioned_is_no_slower_for_the_smallest_models(ethernet_sm
 
 def test_ethernet_figure_draws_the_dotted_line():
     figure = get_artifact("fig:scaling_Ethernet").build(HW)
+    frame = scaling.scaling_sweep(HW, "ethernet")  # cached: the figure's own rows
+    part = frame[frame.method == "improved"].set_index("p").time_days
     for ax in figure.axes:
         dotted = [line for line in ax.get_lines() if line.get_linestyle() == ":"]
-        assert len(dotted) == 1 and len(dotted[0].get_xdata()) > 5
+        assert len(dotted) == 1
+        x, y = (np.asarray(v, float) for v in dotted[0].get_data())
+        drawn = ~np.isnan(y)
+        assert drawn.sum() >= 3 and (~drawn).any()  # drawn for some models, not at every scale
+    # the time axis: every drawn point is faster than the partitioned improved method
+    time_ax = next(ax for ax in figure.axes if "time" in ax.get_ylabel().lower())
+    x, y = (np.asarray(v, float) for v in next(l for l in time_ax.get_lines() if l.get_linestyle() == ":").get_data())
+    drawn = ~np.isnan(y)
+    for p, t in zip(x[drawn], y[drawn]):
+        assert t < part[p]
+
+
+def test_unpartitioned_helps_keeps_only_faster_rows():
+    rows = [("improved", 2, 1.0), (scaling.NOT_PARTITIONED, 2, 0.5), ("improved", 4, 1.0),
+            (scaling.NOT_PARTITIONED, 4, 1.0), ("improved", 6, 1.0), (scaling.NOT_PARTITIONED, 6, 0.9995)]
+    frame = pd.DataFrame([{"method": m, "x": x, "time_days": t, "feasible": True} for m, x, t in rows])
+    assert list(scaling.unpartitioned_helps(frame).x) == [2]
+    assert list(scaling.unpartitioned_helps(frame, margin=1e-4).x) == [2, 6]

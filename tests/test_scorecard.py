@@ -58,3 +58,40 @@ def test_scheduling_figures_are_graded_by_measured_against_analytic(card):
 
     for label in ("fig:gradient_accumulation", "fig:gradient_accumulation_partitioned", "fig:pipeline_comparison"):
         assert card.loc[label, "status"] == MATCHES_FORMULAS, card.loc[label].to_dict()
+
+
+def test_every_row_has_a_verdict_and_explained_rows_an_alternative(card):
+    from lgacc.claims import VERDICTS
+
+    assert {"verdict", "difference", "explanation", "alternative"} <= set(card.columns)
+    for label, row in card.iterrows():
+        assert row["verdict"] in VERDICTS, label
+        assert row["explanation"], label
+        if row["verdict"] == "explained":
+            assert row["alternative"]["agrees"] is True, label
+        if row["verdict"] == "reproduced":
+            assert row["difference"] == "none", label
+
+
+def test_smaller_cluster_is_graded_against_one_and_six_months_at_printed_precision():
+    """The targets are the paper's (one and six calendar months), not the rows' own times; a GPU count
+    one off the printed integer differs."""
+    from lgacc.artifacts import get_artifact
+    from lgacc.paper import paper_table
+
+    artifact = get_artifact("table:smaller_cluster")
+    built = artifact.reproduce("a100-80gb")
+    assert list(built["target_days"]) == [365.25 / 12] * 3 + [365.25 / 2] * 5
+    # every reached row trains within its target
+    reached = built[built["target_reached"]]
+    assert (reached["time_days"] <= reached["target_days"] * (1 + 1e-12)).all()
+    comparison = artifact.compare(built)
+    assert set(comparison["n_gpu verdict"]) <= {"reproduced", "explained", "differs"}
+    printed = [int(v) for v in paper_table("table:smaller_cluster")["n_gpu"]]
+    for (_, row), n in zip(comparison.iterrows(), printed):
+        assert row["n_gpu agrees"] == (row["n_gpu (reproduced)"] == str(n))
+    shifted = built.copy()
+    shifted["n_gpu"] = printed
+    shifted.loc[0, "n_gpu"] = printed[0] + 1
+    flags = artifact.compare(shifted)["n_gpu agrees"].tolist()
+    assert flags[0] is False and all(flags[1:])
