@@ -60,6 +60,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from .units import DAYS_PER_YEAR
 from .assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from .evaluate import evaluate_many
 from .hardware import GIB, Hardware, load_hardware
@@ -98,7 +99,7 @@ VARIANTS: dict[str, tuple[str, bool | None]] = {
 }
 SCENARIOS = ("limited", "unlimited", "ethernet")
 #: The paper's "one month" and "one year" training-time thresholds, in days.
-ONE_YEAR_DAYS = 365.25
+ONE_YEAR_DAYS = DAYS_PER_YEAR  # lgacc.units: one calendar for every module
 ONE_MONTH_DAYS = ONE_YEAR_DAYS / 12
 #: A node size no tensor-parallel degree of the swept models reaches ("no node-size limit").
 UNLIMITED_NODE = 2**40

@@ -78,3 +78,24 @@ def test_environment_yml_mirrors_pyproject():
     assert _requirement_names(listed) == _requirement_names(wanted)
     python = next(d for d in environment["dependencies"] if isinstance(d, str) and d.startswith("python="))
     assert project["requires-python"] == ">=" + python.split("=", 1)[1]
+
+
+def test_one_calendar():
+    """Issue #15: a year is 365.25 days in lgacc.units and typed nowhere else (it was 365 in one
+    module and 365.25 in another); checked on the code's number tokens, not its prose."""
+    import io
+    import tokenize
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[1] / "lgacc"
+    typed = []
+    for path in package.rglob("*.py"):
+        if path.name == "units.py":
+            continue
+        tokens = tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline)
+        typed += [f"{path.name}:{t.start[0]}" for t in tokens
+                  if t.type == tokenize.NUMBER and t.string.replace("_", "") in ("365", "365.0", "365.25", "30.4375")]
+    assert not typed, typed
+    from lgacc.units import DAYS_PER_MONTH, DAYS_PER_YEAR
+
+    assert DAYS_PER_YEAR == 365.25 and DAYS_PER_MONTH * 12 == DAYS_PER_YEAR

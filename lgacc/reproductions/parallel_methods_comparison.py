@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..artifacts import Artifact
 from ..hardware import Hardware
+from ..units import DAYS_PER_YEAR
 from ..models import x_model
 from ..paper import format_like, paper_table, parse_printed
 from ..search import Parallelism, fastest
@@ -99,7 +100,7 @@ def compare_columns(reproduced: pd.DataFrame, label: str, columns: dict[str, str
             significant = 2 if column == "time" else None
             shown = parse_printed(text, significant=significant)
             if column == "time":
-                unit = 365.0 if str(text).strip().endswith("y") else 1.0
+                unit = DAYS_PER_YEAR if str(text).strip().endswith("y") else 1.0
                 out[f"{column} (reproduced)"] = two_digits(value / unit) + (" y" if unit > 1 else " d")
             else:
                 out[f"{column} (reproduced)"] = format_like(float(value), text)

@@ -30,6 +30,7 @@ import pandas as pd
 
 from ..artifacts import Artifact
 from ..hardware import Hardware
+from ..units import DAYS_PER_MONTH
 from ..models import x_model
 from ..paper import format_like, paper_table, parse_printed
 from ..search import Parallelism, cheapest, fastest
@@ -37,7 +38,7 @@ from .parallel_methods_comparison import MODEL_X, two_digits
 
 LABEL = "table:smaller_cluster"
 #: One calendar month in days (a twelfth of a Julian year).
-MONTH_DAYS = 365.25 / 12
+MONTH_DAYS = DAYS_PER_MONTH
 #: The alternative reading of a row's target, named as in the verdicts.
 PRINTED_TIME_TARGET = "target = the row's printed time"
 FASTEST_IF_OUT_OF_REACH = "the fastest configuration where the target is out of reach"
