@@ -48,8 +48,8 @@ def _ratio_text(paper: float, reproduced: float) -> str:
     if not paper or not reproduced or paper != paper or reproduced != reproduced:
         return ""
     ratio = reproduced / paper
-    if 0.99 <= ratio <= 1.01:
-        return "last digit"
+    if 0.9 <= ratio <= 1.1:  # close: a signed percentage says more than "×1" or "÷1"
+        return f"{100 * (ratio - 1):+.2g} %".replace("-", "−")
     return f"×{ratio:.2g}" if ratio >= 1 else f"÷{1 / ratio:.2g}"
 
 
@@ -64,7 +64,7 @@ def readable_value(value: float, unit: str) -> str:
         for scale, word in NUMBER_WORDS:
             if abs(value) >= scale:
                 return f"{value / scale:.3g} {word} parameters"
-    if abs(value) >= 1e4 and abs(value) < 1e9:
+    if abs(value) >= 1e3 and abs(value) < 1e9:  # counts as people write them: 2,417 samples
         return f"{value:,.0f} {unit}"
     return f"{value:.3g} {unit}"
 

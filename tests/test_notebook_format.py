@@ -50,6 +50,10 @@ def test_findings_count_verdicts_from_status_and_name_the_gap():
     assert "1 of 2 tables and figures reproduce" in text
     assert "1 of 2 printed cells agree." in text
     assert readable_value(0.428, "fraction") == "42.8 %"
+    assert readable_value(2417.2, "samples") == "2,417 samples"
+    close = [{"id": "d", "where": "Intro", "printed": "at least twice", "paper": 2.0, "reproduced": 1.976,
+              "unit": "ratio", "agrees": False}]
+    assert "**1.98 ratio** (−1.2 %)" in findings_markdown(card, close, "a100-80gb")  # 1.976 / 2 - 1 = -1.2 %
 
 
 def test_compact_comparison_marks_only_the_differences():
