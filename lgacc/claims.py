@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 import yaml
@@ -303,7 +304,13 @@ def _chosen(claim: PrintedClaim, tried: list[Alternative]) -> Alternative:
 def reproduce_claims(hardware: str | Hardware = DEFAULT_HARDWARE, ids: Sequence[str] | None = None) -> list[ClaimResult]:
     """Every printed claim (or those with ``ids``, in the file's order) with its reproduction (or
     ``None`` and the reason), never raising."""
-    spec = load_hardware(hardware)
+    return list(_reproduced(load_hardware(hardware), None if ids is None else tuple(ids)))
+
+
+@lru_cache(maxsize=8)
+def _reproduced(spec: Hardware, ids: tuple[str, ...] | None) -> tuple[ClaimResult, ...]:
+    """The claims of one spec, computed once per process: the results are frozen and depend only on
+    the spec's values (the scaling searches behind them take tens of seconds)."""
     known = calculators()
     results = []
     for claim in printed_claims():
@@ -317,7 +324,7 @@ def reproduce_claims(hardware: str | Hardware = DEFAULT_HARDWARE, ids: Sequence[
             except Exception as error:  # a claim that cannot be computed on this hardware is reported, not raised
                 outcome = Outcome(None, f"cannot be computed on {spec.name}: {type(error).__name__}: {error}")
         results.append(grade(claim, outcome))
-    return results
+    return tuple(results)
 
 
 def switch_effects(records: Sequence[dict]) -> list[dict]:

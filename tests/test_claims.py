@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -155,9 +153,12 @@ def test_claims_degrade_on_unusual_hardware(root, fixture):
             assert r["verdict"] == NOT_REPRODUCED and r["how"]
 
 
-def test_cli_prints_json():
-    out = subprocess.run([sys.executable, "-m", "lgacc", "reproduce", "claims", "--format", "json"],
-                         capture_output=True, text=True, check=True).stdout
-    rows = json.loads(out)
+def test_cli_prints_json(records, capsys):
+    """In process, after the ``records`` fixture: the claims are computed once per process and spec."""
+    from lgacc.cli import main
+
+    assert main(["reproduce", "claims", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["id"]: r["verdict"] for r in rows} == {k: r["verdict"] for k, r in records.items()}
     assert {r["id"] for r in rows} == {c.id for c in printed_claims()}
     assert all(KEYS <= set(r) for r in rows)
