@@ -32,7 +32,9 @@ module                         job                                              
 ``validation``                 the model against measured training runs (data/validation)          evaluate, models
 ``scaling``, ``claims``        sweeps over the X family; the paper's prose claims                  search, evaluate, resultcache
 ``today``                      the paper's conclusions graded on today's GPUs                       search, models, hardware, resultcache
-``sensitivity``                the headline results with each assumption moved alone               search, assumptions, resultcache
+``sensitivity/``               the headline results with each assumption moved alone:              search, scaling, claims, assumptions,
+                               ``grid`` (what moves), ``compute`` (the searches), ``conclusions``  resultcache
+                               (holds / weakens / reverses), ``presentation`` (tables, chart)
 ``artifacts``, ``reproductions/``  one builder per paper label, compared with ``data/paper``       everything above
 ``scorecard``, ``findings``    grades; the front page's findings                                   artifacts
 ``notebook``, ``run``          formatting for the book; the notebook runner                        artifacts

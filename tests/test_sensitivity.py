@@ -21,7 +21,6 @@ from lgacc.sensitivity import (
     CONCLUSIONS,
     RESULT_KEYS,
     Setting,
-    _bisect,
     classify,
     dimensions,
     family_model,
@@ -29,6 +28,7 @@ from lgacc.sensitivity import (
     sensitivity_rows,
     verdicts,
 )
+from lgacc.sensitivity.compute import _bisect
 
 A100 = load_hardware("a100-80gb")
 
