@@ -39,6 +39,8 @@ Conventions (see ``book/assumptions.md``, each checked against the paper's table
   paper's GB, which are GiB (2**30 bytes).
 * By default the paper's printed forms are evaluated (``form="paper"``);
   ``form="exact"`` evaluates the exact derived counts instead.
+* **Input rules** (every count a positive integer, every flag a boolean, the options in
+  range, a schedule's chunks) are :mod:`lgacc.evaluate_inputs`'s; this module computes.
 """
 
 from __future__ import annotations
@@ -50,13 +52,11 @@ import numpy as np
 
 from .assumptions import DEFAULT_ASSUMPTIONS, Assumptions, apply_to_hardware, critical_batch
 from .config import Method, TrainingConfig, parse_method
-from .errors import UserInputError
 from .hardware import GIB, Hardware, load_hardware
 from .evaluation_map import (
     ARGUMENTS,
     BUBBLE,
     CAPPED_OVERHEADS,
-    CHUNKED_SCHEDULES,
     DATA_TRANSFERS,
     FORMS,
     OVERHEADS,
@@ -72,7 +72,17 @@ from .evaluation_map import (
 from .evaluation_map import functions as _functions
 from .evaluation_map import physical_functions as _physical_functions
 from .evaluation_map import schedule_functions as _schedule_functions
-from .models import Transformer, named_model
+from .evaluate_inputs import (
+    as_bool_array,
+    as_int_array,
+    as_model,
+    check_chunks,
+    check_config,
+    check_options,
+    check_schedule,
+    checked_product,
+)
+from .models import Transformer
 
 __all__ = [
     "OVERHEADS",
@@ -178,80 +188,6 @@ class Evaluation:
         }
 
 
-_INT64_MAX = np.iinfo(np.int64).max
-
-
-def _as_int_array(name: str, value) -> np.ndarray:
-    if isinstance(value, (bool, np.bool_)):
-        raise UserInputError(f"{name}={value!r} must be a positive integer, not a boolean")
-    try:
-        array = np.asarray(value)
-    except (OverflowError, ValueError, TypeError):
-        raise UserInputError(f"{name}={value!r} must be positive integers") from None
-    if array.dtype == object and array.size and all(isinstance(v, int) and not isinstance(v, bool) for v in array.flat):
-        if any(v > _INT64_MAX for v in array.flat):
-            raise UserInputError(f"{name}={value!r} exceeds the largest supported count 2**63 - 1")
-        array = array.astype(np.int64)
-    if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
-        raise UserInputError(f"{name} must be positive integers, got {value!r}")
-    if np.issubdtype(array.dtype, np.unsignedinteger) and np.any(array > _INT64_MAX):
-        raise UserInputError(f"{name}={value!r} exceeds the largest supported count 2**63 - 1")
-    if np.issubdtype(array.dtype, np.floating):
-        if not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
-            raise UserInputError(f"{name} must be positive integers, got {value!r}")
-        if np.any(array >= 2.0**63):
-            raise UserInputError(f"{name}={value!r} exceeds the largest supported count 2**63 - 1")
-        array = array.astype(np.int64)
-    if np.any(array < 1):
-        raise UserInputError(f"{name} must be positive integers (>= 1), got {value!r}")
-    return array.astype(np.int64)
-
-
-def _checked_product(names: str, *arrays: np.ndarray) -> np.ndarray:
-    """The elementwise product of positive int64 arrays, or a clear error where it would overflow int64."""
-    approx = np.ones(np.broadcast(*arrays).shape)
-    for array in arrays:
-        approx = approx * array.astype(float)
-    if np.any(approx >= 2.0**62):
-        raise UserInputError(f"{names} = {float(np.max(approx)):.3g} is beyond the supported range (below 2**62)")
-    out = arrays[0]
-    for array in arrays[1:]:
-        out = out * array
-    return out
-
-
-def _as_bool_array(name: str, value) -> np.ndarray:
-    array = np.asarray(value)
-    if array.dtype != bool:
-        raise UserInputError(f"{name} must be true or false, got {value!r}")
-    return array
-
-
-def _check_options(max_overhead, steps, form, assumptions) -> None:
-    if isinstance(max_overhead, (bool, np.bool_)) or not isinstance(max_overhead, (int, float, np.integer, np.floating)) \
-            or not (0 < max_overhead < float("inf")):
-        raise UserInputError(f"max_overhead={max_overhead!r} must be a positive number (eq:overhead_condition's epsilon)")
-    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise UserInputError(f"steps={steps!r} must be a positive integer")
-    if form not in FORMS:
-        raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
-    if not isinstance(assumptions, Assumptions):
-        raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.assumptions.Assumptions")
-
-
-def check_schedule(schedule: str | None, n_v) -> str | None:
-    """The schedule's name (``None`` stays ``None``: the method's own pipeline), after checking ``n_v``:
-    positive integers, and 1 unless the schedule has chunks (:data:`CHUNKED_SCHEDULES`)."""
-    name = None if schedule is None else parse_schedule(schedule)
-    chunks = _as_int_array("n_v", n_v)
-    if name not in CHUNKED_SCHEDULES and np.any(chunks != 1):
-        shown = int(chunks.flat[np.flatnonzero(chunks != 1)[0]])
-        which = "no schedule is given" if name is None else f"schedule {name} has one chunk per device"
-        raise UserInputError(f"n_v={shown}: {which}; n_v (chunks per device) applies to "
-                             f"{' and '.join(CHUNKED_SCHEDULES)} only")
-    return name
-
-
 def kernel_efficiency(hardware: Hardware) -> float:
     """Fraction of peak the compute kernels reach (``hardware.kernel_efficiency``, 1.0 when the spec has none).
 
@@ -288,7 +224,8 @@ def evaluate_many(
     ``feasible``, ``n_gpu``, ``b``, one array per name of :data:`OVERHEADS`, the
     binding intensities ``nu_<name>``, and one boolean per constraint ``ok_<rule>``.
     Configurations breaking a rule are flagged, not rejected: only malformed
-    input (non-positive counts, unknown method) raises :class:`UserInputError`.
+    input (non-positive counts, unknown method: :mod:`lgacc.evaluate_inputs`) raises
+    :class:`~lgacc.errors.UserInputError`.
     ``assumptions`` (:class:`lgacc.assumptions.Assumptions`) sets every choice the
     paper leaves open; the defaults reproduce its tables.
 
@@ -301,32 +238,30 @@ def evaluate_many(
     run (``n_l n_v`` not dividing ``d_l``; interleaved with ``n_mu`` not a multiple of ``n_l``) is
     flagged by ``ok_schedule``.
     """
-    model = named_model(model) if isinstance(model, str) else model
-    if not isinstance(model, Transformer):
-        raise UserInputError(f"model={model!r} must be a Transformer or a model name")
-    _check_options(max_overhead, steps, form, assumptions)
+    model = as_model(model)
+    check_options(max_overhead, steps, form, assumptions)
     A = assumptions
     hardware = apply_to_hardware(load_hardware(hardware), A)
     method = parse_method(method)
     sched = check_schedule(schedule, n_v)
     steps = int(steps)
     nb, nl, na, nmu, bmu, nv = (
-        _as_int_array(name, v)
+        as_int_array(name, v)
         for name, v in (("n_b", n_b), ("n_l", n_l), ("n_a", n_a), ("n_mu", n_mu), ("b_mu", b_mu), ("n_v", n_v))
     )
-    off = _as_bool_array("offload", offload)
+    off = as_bool_array("offload", offload)
     part = (
         np.asarray(method.default_partitioned)
         if partitioned is None
-        else _as_bool_array("partitioned", partitioned)
+        else as_bool_array("partitioned", partitioned)
     )
     nb, nl, na, nmu, bmu, off, part, nv = np.broadcast_arrays(nb, nl, na, nmu, bmu, off, part, nv)
-    batch = _checked_product("the batch b = n_b n_mu b_mu", nb, nmu, bmu)
-    n_gpu = _checked_product("the GPU count n_gpu = n_b n_l n_a", nb, nl, na)
+    batch = checked_product("the batch b = n_b n_mu b_mu", nb, nmu, bmu)
+    n_gpu = checked_product("the GPU count n_gpu = n_b n_l n_a", nb, nl, na)
     if overlap_pipeline is None:
         overlap = nmu > nl
     else:
-        overlap = np.broadcast_to(_as_bool_array("overlap_pipeline", overlap_pipeline), nb.shape)
+        overlap = np.broadcast_to(as_bool_array("overlap_pipeline", overlap_pipeline), nb.shape)
 
     f = _functions(form)
     model_args = (model.d_s, model.d_m, model.d_l, model.d_a, model.n_I, model.p, model.p_l)
@@ -475,7 +410,7 @@ def evaluate_many(
     if sched is None:
         ok_schedule = np.ones(nb.shape, bool)
     else:
-        chunks = _checked_product("the chunks n_l n_v", nl, nv)
+        chunks = checked_product("the chunks n_l n_v", nl, nv)
         ok_schedule = (nl == 1) | ((chunks <= model.d_l) & A.allows_layers(model.d_l, chunks))
         if sched == "interleaved":
             ok_schedule &= (nl == 1) | (nv == 1) | (nmu % nl == 0)
@@ -578,21 +513,13 @@ def evaluate(
     ``schedule`` and ``n_v`` are :func:`evaluate_many`'s (``None``: the method's own pipeline);
     more chunks than layers (``n_l n_v > d_l``) raises :class:`UserInputError`.
     """
-    model = named_model(model) if isinstance(model, str) else model
-    if not isinstance(model, Transformer):
-        raise UserInputError(f"model={model!r} must be a Transformer or a model name")
-    _check_options(max_overhead, steps, form, assumptions)
+    model = as_model(model)
+    check_options(max_overhead, steps, form, assumptions)
     hardware = apply_to_hardware(load_hardware(hardware), assumptions)
-    if not isinstance(config, TrainingConfig):
-        raise UserInputError(f"config must be a TrainingConfig, got {type(config).__name__}")
-    config.check_model(model, heads_cap=assumptions.heads_cap)
+    check_config(config, model, heads_cap=assumptions.heads_cap)
     sched = check_schedule(schedule, n_v)
-    n_v = int(_as_int_array("n_v", n_v))
-    if config.n_l > 1 and config.n_l * n_v > model.d_l:
-        raise UserInputError(
-            f"training configuration: n_l n_v = {config.n_l} x {n_v} = {config.n_l * n_v} exceeds the {model.name} "
-            f"layer count d_l={model.d_l} (a chunk of the {sched} schedule needs at least one layer)"
-        )
+    n_v = int(as_int_array("n_v", n_v))
+    check_chunks(config, model, sched, n_v)
     arrays = evaluate_many(
         model,
         hardware,
