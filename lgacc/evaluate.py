@@ -74,8 +74,11 @@ from .evaluation_map import physical_functions as _physical_functions
 from .evaluation_map import schedule_functions as _schedule_functions
 from .evaluate_inputs import (
     as_bool_array,
+    as_count,
     as_int_array,
     as_model,
+    broadcast_flag,
+    broadcast_together,
     check_chunks,
     check_config,
     check_options,
@@ -255,13 +258,14 @@ def evaluate_many(
         if partitioned is None
         else as_bool_array("partitioned", partitioned)
     )
-    nb, nl, na, nmu, bmu, off, part, nv = np.broadcast_arrays(nb, nl, na, nmu, bmu, off, part, nv)
+    nb, nl, na, nmu, bmu, off, part, nv = broadcast_together(
+        n_b=nb, n_l=nl, n_a=na, n_mu=nmu, b_mu=bmu, offload=off, partitioned=part, n_v=nv)
     batch = checked_product("the batch b = n_b n_mu b_mu", nb, nmu, bmu)
     n_gpu = checked_product("the GPU count n_gpu = n_b n_l n_a", nb, nl, na)
     if overlap_pipeline is None:
         overlap = nmu > nl
     else:
-        overlap = np.broadcast_to(as_bool_array("overlap_pipeline", overlap_pipeline), nb.shape)
+        overlap = broadcast_flag("overlap_pipeline", overlap_pipeline, nb.shape)
 
     f = _functions(form)
     model_args = (model.d_s, model.d_m, model.d_l, model.d_a, model.n_I, model.p, model.p_l)
@@ -518,7 +522,7 @@ def evaluate(
     hardware = apply_to_hardware(load_hardware(hardware), assumptions)
     check_config(config, model, heads_cap=assumptions.heads_cap)
     sched = check_schedule(schedule, n_v)
-    n_v = int(as_int_array("n_v", n_v))
+    n_v = as_count("n_v", n_v)
     check_chunks(config, model, sched, n_v)
     arrays = evaluate_many(
         model,

@@ -20,6 +20,14 @@ May import: :mod:`lgacc.errors`, :mod:`lgacc.assumptions`, :mod:`lgacc.config`,
 Traceback (most recent call last):
 ...
 lgacc.errors.UserInputError: n_b must be positive integers (>= 1), got 0
+>>> as_count("n_v", [1, 2])
+Traceback (most recent call last):
+...
+lgacc.errors.UserInputError: n_v=[1, 2] must be one positive integer, not an array
+>>> broadcast_together(n_b=np.array([1, 2, 3]), n_l=np.array([1, 2]))
+Traceback (most recent call last):
+...
+lgacc.errors.UserInputError: the arrays do not broadcast to one shape: n_b (3,), n_l (2,)
 """
 
 from __future__ import annotations
@@ -36,6 +44,9 @@ __all__ = [
     "as_model",
     "as_int_array",
     "as_bool_array",
+    "as_count",
+    "broadcast_together",
+    "broadcast_flag",
     "checked_product",
     "check_options",
     "check_schedule",
@@ -80,6 +91,33 @@ def as_int_array(name: str, value) -> np.ndarray:
     if np.any(array < 1):
         raise UserInputError(f"{name} must be positive integers (>= 1), got {value!r}")
     return array.astype(np.int64)
+
+
+def as_count(name: str, value) -> int:
+    """``value`` as one positive integer (:func:`as_int_array`'s rules; an array is not one count)."""
+    array = as_int_array(name, value)
+    if array.ndim:
+        raise UserInputError(f"{name}={value!r} must be one positive integer, not an array")
+    return int(array)
+
+
+def broadcast_together(**arrays: np.ndarray) -> list[np.ndarray]:
+    """The arrays broadcast to one shape (numpy's rules), or an error naming each array's shape."""
+    try:
+        return np.broadcast_arrays(*arrays.values())
+    except ValueError:
+        shapes = ", ".join(f"{name} {np.shape(value)}" for name, value in arrays.items() if np.ndim(value))
+        raise UserInputError(f"the arrays do not broadcast to one shape: {shapes}") from None
+
+
+def broadcast_flag(name: str, value, shape: tuple[int, ...]) -> np.ndarray:
+    """The flag ``value`` (:func:`as_bool_array`) broadcast to the configurations' ``shape``."""
+    array = as_bool_array(name, value)
+    try:
+        return np.broadcast_to(array, shape)
+    except ValueError:
+        raise UserInputError(f"{name} of shape {array.shape} does not broadcast to the configurations' "
+                             f"shape {shape}") from None
 
 
 def checked_product(names: str, *arrays: np.ndarray) -> np.ndarray:
