@@ -373,10 +373,23 @@ def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "") -> s
     return f'<div class="lgacc-scroll" style="overflow-x: auto; max-width: 100%">{body}</div>'
 
 
+_NUMBER_SPACE = re.compile(r"(\d) (?=\S)")  # "8.61 d", "9.44 GiB", "1.26 T": kept on one line
+
+
 def show_table(frame: pd.DataFrame, formats: dict[str, Any] | None = None, titles: dict[str, str] | None = None,
                escape: bool = True) -> None:
-    """Display ``frame`` formatted for people: no index, integers, d/h/min, sizes, scrolling if wide."""
-    _html(table_html(readable_frame(frame, formats, titles), escape=escape))
+    """Display ``frame`` formatted for people: no index, integers, d/h/min, sizes, scrolling if wide.
+
+    The table's text wraps to fit the column, but a formatted quantity never breaks between its
+    number and its unit ("8.61 d" on one line, not "8.61" above "d")."""
+    shown = readable_frame(frame, formats, titles)
+    known = {**COLUMN_FORMATS, **(formats or {})}
+    for position, column in enumerate(frame.columns):
+        series = frame.iloc[:, position]
+        if str(column) in known or pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+            shown.isetitem(position, shown.iloc[:, position].map(
+                lambda text: _NUMBER_SPACE.sub("\\1\u00a0", text) if isinstance(text, str) else text))
+    _html(table_html(shown, escape=escape))
 
 
 def show_wide_table(frame: pd.DataFrame, key: str, max_columns: int = 6, formats: dict[str, Any] | None = None,
