@@ -373,22 +373,20 @@ def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "") -> s
     return f'<div class="lgacc-scroll" style="overflow-x: auto; max-width: 100%">{body}</div>'
 
 
-_NUMBER_SPACE = re.compile(r"(\d) (?=\S)")  # "8.61 d", "9.44 GiB", "1.26 T": kept on one line
+#: A cell that is one quantity: a number and its unit ("8.61 d", "9.44 GiB", "2.25 Pflop/s", "1.26 T").
+_QUANTITY = re.compile(r"(-?[\d.,]+(?:e[+-]?\d+)?) ([^\s\d<>&]+)")
 
 
 def show_table(frame: pd.DataFrame, formats: dict[str, Any] | None = None, titles: dict[str, str] | None = None,
                escape: bool = True) -> None:
     """Display ``frame`` formatted for people: no index, integers, d/h/min, sizes, scrolling if wide.
 
-    The table's text wraps to fit the column, but a formatted quantity never breaks between its
-    number and its unit ("8.61 d" on one line, not "8.61" above "d")."""
+    The table's text wraps to fit the column, but a cell holding one quantity never breaks between
+    its number and its unit ("8.61 d" on one line, not "8.61" above "d")."""
     shown = readable_frame(frame, formats, titles)
-    known = {**COLUMN_FORMATS, **(formats or {})}
-    for position, column in enumerate(frame.columns):
-        series = frame.iloc[:, position]
-        if str(column) in known or pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
-            shown.isetitem(position, shown.iloc[:, position].map(
-                lambda text: _NUMBER_SPACE.sub("\\1\u00a0", text) if isinstance(text, str) else text))
+    for position in range(shown.shape[1]):
+        shown.isetitem(position, shown.iloc[:, position].map(
+            lambda text: _QUANTITY.sub("\\1\u00a0\\2", text) if isinstance(text, str) and _QUANTITY.fullmatch(text) else text))
     _html(table_html(shown, escape=escape))
 
 
