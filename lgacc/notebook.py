@@ -373,10 +373,21 @@ def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "") -> s
     return f'<div class="lgacc-scroll" style="overflow-x: auto; max-width: 100%">{body}</div>'
 
 
+#: A cell that is one quantity: a number and its unit ("8.61 d", "9.44 GiB", "2.25 Pflop/s", "1.26 T").
+_QUANTITY = re.compile(r"(-?[\d.,]+(?:e[+-]?\d+)?) ([^\s\d<>&]+)")
+
+
 def show_table(frame: pd.DataFrame, formats: dict[str, Any] | None = None, titles: dict[str, str] | None = None,
                escape: bool = True) -> None:
-    """Display ``frame`` formatted for people: no index, integers, d/h/min, sizes, scrolling if wide."""
-    _html(table_html(readable_frame(frame, formats, titles), escape=escape))
+    """Display ``frame`` formatted for people: no index, integers, d/h/min, sizes, scrolling if wide.
+
+    The table's text wraps to fit the column, but a cell holding one quantity never breaks between
+    its number and its unit ("8.61 d" on one line, not "8.61" above "d")."""
+    shown = readable_frame(frame, formats, titles)
+    for position in range(shown.shape[1]):
+        shown.isetitem(position, shown.iloc[:, position].map(
+            lambda text: _QUANTITY.sub("\\1\u00a0\\2", text) if isinstance(text, str) and _QUANTITY.fullmatch(text) else text))
+    _html(table_html(shown, escape=escape))
 
 
 def show_wide_table(frame: pd.DataFrame, key: str, max_columns: int = 6, formats: dict[str, Any] | None = None,

@@ -85,3 +85,19 @@ def test_equation_labels_in_table_cells_become_numbered_links():
     assert ">Eq. (4)</a>" in html
     assert "eq:not_a_label" in html
     assert html.count("eq:overhead_condition") == 1  # only in the link's title
+
+
+def test_a_shown_quantity_never_breaks_between_number_and_unit():
+    """Table text wraps to fit the column (8.61 above d was seen on the H100 build); names and prose still wrap."""
+    from unittest import mock
+
+    import lgacc.notebook as notebook
+
+    frame = pd.DataFrame({"hardware": ["gb200-nvl72 and more"], "time_days": [8.61], "memory_gib": [9.44], "n_gpu": [17920.0],
+                          "peak": ["2.25 Pflop/s"], "note": ["5 stages of 8"]})
+    with mock.patch.object(notebook, "_html") as display:
+        notebook.show_table(frame)
+    html = display.call_args[0][0]
+    assert "<td>8.61\u00a0d</td>" in html and "<td>9.44\u00a0GiB</td>" in html and "<td>17,920</td>" in html
+    assert "<td>2.25\u00a0Pflop/s</td>" in html
+    assert "<td>gb200-nvl72 and more</td>" in html and "<td>5 stages of 8</td>" in html

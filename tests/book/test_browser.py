@@ -3,12 +3,14 @@ failed request, no page reaches outside the book, equations are typeset by the
 vendored MathJax, no raw LaTeX or Markdown table syntax shows as text, nothing is
 wider than the text column unless it scrolls, figure text is legible, and no
 notebook shows an error.  A full-page screenshot of each page is kept under
-``build/screenshots/`` (a CI artifact)."""
+``build/screenshots/`` or ``$LGACC_SCREENSHOTS`` (a CI artifact)."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -36,7 +38,8 @@ class PageVisit:
     small_text: list[str] = field(default_factory=list)
 
 
-SCREENSHOTS = ROOT / "build" / "screenshots"
+#: Where the page screenshots go: ``make check-book`` sets LGACC_SCREENSHOTS from its SCREENSHOTS variable.
+SCREENSHOTS = Path(os.environ.get("LGACC_SCREENSHOTS") or ROOT / "build" / "screenshots")
 VIEWPORT = {"width": 1280, "height": 900}
 #: Raw LaTeX or Markdown table syntax shown as text means a formula or table did not render.
 RAW_MARKUP = ("$$", "\\frac", "\\left", "| --- |", "|---|")
