@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..artifacts import Artifact
 from ..hardware import Hardware
+from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, critical_batch
 from ..cells import echoed
 from ..models import CALIBRATION_MODEL, Transformer, named_model
 from ..paper import compare_cell, paper_table
@@ -48,11 +49,11 @@ def is_echoed_input(model: str, column: str) -> bool:
     calibration batch by construction)."""
     return column in ECHOED_COLUMNS or (column == "b_c" and model == CALIBRATION_MODEL)
 
-def _row(model: Transformer) -> dict:
+def _row(model: Transformer, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> dict:
     return {
         "model": model.name,
         "p": model.p,
-        "b_c": model.critical_batch,
+        "b_c": critical_batch(model, assumptions),
         "b": model.trained_batch,
         "d_s": model.d_s,
         "d_a": model.d_a,
@@ -63,12 +64,13 @@ def _row(model: Transformer) -> dict:
     }
 
 
-def build(hardware: Hardware | None = None) -> pd.DataFrame:
+def build(hardware: Hardware | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> pd.DataFrame:
     """One row per model: exact ``p``, critical batch ``b_c`` (samples), trained batch, dimensions.
 
-    The hardware does not enter this table; it is accepted for the registry's contract.
+    The hardware does not enter this table; it is accepted for the registry's contract.  Of the
+    assumptions only ``critical_batch_scale`` does (it scales ``b_c``).
     """
-    frame = pd.DataFrame([_row(named_model(name)) for name in ROWS])
+    frame = pd.DataFrame([_row(named_model(name), assumptions) for name in ROWS])
     # keep trained batches as integers beside the missing ones (not a float column)
     frame["b"] = pd.Series([named_model(name).trained_batch for name in ROWS], dtype=object)
     return frame
