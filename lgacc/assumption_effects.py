@@ -254,7 +254,7 @@ def effects_markdown(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect],
         "",
     ]
     lines += _markdown_table(
-        ["switch", "set to", "printed cells moved", "✗ → ✓", "✓ → ✗", "claims tried", "claims moved", "claims then agreeing"],
+        ["switch", "set to", "printed cells moved", "of which now agree", "of which no longer agree", "claims tried", "claims moved", "claims then agreeing"],
         [(f"`{r.switch}`", r.value, r.cells_moved, r.cells_now_agree, r.cells_now_differ, r.claims_tried,
           r.claims_moved, r.claims_now_agree) for r in summary.itertuples()],
     )
