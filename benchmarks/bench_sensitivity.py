@@ -1,15 +1,19 @@
 """Time the whole sensitivity grid (issue 16: under 20 s on this machine).  Not a test.
 
 Run: ``.venv/bin/python benchmarks/bench_sensitivity.py [repeats]``.  Each run starts from a
-cold memo of searches (the formulas are lambdified once, before timing); prints the
-median wall time and the time per assumption of the last run.
+cold memo of searches and with the on-disk result cache off (``LGACC_RESULT_CACHE=0``: the
+computation is timed, not the read); the formulas are lambdified once, before timing.  Prints
+the median wall time and the time per assumption of the last run.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
+
+os.environ["LGACC_RESULT_CACHE"] = "0"  # time the computation, not a read of an earlier result
 
 from lgacc.hardware import load_hardware
 from lgacc.search import fastest

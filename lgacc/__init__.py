@@ -19,6 +19,7 @@ module                         job                                              
 ``formulas/printed``           the paper's printed LaTeX forms parsed into sympy                   symbols, data/paper
 ``equations``                  the paper's equation numbers, by LaTeX's numbering rule             data/paper
 ``_codegen``                   generated numeric code cached on disk, keyed by the sources          sympy only when (re)building
+``resultcache``                slow results kept on disk, keyed by inputs, sources and data/        _codegen (its cache directory)
 ``hardware``                   :class:`Hardware` specs from YAML, thresholds                        errors
 ``models``                     :class:`Transformer`, named models, the critical batch               _codegen, errors (formulas to rebuild)
 ``config``                     :class:`Method`, :class:`TrainingConfig`                             errors
@@ -29,9 +30,9 @@ module                         job                                              
 ``search_reference``           the exhaustive enumerator the tests compare the search with          search (public names only)
 ``schedule/``                  event simulation of the training schedules                          formulas, config
 ``validation``                 the model against measured training runs (data/validation)          evaluate, models
-``scaling``, ``claims``        sweeps over the X family; the paper's prose claims                  search, evaluate
-``today``                      the paper's conclusions graded on today's GPUs                       search, models, hardware
-``sensitivity``                the headline results with each assumption moved alone               search, assumptions
+``scaling``, ``claims``        sweeps over the X family; the paper's prose claims                  search, evaluate, resultcache
+``today``                      the paper's conclusions graded on today's GPUs                       search, models, hardware, resultcache
+``sensitivity``                the headline results with each assumption moved alone               search, assumptions, resultcache
 ``artifacts``, ``reproductions/``  one builder per paper label, compared with ``data/paper``       everything above
 ``scorecard``, ``findings``    grades; the front page's findings                                   artifacts
 ``notebook``, ``run``          formatting for the book; the notebook runner                        artifacts

@@ -46,6 +46,7 @@ import yaml
 
 from .hardware import DEFAULT_HARDWARE, Hardware, load_hardware
 from .paper import PAPER_DIR
+from .resultcache import cached
 
 #: Relative tolerance of the words "about", "approximately", "around", "nearly" and "up to".
 WORD_TOLERANCE = 0.15
@@ -312,19 +313,22 @@ def _reproduced(spec: Hardware, ids: tuple[str, ...] | None) -> tuple[ClaimResul
     """The claims of one spec, computed once per process: the results are frozen and depend only on
     the spec's values (the scaling searches behind them take tens of seconds)."""
     known = calculators()
-    results = []
-    for claim in printed_claims():
-        if ids is not None and claim.id not in ids:
-            continue
-        if claim.id not in known:
-            outcome = Outcome(None, "not reproduced yet: no calculator for this claim")
-        else:
-            try:
-                outcome = _as_outcome(known[claim.id](spec))
-            except Exception as error:  # a claim that cannot be computed on this hardware is reported, not raised
-                outcome = Outcome(None, f"cannot be computed on {spec.name}: {type(error).__name__}: {error}")
-        results.append(grade(claim, outcome))
-    return tuple(results)
+    return tuple(_claim_result(claim, known.get(claim.id), spec)
+                 for claim in printed_claims() if ids is None or claim.id in ids)
+
+
+def _claim_result(claim: PrintedClaim, calculator: Callable | None, spec: Hardware) -> ClaimResult:
+    """One graded claim, kept on disk for the next process (the scorecard, claims and figure pages
+    of the book, the tests ask for the same claims): see :mod:`lgacc.resultcache`."""
+    def compute() -> ClaimResult:
+        if calculator is None:
+            return grade(claim, Outcome(None, "not reproduced yet: no calculator for this claim"))
+        try:
+            outcome = _as_outcome(calculator(spec))
+        except Exception as error:  # a claim that cannot be computed on this hardware is reported, not raised
+            outcome = Outcome(None, f"cannot be computed on {spec.name}: {type(error).__name__}: {error}")
+        return grade(claim, outcome)
+    return cached("claim", (spec, claim.id), compute)
 
 
 def switch_effects(records: Sequence[dict]) -> list[dict]:

@@ -36,6 +36,12 @@ DEFAULT_KERNEL = "lgacc"
 DEFAULT_TIMEOUT_S = 600
 MAX_JOBS = 2
 FINDINGS = "findings.md"  # included by the front page; the scorecard notebook overwrites it
+#: Notebooks started first, longest first, so that two workers finish together.  ``claims`` comes
+#: last: it reads the claims the scorecard computed (:mod:`lgacc.resultcache`) instead of computing
+#: them again, or waits for them.
+LONGEST_FIRST = ("scorecard", "fig_scaling_unlimited", "sensitivity", "todays_hardware", "pipeline_schedules",
+                 "fig_scaling_limited", "fig_scaling_Ethernet")
+LAST = ("claims",)
 
 
 @dataclass(frozen=True)
@@ -163,6 +169,15 @@ def _first_line_of_failed_cell(path: Path) -> str:
     return ""
 
 
+def execution_order(notebooks) -> list[Path]:
+    """:data:`LONGEST_FIRST` in its order, then the others by name, then :data:`LAST`."""
+    def rank(path: Path) -> tuple[int, int, str]:
+        if path.stem in LONGEST_FIRST:
+            return (0, LONGEST_FIRST.index(path.stem), path.name)
+        return (2 if path.stem in LAST else 1, 0, path.name)
+    return sorted(notebooks, key=rank)
+
+
 def build_info(hardware_name_or_path: str) -> str:
     """Markdown for the front page: which hardware and which version built this book."""
     hardware = load_hardware(hardware_name_or_path)
@@ -194,7 +209,7 @@ def run_all(
     """Run ``notebooks`` (default: all of ``notebooks/``) with ``hardware``; at most 2 at once."""
     load_hardware(hardware)  # fail here, clearly, rather than inside every notebook
     parameter = hardware_parameter(hardware)
-    notebooks = sorted(notebooks if notebooks is not None else NOTEBOOK_DIR.glob("*.ipynb"))
+    notebooks = execution_order(notebooks if notebooks is not None else NOTEBOOK_DIR.glob("*.ipynb"))
     if not notebooks:
         raise UserInputError(f"no notebooks found in {NOTEBOOK_DIR}")
     if not 1 <= jobs <= MAX_JOBS:

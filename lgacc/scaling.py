@@ -66,6 +66,7 @@ from .evaluate import evaluate_many
 from .hardware import GIB, Hardware, load_hardware
 from .models import x_model
 from .search import fastest
+from .resultcache import cached
 
 __all__ = [
     "METHODS",
@@ -226,8 +227,12 @@ def scaling_sweep(
     xs = tuple(sweep_xs() if xs is None else xs)
     methods = scenario_methods(scenario) if methods is None else tuple(methods)
     pairs = [(x, m) for m in methods for x in xs]
-    rows = [fastest_row(x, spec, m, scenario) for x, m in _progress(pairs, len(pairs), progress, f"{scenario} sweep")]
-    return pd.DataFrame(rows, columns=list(_COLUMNS))
+
+    def compute() -> pd.DataFrame:
+        rows = [fastest_row(x, spec, m, scenario) for x, m in _progress(pairs, len(pairs), progress, f"{scenario} sweep")]
+        return pd.DataFrame(rows, columns=list(_COLUMNS))
+    # kept on disk: a figure's page, today's-hardware chapter and the tests redraw the same sweeps
+    return cached("sweep", (spec, scenario, pairs), compute)
 
 
 def unpartitioned_helps(frame: pd.DataFrame, margin: float = 1e-3) -> pd.DataFrame:

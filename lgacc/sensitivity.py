@@ -47,6 +47,7 @@ from .hardware import DEFAULT_HARDWARE, GIB, Hardware, load_hardware
 from .models import Transformer, x_model
 from .scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, nice_x, scenario_hardware, sweep_xs
 from .search import fastest
+from .resultcache import cached
 
 __all__ = [
     "TRILLION_X",
@@ -464,8 +465,16 @@ def sensitivity_rows(
     *,
     progress: bool = False,
 ) -> list[SensitivityRow]:
-    """Every value of every assumption (or of ``names``), each moved alone, with its headline results."""
+    """Every value of every assumption (or of ``names``), each moved alone, with its headline results.
+
+    Kept on disk (:mod:`lgacc.resultcache`): the command, the book's chapter and the tests ask for
+    the same grid of a spec."""
     spec = load_hardware(hardware)
+    key = None if names is None else tuple(names)
+    return cached("sensitivity", (spec, key), lambda: _sensitivity_rows(spec, key, progress))
+
+
+def _sensitivity_rows(spec: Hardware, names: tuple[str, ...] | None, progress: bool) -> list[SensitivityRow]:
     base = Setting(spec)
     chosen = dimensions(spec)
     if names is not None:

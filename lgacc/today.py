@@ -17,6 +17,7 @@ from .config import Method
 from .hardware import GIB, Hardware, load_hardware
 from .models import Transformer, named_model
 from .search import fastest
+from .resultcache import cached
 
 TODAYS_HARDWARE = ("a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200-nvl72")
 METHODS = (Method.BASELINE, Method.PARTITIONED, Method.IMPROVED)
@@ -39,6 +40,11 @@ def fastest_by_method(model: Transformer | str, hardware: Hardware | str) -> pd.
     """One row per method: the fastest 3d configuration on ``hardware`` and what it costs."""
     model = named_model(model) if isinstance(model, str) else model
     spec = load_hardware(hardware)
+    # kept on disk per (model, spec): every build of the book compares the same shipped GPUs
+    return cached("fastest_by_method", (model, spec), lambda: _fastest_by_method(model, spec))
+
+
+def _fastest_by_method(model: Transformer, spec: Hardware) -> pd.DataFrame:
     rows = []
     for method in METHODS:
         result = fastest(model, spec, method, "3d", explain=False)
@@ -149,13 +155,17 @@ def limits_by_hardware(hardware: Iterable[str] = TODAYS_HARDWARE, days: Iterable
     from .scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, time_limit
 
     days = (ONE_MONTH_DAYS, ONE_YEAR_DAYS) if days is None else tuple(days)
-    rows = []
-    for name in hardware:
-        spec = load_hardware(name)
+    def limits(spec: Hardware) -> list[dict]:
+        rows = []
         for target in days:
             limit = time_limit(target, spec, "limited", method)
             rows.append({"hardware": spec.name, "days": target, "p": limit.p if limit else float("nan")})
-    return pd.DataFrame(rows)
+        return rows
+
+    specs = [load_hardware(name) for name in hardware]
+    # kept on disk per spec, as the comparison above
+    return pd.DataFrame([row for spec in specs
+                         for row in cached("time_limits", (spec, days, method), lambda: limits(spec))])
 
 
 def time_by_hardware_figure(frame: pd.DataFrame):

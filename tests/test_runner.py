@@ -68,3 +68,16 @@ def test_progress_bars_are_switched_off_only_where_a_notebook_takes_them(tmp_pat
     plain = _notebook(tmp_path / "plain.ipynb")
     assert run._parameters(with_progress, "a100-80gb") == {"hardware": "a100-80gb", "progress": False}
     assert run._parameters(plain, "a100-80gb") == {"hardware": "a100-80gb"}
+
+
+def test_execution_order_starts_the_longest_and_ends_with_the_claims():
+    from pathlib import Path
+
+    names = ["a_short", "claims", "sensitivity", "scorecard", "z_short", "fig_scaling_unlimited"]
+    order = [p.stem for p in run.execution_order(Path(f"{n}.ipynb") for n in names)]
+    assert order == ["scorecard", "fig_scaling_unlimited", "sensitivity", "a_short", "z_short", "claims"]
+
+
+def test_every_notebook_named_in_the_order_exists():
+    stems = {p.stem for p in run.NOTEBOOK_DIR.glob("*.ipynb")}
+    assert set(run.LONGEST_FIRST + run.LAST) <= stems

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import math
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -46,13 +46,20 @@ def lattice(
     B: int, n_l: int, n_a: int, b_mu_max: int, max_gpus: int | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(n_b, n_mu, b_mu)`` just below the critical batch with ``n_mu >= n_l``, largest ``n_b`` per level."""
+    return _lattice(B, n_l, b_mu_max, None if max_gpus is None else max_gpus // (n_l * n_a))
+
+
+@lru_cache(maxsize=4096)
+def _lattice(B: int, n_l: int, b_mu_max: int, cap: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`lattice` with the GPU budget as a cap on ``n_b``; cached (read-only arrays), since the
+    searches of a sweep or a claim study ask for the same lattices again and again."""
     n_b, n_mu, b_mu = levels(B, 1 << max(0, b_mu_max - 1).bit_length())  # shared per power of two
     stop = int(np.searchsorted(b_mu, b_mu_max, side="right"))
     n_b, n_mu, b_mu = n_b[:stop], n_mu[:stop], b_mu[:stop]
-    if max_gpus is not None:
-        cap = max_gpus // (n_l * n_a)
+    if cap is not None:
         if cap < 1:
             empty = np.zeros(0, np.int64)
+            empty.flags.writeable = False
             return empty, empty, empty
         under = n_b <= cap
         # each b_mu whose levels reach beyond the cap adds the level (cap, K // cap)
@@ -64,7 +71,10 @@ def lattice(
         n_mu = np.concatenate([n_mu[under], K[extra] // cap])
         b_mu = np.concatenate([b_mu[under], sizes[extra]])
     keep = n_mu >= n_l
-    return n_b[keep], n_mu[keep], b_mu[keep]
+    out = n_b[keep], n_mu[keep], b_mu[keep]
+    for array in out:
+        array.flags.writeable = False
+    return out
 
 
 def dimension_values(request: SearchRequest, max_gpus: int | None):
@@ -89,29 +99,31 @@ def micro_batch_caps(request: SearchRequest, B: int, groups: list[tuple[int, int
     A group with no bottleneck-free probe, not even at the largest micro-batch and a single
     data-parallel instance (its most favourable point), is dropped (cap 0).
     """
-    max_gpus = request.max_gpus
-    probes = sorted(set(range(1, 17)) | {2**k for k in range(5, max(5, B.bit_length()) + 1)} | {B})
-    probes = np.array([p for p in probes if p <= B])
-    rows = []
-    for n_l, n_a, off in groups:
-        for p in [*(q for q in probes if q < B // n_l), B // n_l]:
-            if p < 1:
-                break
-            n_b = max(1, B // (p * n_l))
-            if max_gpus is not None:
-                n_b = max(1, min(n_b, max_gpus // (n_l * n_a)))
-            rows.append((n_b, n_l, n_a, B // (p * n_b), p, off))
     caps = {group: 0 for group in groups}
-    if not rows:
+    if not groups:
         return caps
-    a = np.array(rows, dtype=np.int64)
-    c = {key: a[:, i] for i, key in enumerate(CANDIDATE_KEYS)}
-    c["offload"] = c["offload"].astype(bool)
-    free = bottleneck_free(request, c["n_l"], request.evaluate(c))
-    for (n_b, n_l, n_a, n_mu, p, off), ok in zip(rows, free):
-        key = (n_l, n_a, bool(off))
-        if ok and (caps[key] == 0 or p < caps[key]):
-            caps[key] = int(p)
+    probes = sorted(set(range(1, 17)) | {2**k for k in range(5, max(5, B.bit_length()) + 1)} | {B})
+    probes = np.array([p for p in probes if p <= B], dtype=np.int64)
+    g = np.array([(n_l, n_a, off) for n_l, n_a, off in groups], dtype=np.int64).reshape(-1, 3)
+    g_l, g_a = g[:, 0], g[:, 1]
+    top = B // g_l  # the largest micro-batch with n_mu >= n_l
+    # per group: every probe below its largest micro-batch, then that micro-batch itself (if at least 1)
+    below = probes[None, :] < top[:, None]
+    group_of = np.concatenate([np.nonzero(below)[0], np.flatnonzero(top >= 1)])
+    p = np.concatenate([np.broadcast_to(probes, below.shape)[below], top[top >= 1]])
+    if p.size == 0:
+        return caps
+    n_l, n_a, off = g_l[group_of], g_a[group_of], g[group_of, 2].astype(bool)
+    n_b = np.maximum(1, B // (p * n_l))
+    if request.max_gpus is not None:
+        n_b = np.maximum(1, np.minimum(n_b, request.max_gpus // (n_l * n_a)))
+    c = {"n_b": n_b, "n_l": n_l, "n_a": n_a, "n_mu": B // (p * n_b), "b_mu": p, "offload": off}
+    free = bottleneck_free(request, n_l, request.evaluate(c))
+    # the smallest free probe per group (0 where none is free)
+    smallest = np.full(len(groups), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(smallest, group_of[free], p[free])
+    for group, cap in zip(groups, smallest.tolist()):
+        caps[group] = 0 if cap == np.iinfo(np.int64).max else cap
     return caps
 
 
@@ -122,17 +134,22 @@ def candidates(request: SearchRequest) -> dict[str, np.ndarray]:
     offloads = (False, True) if request.allow_offload else (False,)
     groups = [(int(n_l), int(n_a), off) for n_l in n_ls for n_a in n_as for off in offloads]
     caps = micro_batch_caps(request, B, groups)
-    columns: dict[str, list[np.ndarray]] = {k: [] for k in CANDIDATE_KEYS}
-    for (n_l, n_a, off), cap in caps.items():
-        n_b, n_mu, b_mu = lattice(B, n_l, n_a, cap, request.max_gpus)
-        if n_b.size == 0:
-            continue
-        columns["n_b"].append(n_b)
-        columns["n_mu"].append(n_mu)
-        columns["b_mu"].append(b_mu)
-        columns["n_l"].append(np.full(n_b.shape, n_l))
-        columns["n_a"].append(np.full(n_b.shape, n_a))
-        columns["offload"].append(np.full(n_b.shape, off))
-    if not columns["n_b"]:
-        return {k: np.zeros(0, bool if k == "offload" else np.int64) for k in columns}
-    return {k: np.concatenate(v) for k, v in columns.items()}
+    parts, owners = [], []
+    for index, ((n_l, n_a, _), cap) in enumerate(caps.items()):
+        part = lattice(B, n_l, n_a, cap, request.max_gpus)
+        if part[0].size:
+            parts.append(part)
+            owners.append(index)
+    if not parts:
+        return {k: np.zeros(0, bool if k == "offload" else np.int64) for k in CANDIDATE_KEYS}
+    # the group's (n_l, n_a, offload) repeated over its lattice, in one pass
+    group = np.array(list(caps), dtype=np.int64).reshape(-1, 3)[owners]
+    sizes = [part[0].size for part in parts]
+    return {
+        "n_b": np.concatenate([part[0] for part in parts]),
+        "n_l": np.repeat(group[:, 0], sizes),
+        "n_a": np.repeat(group[:, 1], sizes),
+        "n_mu": np.concatenate([part[1] for part in parts]),
+        "b_mu": np.concatenate([part[2] for part in parts]),
+        "offload": np.repeat(group[:, 2].astype(bool), sizes),
+    }

@@ -90,17 +90,18 @@ def _branch_and_bound(request: SearchRequest, c, n_gpu):
     visited = 0
     gpu_days = None
     for level in levels:
-        index = np.flatnonzero(c["n_l"] == level) if level is not None else np.arange(n_gpu.size)
+        # the sort makes each level one contiguous run: chunks are slices (views, not copies)
+        first, stop = (0, n_gpu.size) if level is None else np.flatnonzero(c["n_l"] == level)[[0, -1]] + (0, 1)
         best_here = None
-        start = 0
-        while start < index.size:
-            if best_here is not None and gpu_days / n_gpu[index[start]] > best_here[0] * (1 + 1e-12):
+        start = int(first)
+        while start < stop:
+            if best_here is not None and gpu_days / n_gpu[start] > best_here[0] * (1 + 1e-12):
                 break  # perfect efficiency on this many GPUs cannot beat the best time found
-            part = index[start:start + CHUNK]
+            part = slice(start, min(start + CHUNK, int(stop)))
             start += CHUNK
-            cc = take(c, part)
+            cc = {k: v[part] for k, v in c.items()}
             r = request.evaluate(cc)
-            visited += part.size
+            visited += part.stop - part.start
             if gpu_days is None:
                 gpu_days = float(r["time_days"][0] * r["efficiency"][0] * r["n_gpu"][0])
             valid = all_valid(_masks(request, cc, r, just_below=True))
