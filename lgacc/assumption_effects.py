@@ -135,15 +135,22 @@ def _build(artifact, spec: Hardware, assumptions: Assumptions, built: dict):
 
 def table_effects(hardware: str | Hardware, settings: Sequence[tuple[str, Any]] | None = None) -> list[CellEffect]:
     """Every printed cell each switch of ``settings`` (default: :func:`switch_settings`) moves, over the
-    tables of :func:`assumption_tables`."""
+    tables of :func:`assumption_tables`; kept on disk per spec and sources (:mod:`lgacc.resultcache`)."""
+    from .resultcache import cached
+
     spec = load_hardware(hardware)
+    settings = tuple(switch_settings() if settings is None else settings)
+    return list(cached("assumption_effects", (spec, settings), lambda: tuple(_table_effects(spec, settings))))
+
+
+def _table_effects(spec: Hardware, settings: Sequence[tuple[str, Any]]) -> list[CellEffect]:
     artifacts = registry()
     labels = assumption_tables()
     built: dict = {}
     defaults = {label: artifacts[label].compare(_build(artifacts[label], spec, DEFAULT_ASSUMPTIONS, built))
                 for label in labels}
     moved: list[CellEffect] = []
-    for name, value in (switch_settings() if settings is None else settings):
+    for name, value in settings:
         assumptions = Assumptions().replace(**{name: value})
         for label in labels:
             artifact = artifacts[label]
