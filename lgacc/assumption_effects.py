@@ -174,6 +174,7 @@ class ClaimEffect:
     switched: float | None
     moves: bool
     agrees: bool
+    unit: str = ""
 
 
 _SETTING = re.compile(r"\b(?P<name>[a-z_]+)\s*=\s*'?(?P<value>[^'\s,;)]+)")
@@ -198,6 +199,7 @@ def claim_effects(records: Sequence[dict]) -> list[ClaimEffect]:
     constant, no recomputation) are left out."""
     from .claims import switch_effects
 
+    units = {r["id"]: r.get("unit", "") for r in records}
     effects = []
     for row in switch_effects(records):
         tried = str(row["switch"])
@@ -205,7 +207,7 @@ def claim_effects(records: Sequence[dict]) -> list[ClaimEffect]:
             if match["name"] in FIELDS:
                 effects.append(ClaimEffect(match["name"], _value_text(match["name"], match["value"]), tried, row["claim"],
                                            row["printed"], row["default"], row["switched"], bool(row["moves"]),
-                                           bool(row["agrees"])))
+                                           bool(row["agrees"]), units.get(row["claim"], "")))
     return effects
 
 
@@ -242,8 +244,11 @@ def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> lis
             *("| " + " | ".join(clean(v) for v in row) + " |" for row in rows), ""]
 
 
-def _number(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3g}"
+def _number(value: float | None, unit: str = "") -> str:
+    """A claim's value as a reader reads it (``42.8 %``, ``122 trillion parameters``)."""
+    from .findings import readable_value
+
+    return "—" if value is None else (readable_value(value, unit) if unit else f"{value:.3g}")
 
 
 def effects_markdown(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect], hardware_name: str,
@@ -261,8 +266,8 @@ def effects_markdown(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect],
         "",
     ]
     lines += _markdown_table(
-        ["switch", "set to", "printed cells moved", "of which now agree", "of which no longer agree", "claims tried", "claims moved", "claims then agreeing"],
-        [(f"`{r.switch}`", r.value, r.cells_moved, r.cells_now_agree, r.cells_now_differ, r.claims_tried,
+        ["switch", "set to", "cells moved", "now ✓", "now ✗", "claims tried", "claims moved", "claims now ✓"],
+        [(r.switch, r.value, r.cells_moved, r.cells_now_agree, r.cells_now_differ, r.claims_tried,
           r.claims_moved, r.claims_now_agree) for r in summary.itertuples()],
     )
     for name, value in settings:
@@ -274,17 +279,19 @@ def effects_markdown(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect],
         lines += [f":::{{dropdown}} `{name}` = {shown}: {len(mine)} printed cell{'s' if len(mine) != 1 else ''}"
                   + (f", {len({c.claim for c in tried})} claim{'s' if len({c.claim for c in tried}) != 1 else ''} tried"
                    if tried else ""), ""]
-        if mine:
+        for table in dict.fromkeys(c.table for c in mine):  # one table per paper table, in order, to stay narrow
+            lines += [f"`{table}`", ""]
             lines += _markdown_table(
-                ["table", "row", "cell", "printed", "default", "switched"],
-                [(c.table, c.row, c.cell, c.printed, c.default + ("" if c.default_agrees else " ✗"),
-                  c.switched + ("" if c.switched_agrees else " ✗")) for c in mine],
+                ["row", "cell", "printed", "default", "switched"],
+                [(c.row, c.cell.replace("_", " "), c.printed, c.default + ("" if c.default_agrees else " ✗"),
+                  c.switched + ("" if c.switched_agrees else " ✗")) for c in mine if c.table == table],
             )
         if tried:
             lines += _markdown_table(
-                ["claim", "tried as", "printed", "default", "switched", "moves", "agrees"],
-                [(c.claim, f"`{c.tried}`", c.printed, _number(c.default), _number(c.switched), "yes" if c.moves else "no",
-                  "✓" if c.agrees else "✗") for c in tried],
+                ["claim", "tried as", "printed", "default", "switched"],
+                [(c.claim.replace("_", " "), c.tried, c.printed, _number(c.default, c.unit),
+                  _number(c.switched, c.unit) + (" ✓" if c.agrees else " ✗") + ("" if c.moves else " (unmoved)"))
+                 for c in tried],
             )
         lines += [":::", ""]
     untouched = [setting_text(n, v) for n, v in settings

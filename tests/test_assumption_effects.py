@@ -99,6 +99,7 @@ def test_claims_study_rows_are_read_by_switch_and_value():
 
 def test_the_page_section_lists_every_switch(cells):
     text = effects_markdown(cells, [], "a100-80gb", SETTINGS)
-    assert "| `gb` | GB |" in text and "| `critical_batch_scale` | 2 |" in text
+    assert "| gb | GB |" in text and "| critical_batch_scale | 2 |" in text
     assert ":::{dropdown} `gb` = GB" in text
-    assert "| table:hardware_bandwidth | GPU memory | threshold_flops_per_byte | 143 | 143 | 153 ✗ |" in text
+    assert "`table:hardware_bandwidth`\n\n| row | cell |" in text
+    assert "| GPU memory | threshold flops per byte | 143 | 143 | 153 ✗ |" in text
