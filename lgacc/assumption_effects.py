@@ -248,7 +248,12 @@ def _number(value: float | None, unit: str = "") -> str:
     """A claim's value as a reader reads it (``42.8 %``, ``122 trillion parameters``)."""
     from .findings import readable_value
 
-    return "—" if value is None else (readable_value(value, unit) if unit else f"{value:.3g}")
+    if value is None:
+        return "—"
+    # "122 trillion": the printed column already says "parameters", and the table must fit the text column
+    if unit in ("fraction", "parameters"):
+        return readable_value(value, unit).removesuffix(" parameters")
+    return f"{value:.3g}"
 
 
 def effects_markdown(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect], hardware_name: str,
