@@ -109,8 +109,11 @@ def agreement(comparison) -> tuple[int, int]:
     """(cells that agree, cells compared) over the ``... agrees`` columns of a comparison.
 
     A missing flag (NaN or None) marks a cell the paper does not print, which is
-    not compared.
+    not compared.  A cell flagged ``... echoed_input`` is an input the table shows
+    again (a model's dimension, the spec's own bandwidth), not a result: it is not
+    counted (:func:`lgacc.cells.tally` counts it apart).
     """
-    flags = comparison[[c for c in comparison.columns if str(c).endswith("agrees")]]
-    values = [bool(v) for v in flags.to_numpy().ravel() if v is not None and v == v]
-    return sum(values), len(values)
+    from .cells import tally
+
+    counted = tally(comparison)
+    return counted.agree, counted.graded

@@ -19,7 +19,7 @@ from typing import Any, Iterable
 
 from .errors import UserInputError
 
-__all__ = ["Assumptions", "FIELDS", "GIB_TO_GB", "apply_to_hardware", "critical_batch", "DEFAULT_ASSUMPTIONS"]
+__all__ = ["Assumptions", "FIELDS", "GIB_TO_GB", "apply_to_hardware", "critical_batch", "paper_gb_bytes", "DEFAULT_ASSUMPTIONS"]
 
 #: Factor that turns a quantity written in GiB into the same number of decimal GB: ``1e9 / 2**30``.
 GIB_TO_GB = 1e9 / 2**30
@@ -229,6 +229,14 @@ def apply_to_hardware(hardware, assumptions: Assumptions = DEFAULT_ASSUMPTIONS):
         return hardware
     changes = {name: getattr(hardware, name) * GIB_TO_GB for name in ("memory_bytes", *_BANDWIDTH_FIELDS)}
     return dataclasses.replace(hardware, **changes)
+
+
+def paper_gb_bytes(assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> float:
+    """Bytes in one of the paper's "GB" as the ``gb`` switch reads it: ``2**30`` (GiB) or ``1e9``.
+
+    A table printed in the paper's GB is shown in this unit, so that under ``gb="GB"`` the
+    spec's "600 GB/s" still reads 600 and only what is computed from it moves."""
+    return 2**30 if assumptions.gb == "GiB" else 1e9
 
 
 def critical_batch(model, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> float:

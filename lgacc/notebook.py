@@ -67,13 +67,24 @@ def summarize_agreement(comparison: pd.DataFrame) -> tuple[int, int]:
 
 
 def comparison_sentence(comparison: pd.DataFrame) -> str:
-    agree, total = summarize_agreement(comparison)
+    """One line: how many computed cells agree, and how many printed cells are inputs echoed back
+    (shown, not counted; :mod:`lgacc.cells`)."""
+    from .cells import tally
+
+    counted = tally(comparison)
+    agree, total = counted.agree, counted.graded
     if agree == total:
-        return f"{DIFFER_MARK if total == 0 else AGREE_MARK} All {total} compared cells agree with the paper to its printed precision."
-    return (
-        f"{DIFFER_MARK} {total - agree} of {total} compared cells differ from the paper "
-        f"(marked {DIFFER_MARK}); {agree} agree to its printed precision."
-    )
+        text = f"{DIFFER_MARK if total == 0 else AGREE_MARK} All {total} compared cells agree with the paper to its printed precision."
+    else:
+        text = (
+            f"{DIFFER_MARK} {total - agree} of {total} compared cells differ from the paper "
+            f"(marked {DIFFER_MARK}); {agree} agree to its printed precision."
+        )
+    if counted.echoed:
+        text += (f" The {counted.echoed} cells marked *input* are inputs the table shows again, not results, "
+                 "and are not counted" + (f" ({counted.echoed - counted.echoed_agree} of them are this spec's own "
+                                          "values, not the paper's)." if counted.echoed_agree < counted.echoed else "."))
+    return text
 
 
 def styled_comparison(comparison: pd.DataFrame):
@@ -143,7 +154,7 @@ def _html(text: str) -> None:
         display(HTML(text))
 
 
-_PAPER, _REPRODUCED, _AGREES = " (paper)", " (reproduced)", " agrees"
+_PAPER, _REPRODUCED, _AGREES, _ECHOED = " (paper)", " (reproduced)", " agrees", " echoed_input"
 
 
 def compact_comparison(comparison: pd.DataFrame) -> pd.DataFrame:
@@ -152,12 +163,21 @@ def compact_comparison(comparison: pd.DataFrame) -> pd.DataFrame:
     A cell shows the reproduced value; where it differs from the paper it is marked
     ✗, highlighted, and the printed value is shown beneath it.  Any other printed value
     that reads differently (not graded, or agreeing within a stated rule) is shown
-    beneath too, unmarked.
+    beneath too, unmarked.  An input echoed back (flagged ``echoed_input``, not graded)
+    is never marked: a quantity whose every cell is one is headed "(input)", a single
+    such cell says "input" beneath it.
     The wide three-column form stays available as a CSV download.
     """
     columns = [str(c) for c in comparison.columns]
     quantities = [c[: -len(_REPRODUCED)] for c in columns if c.endswith(_REPRODUCED)]
-    keys = [c for c in columns if not c.endswith((_PAPER, _REPRODUCED, _AGREES))]
+    keys = [c for c in columns if not c.endswith((_PAPER, _REPRODUCED, _AGREES, _ECHOED))]
+
+    def echoed(row: pd.Series, quantity: str) -> bool:
+        flag = row.get(quantity + _ECHOED)
+        return flag is not None and not _missing(flag) and bool(flag)
+
+    all_echoed = {q for q in quantities if q + _ECHOED in columns
+                  and all(echoed(row, q) for _, row in comparison.iterrows() if not _missing(row.get(q + _AGREES)))}
 
     def cell(row: pd.Series, quantity: str) -> str:
         value = row.get(quantity + _REPRODUCED)
@@ -165,6 +185,10 @@ def compact_comparison(comparison: pd.DataFrame) -> pd.DataFrame:
         verdict = row.get(quantity + _AGREES)
         shown = html.escape("—" if _missing(value) else str(value))
         paper = None if printed is None or _missing(printed) else html.escape(str(printed))
+        if echoed(row, quantity):
+            note = "" if quantity in all_echoed else '<br><span class="lgacc-printed">input, not graded</span>'
+            differs = paper is not None and paper != shown
+            return shown + (f'<br><span class="lgacc-printed">paper: {paper}</span>' if differs else "") + note
         if verdict is not None and not _missing(verdict) and not bool(verdict):
             return (f'<span class="lgacc-differs">{DIFFER_MARK} {shown}</span>'
                     f'<br><span class="lgacc-printed">paper: {paper if paper is not None else "—"}</span>')
@@ -172,12 +196,15 @@ def compact_comparison(comparison: pd.DataFrame) -> pd.DataFrame:
             return f'{shown}<br><span class="lgacc-printed">paper: {paper}</span>'
         return shown
 
+    def heading(quantity: str) -> str:
+        return f"{quantity} (input)" if quantity in all_echoed else quantity
+
     rows = []
     for _, row in comparison.iterrows():
         record = {key: html.escape(str(row[key])) for key in keys}
-        record.update({quantity: cell(row, quantity) for quantity in quantities})
+        record.update({heading(quantity): cell(row, quantity) for quantity in quantities})
         rows.append(record)
-    return pd.DataFrame(rows, columns=keys + quantities)
+    return pd.DataFrame(rows, columns=keys + [heading(q) for q in quantities])
 
 
 def show_comparison(artifact: Artifact, reproduced: Any) -> pd.DataFrame:

@@ -11,6 +11,13 @@ Every row also carries a ``verdict`` (``reproduced``, ``explained``, ``differs``
 ``not reproduced``), the ``difference`` in a few characters, an ``explanation`` a
 reader can follow, and for an explained claim the ``alternative``: the named
 assumption and the value the package computes under it.
+
+A table counts only its computed cells: a printed cell that is an input echoed
+back (a model's dimension, the spec's own bandwidth, an operation's name; flagged
+``echoed_input`` by the reproduction, see :mod:`lgacc.cells`) is shown on the
+table's page but not graded.  Each table row carries the counts, ``cells_graded``,
+``cells_agree``, ``cells_explained`` and ``inputs_echoed``, and its ``paper`` text
+says how many inputs were echoed ("17 printed cells; 49 inputs echoed, not counted").
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Any
 import pandas as pd
 
 from .artifacts import agreement, registry
+from .cells import tally
 # Verdicts, shared with the claims: reproduced, explained (by a named assumption), differs, not reproduced.
 from .claims import DIFFERS as V_DIFFERS, EXPLAINED as V_EXPLAINED, NOT_REPRODUCED as V_MISSING, REPRODUCED as V_REPRODUCED
 from .hardware import DEFAULT_HARDWARE, Hardware, load_hardware
@@ -50,6 +58,18 @@ class ScoreRow:
     difference: str = ""
     explanation: str = ""
     alternative: dict | None = None
+    #: computed cells compared with the paper (a table's; ``None`` for a figure or a claim)
+    cells_graded: int | None = None
+    #: of those, the ones that agree at printed precision
+    cells_agree: int | None = None
+    #: of those that differ, the ones a named reading explains
+    cells_explained: int | None = None
+    #: printed cells that are inputs echoed back, not counted
+    inputs_echoed: int | None = None
+
+
+#: The integer counts of a table row, kept integers (``None`` elsewhere) in the scorecard's frame.
+COUNT_COLUMNS = ("cells_graded", "cells_agree", "cells_explained", "inputs_echoed")
 
 
 _VERDICT_OF_STATUS = {AGREES: V_REPRODUCED, MATCHES_FORMULAS: V_REPRODUCED, REPRODUCED: V_REPRODUCED,
@@ -103,11 +123,15 @@ def _score_artifact(label: str, hardware: Hardware, entry: dict[str, Any] | None
     if artifact.compare is None:
         return ScoreRow(label, artifact.kind, artifact.title, "no printed values", "built", REPRODUCED, page)
     try:
-        agree, total = agreement(artifact.compare(result))
+        counted = tally(artifact.compare(result))
     except Exception as error:
         return ScoreRow(label, artifact.kind, artifact.title, "", f"comparison fails: {type(error).__name__}: {error}", FAILED, page)
+    agree, total = counted.agree, counted.graded
     status = AGREES if agree == total and total > 0 else DIFFERS
-    return ScoreRow(label, artifact.kind, artifact.title, f"{total} printed cells", f"{agree} of {total} agree", status, page)
+    paper = f"{total} printed cells" + (f"; {counted.echoed_text()}" if counted.echoed else "")
+    return ScoreRow(label, artifact.kind, artifact.title, paper, f"{agree} of {total} agree", status, page,
+                    cells_graded=total, cells_agree=agree, cells_explained=counted.explained,
+                    inputs_echoed=counted.echoed)
 
 
 CLAIMS_PAGE = "claims"
@@ -142,4 +166,20 @@ def scorecard(hardware: str | Hardware = DEFAULT_HARDWARE) -> pd.DataFrame:
     rows = [score_artifact(entry["label"], spec, entry) for entry in entries]
     rows += [score_artifact(label, spec) for label in registry() if label not in labels and registry()[label].kind != "claims"]
     rows += score_claims(spec)
-    return pd.DataFrame([asdict(row) for row in rows])
+    frame = pd.DataFrame([asdict(row) for row in rows])
+    for column in COUNT_COLUMNS:  # integers where counted, None elsewhere (not a float column with NaN)
+        frame[column] = pd.Series([getattr(row, column) for row in rows], dtype=object)
+    return frame
+
+
+def cell_counts(card: pd.DataFrame) -> dict[str, int]:
+    """The printed table cells of a scorecard, summed over its rows: computed cells ``reproduced``,
+    ``explained`` and ``differs`` (together ``graded``), and the ``echoed`` inputs, not counted."""
+    counted = card[card["cells_graded"].notna()] if "cells_graded" in card.columns else card.iloc[0:0]
+
+    def total(column: str) -> int:
+        return int(sum(int(v) for v in counted[column])) if len(counted) else 0
+
+    graded, agree, explained = total("cells_graded"), total("cells_agree"), total("cells_explained")
+    return {"graded": graded, "reproduced": agree, "explained": explained, "differs": graded - agree - explained,
+            "echoed": total("inputs_echoed")}

@@ -42,7 +42,7 @@ def test_hardware_table_agrees_on_the_papers_hardware_and_differs_elsewhere(tmp_
     path.write_text(yaml.safe_dump(a100_spec))
     changed = score_artifact("table:hardware_bandwidth", load_hardware(path))
     assert changed.status == DIFFERS
-    assert changed.reproduced == "14 of 16 agree"  # bandwidth and threshold of one link
+    assert changed.reproduced == "7 of 8 agree"  # the threshold of one link (its bandwidth is an input echoed back)
 
 
 def test_scorecard_json(capsys, monkeypatch, card):
@@ -51,6 +51,22 @@ def test_scorecard_json(capsys, monkeypatch, card):
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == len(card)
     assert {"label", "paper", "reproduced", "status", "page"} <= set(rows[0])
+    counts = {"cells_graded", "cells_agree", "cells_explained", "inputs_echoed"}
+    assert counts <= set(rows[0])
+    x_model = next(row for row in rows if row["label"] == "table:x_model")
+    assert all(isinstance(x_model[key], int) for key in counts)  # integers, not 17.0
+    claim = next(row for row in rows if row["kind"] == "claim")
+    assert all(claim[key] is None for key in counts)
+
+
+def test_cell_counts_sum_the_tables_and_leave_echoed_inputs_out(card):
+    from lgacc.scorecard import cell_counts
+
+    counts = cell_counts(card)
+    tables = card[card["kind"] == "table"]
+    assert counts["graded"] == sum(int(v) for v in tables["cells_graded"])
+    assert counts["reproduced"] + counts["explained"] + counts["differs"] == counts["graded"]
+    assert counts["echoed"] >= 49 + 8 + 12  # x_model, hardware_bandwidth, mixed_buffering
 
 
 def test_scheduling_figures_are_graded_by_measured_against_analytic(card):

@@ -2,15 +2,24 @@
 
 Also holds the drawing shared by ``fig:scaling_unlimited`` and ``fig:scaling_Ethernet``
 (:func:`memory_time_figure`).  Data: :func:`lgacc.scaling.scaling_sweep`.
+
+The horizontal axis spans the model sizes the paper's figure covers (read from the
+sentences that describe it, ``data/paper/fig_scaling_limited.yaml``) and every model
+swept, whichever reaches further.  A curve stops where the search finds no feasible
+configuration; the models beyond are shaded and labelled with the rule that removed
+the last candidates (:func:`curve_ends`), so the gap shows instead of a shorter axis.
 """
 
 from __future__ import annotations
+
+import textwrap
 
 import pandas as pd
 from matplotlib.figure import Figure
 
 from ..artifacts import Artifact
 from ..hardware import GIB, Hardware
+from ..paper import load_paper
 from ..scaling import METHODS, ONE_MONTH_DAYS, ONE_YEAR_DAYS, scaling_sweep
 
 LABEL = "fig:scaling_limited"
@@ -39,9 +48,82 @@ def set_time_axis(ax, times) -> None:
     ax.minorticks_off()
 
 
+#: What a shaded region says: the search's answer for the models in it.
+NO_FEASIBLE = "no feasible configuration beyond here under the paper's rules"
+
+
+def paper_model_range(label: str) -> tuple[float, float]:
+    """The model sizes (parameters) the paper's figure ``label`` spans, from its transcription in
+    ``data/paper/`` (the axis only: nothing is computed from it)."""
+    bounds = load_paper(label)["model_size_range"]
+    return float(bounds["low"]["parameters"]), float(bounds["high"]["parameters"])
+
+
+def curve_ends(frame: pd.DataFrame, methods=METHODS) -> pd.DataFrame:
+    """Where each method's curve stops before the last model swept: ``method, p`` (the last feasible
+    model) and ``rule``, the search's rule that removes every configuration of the next model."""
+    rows = []
+    for method in methods:
+        series = frame[frame.method == method].sort_values("p")
+        feasible = series.feasible.astype(bool)
+        if not feasible.any():
+            continue
+        last = series[feasible].p.max()
+        beyond = series[(~feasible) & (series.p > last)]
+        if beyond.empty:
+            continue
+        rule = str(beyond.reason.iloc[0]).split(":", 1)[0].strip() or "no configuration"
+        rows.append({"method": method, "p": float(last), "rule": rule})
+    return pd.DataFrame(rows, columns=["method", "p", "rule"])
+
+
+def ends_markdown(frame: pd.DataFrame, label: str) -> str:
+    """One sentence per place the curves stop (the model, the rule beyond it), and how far the paper's
+    figure reaches, for the figure's page."""
+    from ..findings import readable_value
+
+    ends = curve_ends(frame)
+    paper = load_paper(label)["model_size_range"]["high"]
+    reach = f"The paper's figure reaches at least {readable_value(float(paper['parameters']), 'parameters')} (*{paper['printed']}*)"
+    if ends.empty:
+        return f"Every curve reaches the last model swept. {reach}."
+    lines = []
+    for (p, rule), group in ends.groupby(["p", "rule"], sort=True):
+        model = frame[(frame.p == p)].model.iloc[0]
+        which = "every method" if len(group) == len(METHODS) else ", ".join(group.method)
+        lines.append(f"For {which}, the last model with a feasible configuration is {model} "
+                     f"({readable_value(p, 'parameters')}); for the next model swept, the rule *{rule}* removes "
+                     "every candidate, so the curves stop there.")
+    return " ".join(lines) + f" {reach}; the shaded band is the gap, left as the search finds it."
+
+
+def _mark_ends(axes, ends: pd.DataFrame, p_high: float) -> list:
+    """Shade the models beyond each place curves stop, and say why in the time panel's empty upper
+    left, with an arrow to the place (once per place)."""
+    from matplotlib.patches import Patch
+
+    time_ax = axes[-1]
+    places = list(ends.groupby(["p", "rule"], sort=True))
+    for index, ((p, rule), group) in enumerate(places):
+        for ax in axes:
+            ax.axvspan(p, p_high, color="0.9", zorder=0, lw=0)
+            ax.axvline(p, color="dimgrey", ls=":", lw=1.2, zorder=1)
+        which = "all three methods" if len(group) == len(METHODS) else ", ".join(group.method)
+        height = 0.93 - 0.14 * index
+        time_ax.annotate(textwrap.fill(NO_FEASIBLE, 38) + f"\n({rule}; {which})", xy=(p, height),
+                         xycoords=("data", "axes fraction"), xytext=(0.03, height), textcoords="axes fraction",
+                         ha="left", va="center", fontsize=FONT_PT - 1, color="dimgrey",
+                         arrowprops=dict(arrowstyle="->", color="dimgrey", lw=1))
+    return [Patch(color="0.9", label="no feasible configuration")] if places else []
+
+
 def memory_time_figure(frame: pd.DataFrame, hardware: Hardware, caption: str, dotted: pd.DataFrame | None = None,
-                       dotted_label: str = "") -> Figure:
-    """Two log-log panels, stacked: memory per GPU (total solid, non-offloadable dashed) and training time."""
+                       dotted_label: str = "", paper_range: tuple[float, float] | None = None,
+                       mark_ends: bool = False) -> Figure:
+    """Two log-log panels, stacked: memory per GPU (total solid, non-offloadable dashed) and training time.
+
+    ``paper_range`` (parameters) widens the horizontal axis to the paper's; ``mark_ends`` shades the models
+    beyond the place a curve stops and labels it (:func:`curve_ends`)."""
     from matplotlib.lines import Line2D
 
     figure = Figure(figsize=(WIDTH_IN, 8.2), layout="constrained")
@@ -82,13 +164,21 @@ def memory_time_figure(frame: pd.DataFrame, hardware: Hardware, caption: str, do
     memory_ax.set_ylabel("Memory per GPU (GiB)", fontsize=FONT_PT)
     time_ax.set_ylabel("Training time (h, d, wk, mo, y)", fontsize=FONT_PT)
     set_time_axis(time_ax, times)
+    if paper_range is not None or mark_ends:
+        swept = frame.p.astype(float)
+        low = min([swept.min()] + ([paper_range[0]] if paper_range else []))
+        high = max([swept.max()] + ([paper_range[1]] if paper_range else []))
+        time_ax.set_xlim(low / 1.5, high * 1.5)
+        if mark_ends:
+            handles += _mark_ends((memory_ax, time_ax), curve_ends(frame), high * 1.5)
     figure.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=FONT_PT - 1, frameon=False)
     figure.suptitle(caption, fontsize=FONT_PT, wrap=True)
     return figure
 
 
 def build(hardware: Hardware, progress: bool = False) -> Figure:
-    return memory_time_figure(scaling_sweep(hardware, "limited", progress=progress), hardware, CAPTION)
+    return memory_time_figure(scaling_sweep(hardware, "limited", progress=progress), hardware, CAPTION,
+                              paper_range=paper_model_range(LABEL), mark_ends=True)
 
 
 ARTIFACT = Artifact(

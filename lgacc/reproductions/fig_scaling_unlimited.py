@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 from ..artifacts import Artifact
 from ..hardware import Hardware
 from ..scaling import scaling_sweep
-from .fig_scaling_limited import memory_time_figure
+from .fig_scaling_limited import memory_time_figure, paper_model_range
 
 LABEL = "fig:scaling_unlimited"
 CAPTION = "Approximate minimal memory usage and training time for selected training methods."
@@ -15,7 +15,7 @@ CAPTION = "Approximate minimal memory usage and training time for selected train
 
 def build(hardware: Hardware, progress: bool = False) -> Figure:
     return memory_time_figure(scaling_sweep(hardware, "unlimited", progress=progress), hardware,
-                              CAPTION + " (No node-size limit.)")
+                              CAPTION + " (No node-size limit.)", paper_range=paper_model_range(LABEL), mark_ends=True)
 
 
 ARTIFACT = Artifact(
@@ -24,5 +24,6 @@ ARTIFACT = Artifact(
     kind="figure",
     build=build,
     page="fig_scaling_unlimited",
-    description=CAPTION + " The node-size limit is removed: tensor parallelism runs over NVLink at any degree up to the head count.",
+    description=CAPTION + " The node-size limit is removed: tensor parallelism runs over NVLink at any degree up to the head count;"
+                          " curves stop where no configuration is feasible, and the models beyond are shaded.",
 )

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ..artifacts import Artifact
-from ..hardware import Hardware
+from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, paper_gb_bytes
+from ..hardware import GIB, Hardware
 from ..units import DAYS_PER_YEAR
 from ..models import x_model
 from ..paper import format_like, paper_table, parse_printed
@@ -38,8 +39,9 @@ CONFIG_COLUMNS = ("offload", "b", "b_mu", "n_mu", "n_gpu", "n_b", "n_l", "n_a", 
 MEMORY_COLUMNS = ("state", "checkpoint", "buffers", "activations", "offloadable", "non_offloadable")
 
 
-def result_row(parallelism: str, method: str, result) -> dict:
-    """One row of the reproduced tables from a :class:`lgacc.search.SearchResult` (memory in GiB)."""
+def result_row(parallelism: str, method: str, result, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> dict:
+    """One row of the reproduced tables from a :class:`lgacc.search.SearchResult` (memory in the
+    paper's GB: GiB, or 10^9 bytes under ``gb="GB"``)."""
     row = {"parallelism": parallelism, "method": method}
     if not result.feasible:
         row.update({key: None for key in CONFIG_COLUMNS + MEMORY_COLUMNS})
@@ -51,17 +53,21 @@ def result_row(parallelism: str, method: str, result) -> dict:
         efficiency=e.efficiency, time_days=e.time_days,
     )
     row.update(e.memory.in_gib())
+    scale = GIB / paper_gb_bytes(assumptions)
+    row.update({key: row[key] * scale for key in MEMORY_COLUMNS})
     row["binding"] = "; ".join(result.binding)
     return row
 
 
-def build(hardware: Hardware, rows: tuple[tuple[str, str], ...] = ROWS, x: int = MODEL_X) -> pd.DataFrame:
-    """The fastest configuration for each (parallelism, method), its efficiency, time and memory (GiB)."""
+def build(hardware: Hardware, rows: tuple[tuple[str, str], ...] = ROWS, x: int = MODEL_X,
+          assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> pd.DataFrame:
+    """The fastest configuration for each (parallelism, method), its efficiency, time and memory (GiB),
+    under ``assumptions`` (the paper's by default)."""
     model = x_model(x)
     out = []
     for parallelism, method in rows:
-        result = fastest(model, hardware, method.lower(), Parallelism(parallelism))
-        out.append(result_row(parallelism, method, result))
+        result = fastest(model, hardware, method.lower(), Parallelism(parallelism), assumptions=assumptions)
+        out.append(result_row(parallelism, method, result, assumptions))
     return pd.DataFrame(out)
 
 

@@ -9,15 +9,14 @@ from __future__ import annotations
 import pandas as pd
 
 from ..artifacts import Artifact
-from ..hardware import Hardware
 from . import parallel_methods_comparison as comparison
 
 LABEL = "table:parallel_methods_memory"
 
 
-def build(hardware: Hardware) -> pd.DataFrame:
-    """Same rows and keys as ``table:parallel_methods_comparison`` (memory in GiB)."""
-    return comparison.build(hardware)
+#: Same rows and keys as ``table:parallel_methods_comparison`` (memory in GiB): the same function, so
+#: a caller building both (the scorecard, :mod:`lgacc.assumption_effects`) can tell they are one search.
+build = comparison.build
 
 
 def compare(reproduced: pd.DataFrame) -> pd.DataFrame:

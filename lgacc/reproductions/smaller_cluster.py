@@ -29,7 +29,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ..artifacts import Artifact
-from ..hardware import Hardware
+from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, paper_gb_bytes
+from ..hardware import GIB, Hardware
 from ..units import DAYS_PER_MONTH
 from ..models import x_model
 from ..paper import format_like, paper_table, parse_printed
@@ -48,42 +49,52 @@ _GRADED = {"b": "b", "n_a": "n_a", "n_gpu": "n_gpu", "offloadable": "offloadable
            "non_offloadable": "non_offloadable", "efficiency": "efficiency", "time": "time_days"}
 
 
-def _search_row(model, hardware: Hardware, method: str, parallelism: str, target_days: float) -> dict:
+def _search_row(model, hardware: Hardware, method: str, parallelism: str, target_days: float,
+                assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> dict:
     """The cheapest configuration within ``target_days``, or the fastest one when none reaches it."""
-    found = cheapest(model, hardware, method, Parallelism(parallelism), target_days, explain=False)
+    found = cheapest(model, hardware, method, Parallelism(parallelism), target_days, explain=False, assumptions=assumptions)
     reached = bool(found.feasible)
     if not reached:
-        found = fastest(model, hardware, method, Parallelism(parallelism), explain=False)
+        found = fastest(model, hardware, method, Parallelism(parallelism), explain=False, assumptions=assumptions)
     record: dict = {"target_reached": reached}
     if not found.feasible:
         record["binding"] = "; ".join(found.binding)
         return record
     c, e = found.config, found.evaluation
     record.update(offload=c.offload, b=e.b, b_mu=c.b_mu, n_mu=c.n_mu, n_gpu=e.n_gpu, n_b=c.n_b, n_l=c.n_l, n_a=c.n_a,
-                  efficiency=e.efficiency, time_days=e.time_days, **e.memory.in_gib())
+                  efficiency=e.efficiency, time_days=e.time_days,
+                  **{key: value * GIB / paper_gb_bytes(assumptions) for key, value in e.memory.in_gib().items()})
     if not reached:
         record["binding"] = f"no configuration trains within {target_days:.1f} d; the fastest is shown"
     return record
 
 
-def build(hardware: Hardware, x: int = MODEL_X) -> pd.DataFrame:
+def build(hardware: Hardware, x: int = MODEL_X, assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+          alternative: bool = True) -> pd.DataFrame:
     """Per printed row: the fewest GPUs for the row's target (one or six months), method and parallelism.
 
-    ``alt_n_gpu`` is the same search with the row's printed time as the target (the alternative reading).
+    ``alt_n_gpu`` is the same search with the row's printed time as the target (the alternative
+    reading); ``alternative=False`` leaves it out (``None``), for a caller that only regrades the
+    printed cells (:mod:`lgacc.assumption_effects`).
     """
     model = x_model(x)
+    searched: dict[tuple, dict] = {}  # rows asking the same question (two "3d / Improved, six months") search once
     out = []
     for printed in paper_table(LABEL).to_dict(orient="records"):
         months = int(printed["target_months"])
         method = printed["method"].lower()
         record = {"parallelism": printed["parallelism"], "method": printed["method"], "target_months": months,
                   "target_days": months * MONTH_DAYS}
-        record.update(_search_row(model, hardware, method, printed["parallelism"], months * MONTH_DAYS))
+        question = (method, printed["parallelism"], months)
+        if question not in searched:
+            searched[question] = _search_row(model, hardware, method, printed["parallelism"], months * MONTH_DAYS,
+                                             assumptions)
+        record.update(searched[question])
         printed_days = parse_printed(printed["time"]).value  # the printed time, in days
-        alternative = cheapest(model, hardware, method, Parallelism(printed["parallelism"]), printed_days,
-                               explain=False) if printed_days else None
+        found = cheapest(model, hardware, method, Parallelism(printed["parallelism"]), printed_days,
+                         explain=False, assumptions=assumptions) if printed_days and alternative else None
         record["alt_target_days"] = printed_days
-        record["alt_n_gpu"] = alternative.evaluation.n_gpu if alternative is not None and alternative.feasible else None
+        record["alt_n_gpu"] = found.evaluation.n_gpu if found is not None and found.feasible else None
         out.append(record)
     return pd.DataFrame(out)
 

@@ -4,6 +4,13 @@
 ``b_c`` is eq:critical_batch with its constant derived from GPT-3 at 3.2 M
 tokens.  ``b`` is the batch a named model was actually trained with (an input,
 printed in parentheses by the paper).
+
+Most printed cells are inputs echoed back, flagged ``echoed_input`` in the
+comparison and not counted as reproduced (:mod:`lgacc.cells`): the dimensions
+(``d_s, d_a, d_h, d_m, d_l``: the X_[x] family's definition or a model's published
+shape), the trained batches ``b``, and the critical batch of the calibration model
+(GPT-3's ``b_c`` is 3.2 M tokens / ``d_s`` by construction of ``K_c``).  Only ``p``
+and the other ``b_c`` are results.
 """
 
 from __future__ import annotations
@@ -14,7 +21,9 @@ import pandas as pd
 
 from ..artifacts import Artifact
 from ..hardware import Hardware
-from ..models import Transformer, named_model
+from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, critical_batch
+from ..cells import echoed
+from ..models import CALIBRATION_MODEL, Transformer, named_model
 from ..paper import compare_cell, paper_table
 
 __all__ = ["LABEL", "ROWS", "build", "compare", "ARTIFACT"]
@@ -29,12 +38,22 @@ COLUMNS = ("p", "b_c", "b", "d_s", "d_a", "d_h", "d_m", "d_l")
 #: the dimensions are exact integers and must match exactly.
 DERIVED = ("p", "b_c")
 TABLE_DIGITS = 3
+#: Inputs the table shows again: the models' dimensions and trained batches (plus the calibration
+#: model's ``b_c``, see :func:`is_echoed_input`).
+ECHOED_COLUMNS = ("b", "d_s", "d_a", "d_h", "d_m", "d_l")
 
-def _row(model: Transformer) -> dict:
+
+def is_echoed_input(model: str, column: str) -> bool:
+    """Whether the cell ``(model, column)`` shows an input rather than a result: a dimension, a
+    trained batch, or the critical batch of the model ``K_c`` is calibrated on (equal to the
+    calibration batch by construction)."""
+    return column in ECHOED_COLUMNS or (column == "b_c" and model == CALIBRATION_MODEL)
+
+def _row(model: Transformer, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> dict:
     return {
         "model": model.name,
         "p": model.p,
-        "b_c": model.critical_batch,
+        "b_c": critical_batch(model, assumptions),
         "b": model.trained_batch,
         "d_s": model.d_s,
         "d_a": model.d_a,
@@ -45,12 +64,13 @@ def _row(model: Transformer) -> dict:
     }
 
 
-def build(hardware: Hardware | None = None) -> pd.DataFrame:
+def build(hardware: Hardware | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> pd.DataFrame:
     """One row per model: exact ``p``, critical batch ``b_c`` (samples), trained batch, dimensions.
 
-    The hardware does not enter this table; it is accepted for the registry's contract.
+    The hardware does not enter this table; it is accepted for the registry's contract.  Of the
+    assumptions only ``critical_batch_scale`` does (it scales ``b_c``).
     """
-    frame = pd.DataFrame([_row(named_model(name)) for name in ROWS])
+    frame = pd.DataFrame([_row(named_model(name), assumptions) for name in ROWS])
     # keep trained batches as integers beside the missing ones (not a float column)
     frame["b"] = pd.Series([named_model(name).trained_batch for name in ROWS], dtype=object)
     return frame
@@ -72,8 +92,10 @@ def compare(reproduced: pd.DataFrame) -> pd.DataFrame:
                 out[f"{column} (paper)"] = text
                 out[f"{column} (reproduced)"] = "" if value is None else str(value)
                 out[f"{column} agrees"] = False
+                out.update(echoed(column, is_echoed_input(row.model, column)))
                 continue
             out.update(compare_cell(column, text, float(value), TABLE_DIGITS if column in DERIVED else None))
+            out.update(echoed(column, is_echoed_input(row.model, column)))
         rows.append(out)
     return pd.DataFrame(rows)
 

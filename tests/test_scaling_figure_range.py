@@ -1,0 +1,57 @@
+"""The scaling figures span the paper's model sizes and show where the curves stop (issue #10).
+
+Independent facts: the model sizes the paper's text says each figure covers ("from the tiniest
+thousand-parameter transformers", "above the quadrillion parameter scale", "up to 100 quadrillion
+parameters"), and hand-made sweeps whose last feasible model is known.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from lgacc.artifacts import get_artifact
+from lgacc.reproductions.fig_scaling_limited import NO_FEASIBLE, curve_ends, paper_model_range
+
+
+def test_the_paper_ranges_are_read_from_its_transcription():
+    assert paper_model_range("fig:scaling_limited") == (1e3, 1e15)
+    assert paper_model_range("fig:scaling_unlimited") == (1e3, 1e17)
+
+
+def test_curve_ends_name_the_last_feasible_model_and_the_rule_beyond():
+    frame = pd.DataFrame([
+        {"method": "baseline", "p": 1e3, "feasible": True, "reason": ""},
+        {"method": "baseline", "p": 1e6, "feasible": True, "reason": ""},
+        {"method": "baseline", "p": 1e9, "feasible": False, "reason": "memory: memory within the GPU (e.g. ...)"},
+        {"method": "improved", "p": 1e3, "feasible": True, "reason": ""},
+        {"method": "improved", "p": 1e6, "feasible": True, "reason": ""},
+        {"method": "improved", "p": 1e9, "feasible": True, "reason": ""},  # reaches the last model: no end
+        {"method": "partitioned", "p": 1e3, "feasible": False, "reason": "structure: ..."},  # never feasible
+    ])
+    ends = curve_ends(frame)
+    assert ends.to_dict(orient="records") == [{"method": "baseline", "p": 1e6, "rule": "memory"}]
+
+
+@pytest.mark.parametrize("label, paper_high", [("fig:scaling_limited", 1e15), ("fig:scaling_unlimited", 1e17)])
+def test_the_axis_spans_the_papers_range_and_the_gap_is_labelled(label, paper_high):
+    from lgacc.scaling import scaling_sweep
+
+    figure = get_artifact(label).reproduce("a100-80gb")
+    memory_ax, time_ax = figure.axes
+    low, high = time_ax.get_xlim()
+    assert low <= 1e3 and high >= paper_high
+    frame = scaling_sweep("a100-80gb", label.split("_", 1)[1])
+    ends = curve_ends(frame)
+    assert len(ends)  # on the reference hardware the curves stop before the last model swept
+    notes = [t for t in time_ax.texts if NO_FEASIBLE.split()[0] in t.get_text()]
+    assert len(notes) == ends.groupby("p").ngroups
+    for note, p in zip(notes, sorted(set(ends.p))):
+        assert math.isclose(note.xy[0], p)  # the arrow points at the last feasible model
+        assert " ".join(note.get_text().split()).startswith(NO_FEASIBLE)
+    # the models past the end are shaded in both panels, to the axis' end
+    for ax in (memory_ax, time_ax):
+        spans = [patch for patch in ax.patches if patch.get_facecolor()[:3] == pytest.approx((0.9, 0.9, 0.9))]
+        assert spans
