@@ -36,6 +36,7 @@ DEFAULT_KERNEL = "lgacc"
 DEFAULT_TIMEOUT_S = 600
 MAX_JOBS = 2
 FINDINGS = "findings.md"  # included by the front page; the scorecard notebook overwrites it
+ASSUMPTION_EFFECTS = "assumption_effects.md"  # included by the assumptions page; written beside FINDINGS
 #: Notebooks started first, longest first, so that two workers finish together.  ``claims`` comes
 #: last: it reads the claims the scorecard computed (:mod:`lgacc.resultcache`) instead of computing
 #: them again, or waits for them.
@@ -220,6 +221,9 @@ def run_all(
 
     if not (output_dir / FINDINGS).exists() or any(n.stem == "scorecard" for n in notebooks):
         (output_dir / FINDINGS).write_text(placeholder_markdown("the scorecard notebook did not run."))
+    if not (output_dir / ASSUMPTION_EFFECTS).exists() or any(n.stem == "scorecard" for n in notebooks):
+        (output_dir / ASSUMPTION_EFFECTS).write_text(
+            "```{note}\nWhat each switch moves is computed by the scorecard notebook, which did not run.\n```\n")
     results: list[NotebookResult] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [

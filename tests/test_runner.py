@@ -42,6 +42,8 @@ def test_failure_names_notebook_cell_exception_and_keeps_output(tmp_path, capsys
     printed = "".join(o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
     assert "a100-80gb" in printed and str(source) in printed  # parameter injected, cwd is the notebook's folder
     assert "Built" in (out / "build_info.md").read_text()
+    # the pages that include what the scorecard writes still build when it did not run
+    assert (out / run.FINDINGS).is_file() and "did not run" in (out / run.ASSUMPTION_EFFECTS).read_text()
 
 
 def test_main_exits_nonzero_on_failure_and_two_on_bad_hardware(tmp_path, capsys):
