@@ -44,8 +44,12 @@ module                              job                                         
 ``sensitivity/``                    the headline results with each assumption moved alone: ``grid``       search, scaling, claims, assumptions,
                                     (what moves), ``compute`` (the searches), ``conclusions`` (holds /    resultcache
                                     weakens / reverses), ``presentation`` (tables, chart)
+``findings``                        the front page's findings and readable values (pure formatting)       --
+``cells``                           which printed cells are computed and which are inputs echoed back     --
 ``artifacts``, ``reproductions/``   one builder per paper label, compared with ``data/paper``             everything above
-``scorecard``, ``findings``         grades; the front page's findings                                     artifacts
+``scorecard``                       grades of every table, figure and claim                               artifacts
+``assumption_effects``              the printed cells and claims each assumption switch moves             artifacts, assumptions, cells, claims,
+                                                                                                          findings, resultcache
 ``notebook``, ``run``               formatting for the book; the notebook runner                          artifacts
 ``jsgen``                           the resource model and the search as JavaScript for the calculator    formulas, evaluate, search
                                     page
