@@ -391,13 +391,28 @@ def link_equations(html_text: str, page: str = "derivations.html") -> str:
     return _EQUATION_LABEL.sub(link, html_text)
 
 
+#: A power of ten as the paper prints it ("6.24\times 10^{24}"), not already inside math.
+_PRINTED_POWER = re.compile(r"(?<![\d.$])(?<!\\\()(\d[\d.]*\s*\\times\s*10\^\{?\d+\}?)")
+
+
+def printed_math(text: str, open_: str = "$", close: str = "$") -> str:
+    r"""``text`` with each printed power of ten set as math (``$...$`` in Markdown, ``\(...\)`` in HTML).
+
+    >>> print(printed_math(r"6.23e+24 (6.24\times 10^{24} flop)", r"\(", r"\)"))
+    6.23e+24 (\(6.24\times 10^{24}\) flop)
+    >>> print(printed_math(r"already \(6.24\times 10^{24}\) or $3.2\times 10^6$"))
+    already \(6.24\times 10^{24}\) or $3.2\times 10^6$
+    """
+    return _PRINTED_POWER.sub(lambda m: f"{open_}{m.group(1)}{close}", text)
+
+
 def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "") -> str:
     """A table without index, in a container that scrolls sideways if it is wider than the page;
-    equation labels in its cells become numbered links."""
+    equation labels in its cells become numbered links, printed powers of ten are typeset."""
     body = frame.to_html(index=False, escape=escape, border=0, classes=f"dataframe lgacc-table {classes}".strip(),
                          na_rep="—")
-    body = link_equations(body)
-    return f'<div class="lgacc-scroll" style="overflow-x: auto; max-width: 100%">{body}</div>'
+    body = printed_math(link_equations(body), r"\(", r"\)")
+    return f'<div class="lgacc-scroll mathjax_process" style="overflow-x: auto; max-width: 100%">{body}</div>'
 
 
 #: A cell that is one quantity: a number and its unit ("8.61 d", "9.44 GiB", "2.25 Pflop/s", "1.26 T").
@@ -471,7 +486,7 @@ def claim_markdown(record: dict) -> str:
     from .findings import readable_value
 
     mark = AGREE_MARK if record["agrees"] else DIFFER_MARK
-    printed = re.sub(r"(\d[\d.]*\s*\\times\s*10\^\{?\d+\}?)", r"$\1$", str(record["printed"]))
+    printed = printed_math(str(record["printed"]))
     value = "not computed" if record.get("reproduced") is None else readable_value(record["reproduced"], record["unit"])
     how = str(record.get("how") or "").strip()
     return (f"- {mark} **{record['where']}** — the paper: *{printed}*; this build: **{value}** "

@@ -101,3 +101,13 @@ def test_a_shown_quantity_never_breaks_between_number_and_unit():
     assert "<td>8.61\u00a0d</td>" in html and "<td>9.44\u00a0GiB</td>" in html and "<td>17,920</td>" in html
     assert "<td>2.25\u00a0Pflop/s</td>" in html
     assert "<td>gb200-nvl72 and more</td>" in html and "<td>5 stages of 8</td>" in html
+
+
+def test_a_printed_power_of_ten_in_a_table_is_typeset_once():
+    import pandas as pd
+
+    from lgacc.notebook import table_html
+
+    body = table_html(pd.DataFrame({"printed": [r"6.24\times 10^{24} floating point operations", r"\(3\times 10^6\)"]}))
+    assert r"\(6.24\times 10^{24}\) floating point operations" in body
+    assert r"\(3\times 10^6\)" in body and r"\(\(" not in body
