@@ -28,7 +28,7 @@ from lgacc.sensitivity import (
     sensitivity_rows,
     verdicts,
 )
-from lgacc.sensitivity.compute import _bisect
+from lgacc.scaling.limits import bisect_last
 
 A100 = load_hardware("a100-80gb")
 
@@ -139,7 +139,7 @@ def test_bisect_agrees_with_a_linear_scan():
             calls.append(x)
             return x <= last
 
-        assert _bisect(condition, ladder, hint) == (None if last < 0 else last)
+        assert bisect_last(condition, ladder, hint) == (None if last < 0 else last)
         assert len(calls) <= 2 * math.ceil(math.log2(n + 1)) + 2
 
 

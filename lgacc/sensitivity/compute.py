@@ -5,10 +5,12 @@ with the search (:func:`lgacc.search.fastest`, "3d" parallelism), never with a
 formula retyped here, and every point of :func:`~lgacc.sensitivity.grid.dimensions`
 into a :class:`SensitivityRow` (:func:`sensitivity_rows`, kept on disk by
 :mod:`lgacc.resultcache`).  The searches of one run are memoised; the size limits
-are found by bisection over the X family (:func:`time_limit`).
+are found by bisection over the X family (:func:`time_limit`), with the one rule of
+:mod:`lgacc.scaling.limits` (its :class:`Limit`, :func:`bisect_last` and
+:func:`time_limit_between`) on this module's ladder and memoised searches.
 
 May import: :mod:`lgacc.sensitivity.grid`, :mod:`lgacc.search`, :mod:`lgacc.scaling`
-(the sweep's grid and calendar), :mod:`lgacc.hardware`, :mod:`lgacc.errors`,
+(the sweep's grid and calendar, the rule for a limit), :mod:`lgacc.hardware`, :mod:`lgacc.errors`,
 :mod:`lgacc.resultcache`.
 """
 
@@ -16,12 +18,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 from ..errors import UserInputError
 from ..hardware import DEFAULT_HARDWARE, GIB, Hardware, load_hardware
 from ..resultcache import cached
-from ..scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, nice_x, sweep_xs
+from ..scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, TRILLION_X, nice_x, sweep_xs
+from ..scaling.limits import Limit, bisect_last, time_limit_between
 from ..search import fastest
 from .grid import Setting, dimensions
 
@@ -39,32 +42,11 @@ __all__ = [
     "sensitivity_rows",
 ]
 
-#: The trillion-parameter example of sec:trillion_parameter.
-TRILLION_X = 160
 #: The search's parallelism for every headline result: the paper's fastest configurations are "3d".
 PARALLELISM = "3d"
 
 
 # --- results -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Limit:
-    """The largest model trained within ``days``: ``p``, bracketed by two searched models.
-
-    ``bound`` is ``"time"`` when the first model above the limit is feasible but too
-    slow (``p`` log-log interpolated at ``days``, as :func:`lgacc.scaling.time_limit`),
-    ``"memory"`` when it has no feasible configuration (``p`` the geometric mean).
-    """
-
-    days: float
-    p: float
-    p_low: float
-    p_high: float
-    x_low: int
-    x_high: int
-    bound: str
-    memory_gib: float
 
 
 @dataclass(frozen=True)
@@ -140,44 +122,10 @@ def limit_ladder() -> tuple[int, ...]:
     return tuple(x for x in range(xs[0], xs[-1] + 1, 2) if nice_x(x) == x)
 
 
-def _bisect(condition: Callable[[int], bool], ladder: Sequence[int], hint: int = 0) -> int | None:
-    """The last index of ``ladder`` where ``condition`` holds, assuming it holds up to some index then fails.
-
-    Gallops from ``hint`` (the answer under another setting, usually close), then
-    bisects: a few searches instead of the whole sweep.  ``None`` when it fails at
-    the first value; ``len(ladder) - 1`` when it holds at the last.
-    """
-    n = len(ladder)
-    hint = min(max(hint, 0), n - 1)
-    if condition(ladder[hint]):
-        low, step = hint, 1
-        high = hint + step
-        while high < n and condition(ladder[high]):
-            low, step = high, step * 2
-            high = low + step
-        high = min(high, n)
-    else:
-        high, step = hint, 1
-        low = hint - step
-        while low >= 0 and not condition(ladder[low]):
-            high, step = low, step * 2
-            low = high - step
-        if low < 0:
-            if not condition(ladder[0]):
-                return None
-            low = 0
-    while high - low > 1:
-        middle = (low + high) // 2
-        if condition(ladder[middle]):
-            low = middle
-        else:
-            high = middle
-    return low
-
-
 def time_limit(days: float, setting: Setting, searches: _Searches | None = None, hint: int = 0) -> tuple[Limit | None, int]:
     """The largest model the improved method trains within ``days`` under ``setting``, and its ladder index.
 
+    A :class:`~lgacc.scaling.limits.Limit` with its ``days`` and ``bound`` (``how`` empty).
     ``None`` when even the smallest model takes longer or the largest ladder model is
     still within ``days``.
     """
@@ -188,20 +136,14 @@ def time_limit(days: float, setting: Setting, searches: _Searches | None = None,
         feasible, time_days, _, _ = searches.row(setting, x)
         return feasible and time_days <= days
 
-    index = _bisect(within, ladder, hint)
+    index = bisect_last(within, ladder, hint)
     if index is None or index == len(ladder) - 1:
         return None, hint
     x_low, x_high = ladder[index], ladder[index + 1]
     _, t_low, p_low, m_low = searches.row(setting, x_low)
     feasible, t_high, p_high, m_high = searches.row(setting, x_high)
-    if feasible:
-        t = (math.log(days) - math.log(t_low)) / (math.log(t_high) - math.log(t_low))
-        p = math.exp(math.log(p_low) + t * (math.log(p_high) - math.log(p_low)))
-        memory = math.exp(math.log(m_low) + t * (math.log(m_high) - math.log(m_low)))
-        bound = "time"
-    else:
-        p, memory, bound = math.sqrt(p_low * p_high), m_low, "memory"
-    return Limit(days, p, p_low, p_high, x_low, x_high, bound, memory), index
+    p, memory, bound = time_limit_between(days, (t_low, p_low, m_low), (t_high, p_high, m_high), feasible)
+    return Limit(p, p_low, p_high, x_low, x_high, memory, bound=bound, days=days), index
 
 
 def headline(setting: Setting, searches: _Searches | None = None, hints: Mapping[float, int] | None = None) -> tuple[Headline, dict[float, int]]:
