@@ -31,12 +31,15 @@ module                              job                                         
 ``evaluation_map``                  the evaluator as data; the overlap rules; generated numeric code      _codegen, errors (formulas to rebuild)
 ``evaluate_inputs``                 the evaluator's input rules: counts, flags, options, schedule chunks  errors, assumptions, config, models,
                                                                                                           evaluation_map
+``evaluation_result``               one configuration's result: :class:`Evaluation`, its JSON, the        assumptions, config, evaluation_map,
+                                    sentence for each broken rule                                         hardware, models
 ``evaluate``                        one or many configurations -> overheads, time, memory, feasibility    the above (generated code, no sympy)
 ``search/``                         rules, candidates, fastest / cheapest, explanations                   evaluate and the above
 ``search_reference``                the exhaustive enumerator the tests compare the search with           search (public names only)
 ``schedule/``                       event simulation of the training schedules                            formulas, config
 ``validation``                      the model against measured training runs (data/validation)            evaluate, models, yamlfile
-``scaling``                         sweeps over the X family, the size limits they set                    search, evaluate, resultcache
+``scaling/``                        the X family: ``sweeps`` (the scaling figures' data), ``limits``      search, evaluate, resultcache
+                                    (largest model in memory, a month, a year; the one bisection)
 ``claims``, ``claim_calculators``   the paper's prose claims, one calculator each                         scaling, search, formulas, paper,
                                                                                                           resultcache
 ``today``                           the paper's conclusions graded on today's GPUs                        search, scaling, models, hardware,
