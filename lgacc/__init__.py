@@ -23,7 +23,9 @@ module                              job                                         
 ``paper``                           the paper's printed values (data/paper) and the rule for "agrees"     errors, units
 ``_codegen``                        generated numeric code cached on disk, keyed by the sources           sympy only when (re)building
 ``resultcache``                     slow results kept on disk, keyed by inputs, sources and data/         _codegen (its cache directory)
-``hardware``                        :class:`Hardware` specs from YAML, thresholds                         errors, yamlfile
+``hardware/``                       GPU specs: ``links`` (the links, byte units), ``checks`` (what a        errors, yamlfile
+                                    value may be: ranges, errors), ``spec`` (:class:`Hardware`, its
+                                    thresholds), ``files`` (YAML spec files, names and paths)
 ``models``                          :class:`Transformer`, named models, the critical batch                _codegen, errors, yamlfile (formulas to
                                                                                                           rebuild)
 ``config``                          :class:`Method`, :class:`TrainingConfig`                              errors
