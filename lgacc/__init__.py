@@ -52,7 +52,9 @@ module                              job                                         
 ``scorecard``                       grades of every table, figure and claim                               artifacts
 ``assumption_effects``              the printed cells and claims each assumption switch moves             artifacts, assumptions, cells, claims,
                                                                                                           findings, resultcache
-``notebook``, ``run``               formatting for the book; the notebook runner                          artifacts
+``notebook/``, ``run``              formatting for the book (``display``, ``formats``, ``typeset``,         artifacts
+                                    ``tables``, ``downloads``, ``figures``, ``comparisons``, ``claims``,
+                                    ``hardware``); the notebook runner
 ``jsgen``                           the resource model and the search as JavaScript for the calculator    formulas, evaluate, search
                                     page
 ``commands/``, ``cli``              the ``lgacc`` command line (imports only the subcommand it runs)      everything

@@ -92,10 +92,11 @@ def test_a_shown_quantity_never_breaks_between_number_and_unit():
     from unittest import mock
 
     import lgacc.notebook as notebook
+    import lgacc.notebook.tables as tables
 
     frame = pd.DataFrame({"hardware": ["gb200-nvl72 and more"], "time_days": [8.61], "memory_gib": [9.44], "n_gpu": [17920.0],
                           "peak": ["2.25 Pflop/s"], "note": ["5 stages of 8"]})
-    with mock.patch.object(notebook, "_html") as display:
+    with mock.patch.object(tables, "show_html") as display:
         notebook.show_table(frame)
     html = display.call_args[0][0]
     assert "<td>8.61\u00a0d</td>" in html and "<td>9.44\u00a0GiB</td>" in html and "<td>17,920</td>" in html
