@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 __all__ = ["GB", "GIB", "Link", "LINKS", "LINK_KEYS"]
 
+#: A decimal gigabyte and a binary gibibyte, in bytes: a spec's key says which it means.
 GB = 10**9
 GIB = 2**30
+
 
 @dataclass(frozen=True)
 class Link:
