@@ -50,6 +50,8 @@ module                              job                                         
 ``scorecard``                       grades of every table, figure and claim                               artifacts
 ``assumption_effects``              the printed cells and claims each assumption switch moves             artifacts, assumptions, cells, claims,
                                                                                                           findings, resultcache
+``notebookcache``                   executed notebooks that cannot see the hardware, kept for every       _codegen, resultcache
+                                    build
 ``notebook``, ``run``               formatting for the book; the notebook runner                          artifacts
 ``jsgen``                           the resource model and the search as JavaScript for the calculator    formulas, evaluate, search
                                     page
