@@ -34,6 +34,11 @@ import yaml
 from .errors import UserInputError
 from .units import DAYS_PER_YEAR
 
+#: The shipped spec of the hardware the paper's printed numbers are for (its appendix "Hardware
+#: details": A100 80 GB on 16-GPU nodes).  The paper is graded on it whatever hardware a book is
+#: built for: a printed number can only be reproduced on the hardware it was computed for.
+PAPER_HARDWARE = "a100-80gb"
+
 PAPER_DIR = Path(__file__).resolve().parent.parent / "data" / "paper"
 
 #: Multipliers of the suffixes the paper prints after a number.
