@@ -34,7 +34,7 @@ WIDTH_IN = 6.5
 FONT_PT = 10
 MARKER = dict(marker="o", markersize=3)
 #: Time ticks in the units a reader thinks in (the curves are computed in days).
-TIME_TICKS = ((1 / 1440, "1 min"), (1 / 24, "1 h"), (1.0, "1 d"), (7.0, "1 wk"), (ONE_MONTH_DAYS, "1 mo"), (ONE_YEAR_DAYS, "1 y"),
+TIME_TICKS = ((1 / 1440, "1 min"), (10 / 1440, "10 min"), (1 / 24, "1 h"), (1.0, "1 d"), (7.0, "1 wk"), (ONE_MONTH_DAYS, "1 mo"), (ONE_YEAR_DAYS, "1 y"),
               (10 * ONE_YEAR_DAYS, "10 y"), (100 * ONE_YEAR_DAYS, "100 y"))
 SHORTEST_TIME_SHOWN_DAYS = 1 / 24  # the axis starts at an hour unless a point lies below it
 
