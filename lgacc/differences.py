@@ -106,7 +106,7 @@ def differences_markdown(cells: Sequence[DifferingCell], hardware_name: str) -> 
         return f"On **{hardware_name}** every computed printed cell of every table is reproduced.\n"
     tables = list(dict.fromkeys(c.table for c in cells))
     lines = [f"Computed for **{hardware_name}**, the paper's hardware, with the default assumptions: "
-             f"{len(cells)} printed cells in {len(tables)} tables do not round to the printed value "
+             f"{len(cells)} printed cell{'s' if len(cells) > 1 else ''} in {len(tables)} table{'s' if len(tables) > 1 else ''} do{'es' if len(cells) == 1 else ''} not round to the printed value "
              f"({sum(c.explained for c in cells)} of them explained by a named reading of the table). "
              "Inputs a table only shows again are not counted. Open a table to see its cells; the table's "
              "page shows the computation.", ""]
@@ -114,7 +114,7 @@ def differences_markdown(cells: Sequence[DifferingCell], hardware_name: str) -> 
         rows = [c for c in cells if c.table == table]
         page = rows[0].page
         link = f"{{doc}}`{table} </generated/{page}>`" if page else f"`{table}`"
-        lines += [f":::{{dropdown}} `{table}`: {len(rows)} cells", "", f"On the page {link}.", "",
+        lines += [f":::{{dropdown}} `{table}`: {len(rows)} cell{'s' if len(rows) > 1 else ''}", "", f"On the page {link}.", "",
                   "| row | cell | printed | reproduced | cause |", "|---|---|---|---|---|"]
         for c in rows:
             cause = c.why or ("explained by a named reading (see the page)" if c.explained else "not explained")
