@@ -58,8 +58,10 @@ __all__ = [
     "Hardware",
     "HardwareSpecError",
     "HardwareSpecWarning",
+    "QUANTITIES",
     "RANGES",
     "Link",
+    "allowed_keys",
     "available_hardware",
     "load_hardware",
     "hardware_path",
@@ -198,8 +200,8 @@ RANGES: dict[str, Range] = {
     "kernel_efficiency": Range(0.0, 0.05, 1.0, 1.0, "(dimensionless)", low_inclusive=False),
 }
 
-# Quantities of a spec file: dataclass field -> (key stem, allowed units).
-_QUANTITIES: dict[str, tuple[str, Mapping[str, float]]] = {
+#: Quantities of a spec file: dataclass field -> (key stem, allowed units).
+QUANTITIES: dict[str, tuple[str, Mapping[str, float]]] = {
     "peak_flop_per_s": ("peak", _FLOP_UNITS),
     "memory_bytes": ("memory", _SIZE_UNITS),
     **{f"{key}_bandwidth_bytes_per_s": (f"{key}_bandwidth", _RATE_UNITS) for key in LINK_KEYS},
@@ -210,9 +212,10 @@ _INTEGER_FIELDS = {"gpus_per_node"}
 _OPTIONAL_NUMBERS = {"kernel_efficiency": 1.0}
 
 
-def _allowed_keys() -> list[str]:
+def allowed_keys() -> list[str]:
+    """Every key a spec file may hold: the text fields, the counts, the link names, and each quantity in each unit allowed for it."""
     keys = list(_TEXT_FIELDS) + sorted(_INTEGER_FIELDS) + list(_OPTIONAL_NUMBERS) + list(_LINK_NAME_KEYS)
-    for stem, units in _QUANTITIES.values():
+    for stem, units in QUANTITIES.values():
         keys.extend(f"{stem}_{unit}" for unit in units)
     return keys
 
@@ -286,7 +289,7 @@ def _validate_values(hardware: Hardware, origin: str) -> None:
             raise HardwareSpecError(origin, field, f"expected a non-empty string, got {value!r}")
     if not isinstance(hardware.path, str):
         raise HardwareSpecError(origin, "path", f"expected a string, got {hardware.path!r}")
-    for field in list(_QUANTITIES) + ["gpus_per_node", "kernel_efficiency"]:
+    for field in list(QUANTITIES) + ["gpus_per_node", "kernel_efficiency"]:
         integer = field in _INTEGER_FIELDS
         value = _as_positive_number(origin, field, getattr(hardware, field), integer=integer)
         value = value if integer else float(value)
@@ -310,7 +313,7 @@ def hardware_from_mapping(spec: Mapping[str, Any], origin: str = "<mapping>") ->
     """
     if not isinstance(spec, Mapping):
         raise HardwareSpecError(origin, "<top level>", f"expected a mapping of fields, got {type(spec).__name__}")
-    allowed = _allowed_keys()
+    allowed = allowed_keys()
     unknown = [key for key in spec if key not in allowed]
     if unknown:
         raise HardwareSpecError(
@@ -326,7 +329,7 @@ def hardware_from_mapping(spec: Mapping[str, Any], origin: str = "<mapping>") ->
         if not isinstance(value, str) or not value.strip():
             raise HardwareSpecError(origin, field, f"expected a non-empty string, got {value!r}")
         values[field] = value.strip()
-    for field, (stem, units) in _QUANTITIES.items():
+    for field, (stem, units) in QUANTITIES.items():
         given = [unit for unit in units if f"{stem}_{unit}" in spec]
         choices = " or ".join(f"{stem}_{unit}" for unit in units)
         if not given:

@@ -24,7 +24,7 @@ What is printed, and from where (nothing of the resource model is typed here):
   for both forms (``paper``, ``exact``);
 * the pipeline schedules' terms (bubble, checkpoint share, pipeline intensity, data
   windows: :func:`lgacc.formulas.schedules.evaluator_terms`, as
-  :func:`lgacc.evaluation_map._build_schedules` prepares them), with the chunks per
+  :func:`lgacc.evaluation_map.schedule_expressions` prepares them), with the chunks per
   device ``v`` as a last argument;
 * the two overlap rules, printed from :mod:`lgacc.formulas.overlap` applied to a
   symbol;
@@ -56,13 +56,13 @@ from . import evaluate as evaluator
 from . import evaluation_map
 from . import models as models_module
 from . import symbols
-from .assumptions import DEFAULT_ASSUMPTIONS, FIELDS, GIB_TO_GB, _CHOICES
+from .assumptions import CHOICES, DEFAULT_ASSUMPTIONS, FIELDS, GIB_TO_GB
 from .config import Method
 from .formulas import model as model_formulas
 from .formulas.overlap import not_overlapped_overhead, paper_overlapped_overhead
 from .equations import equation_anchor, equation_name, equation_numbers
 from .errors import UserInputError
-from .hardware import DEFAULT_HARDWARE, GIB, _QUANTITIES, _allowed_keys, available_hardware, load_hardware
+from .hardware import DEFAULT_HARDWARE, GIB, QUANTITIES, allowed_keys, available_hardware, load_hardware
 from .search import Parallelism
 from .search import rules as search_rules
 
@@ -74,11 +74,11 @@ ARGUMENTS = evaluation_map.ARGUMENTS
 
 def expressions(form: str) -> tuple[dict[str, sympy.Expr], dict[str, list[tuple[str, float]]]]:
     """The expressions the evaluator's numeric code is generated from for ``form`` (its own table,
-    :func:`lgacc.evaluation_map._build`), by name, and the physical passes of each overlapped kind as
+    :func:`lgacc.evaluation_map.expressions`), by name, and the physical passes of each overlapped kind as
     ``[(function name, relative intensity), ...]``."""
     if form not in evaluation_map.FORMS:
         raise ValueError(f"form={form!r} must be one of {', '.join(evaluation_map.FORMS)}")
-    functions, constants = evaluation_map._build(form)
+    functions, constants = evaluation_map.expressions(form)
     expected = tuple(getattr(symbols, name) for name in ARGUMENTS)
     for name, (args, _) in functions.items():
         if tuple(args) != expected:  # the printed functions are called in the evaluator's argument order
@@ -112,11 +112,11 @@ def _functions_js(form: str) -> tuple[str, dict[str, list[tuple[str, float]]]]:
 
 
 def _schedule_functions_js(form: str) -> str:
-    """The schedule terms the evaluator reads (:func:`lgacc.evaluation_map._build_schedules`), arguments
+    """The schedule terms the evaluator reads (:func:`lgacc.evaluation_map.schedule_expressions`), arguments
     :data:`ARGUMENTS` then ``v`` (the chunks per device, ``n_v``)."""
     names = tuple(evaluation_map.SCHEDULE_ARGUMENTS)
     lines = [f"    {json.dumps(name)}: {javascript_function(tuple(args), names, expr)},"
-             for name, (args, expr) in evaluation_map._build_schedules(form)[0].items()]
+             for name, (args, expr) in evaluation_map.schedule_expressions(form)[0].items()]
     return "{\n" + "\n".join(lines) + "\n  }"
 
 
@@ -151,7 +151,7 @@ def _rules_js() -> str:
 
 
 def _hardware_record(hardware) -> dict[str, Any]:
-    keys = ("name", "description", "peak_flop_per_s", "memory_bytes", *(f for f in _QUANTITIES if f.endswith("_bytes_per_s")),
+    keys = ("name", "description", "peak_flop_per_s", "memory_bytes", *(f for f in QUANTITIES if f.endswith("_bytes_per_s")),
             "gpus_per_node")
     record = {key: getattr(hardware, key) for key in keys}
     if getattr(hardware, "kernel_efficiency", None) is not None:  # lgacc.evaluate.kernel_efficiency reads it when a spec has it
@@ -223,8 +223,8 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]], book_hardware:
         # lgacc evaluate's default spec; the page preselects the book's own
         "default_hardware": DEFAULT_HARDWARE,
         "page_hardware": page_hardware,
-        "hardware_keys": _allowed_keys(),
-        "spec_units": {field: {"stem": stem, "units": dict(units)} for field, (stem, units) in _QUANTITIES.items()},
+        "hardware_keys": allowed_keys(),
+        "spec_units": {field: {"stem": stem, "units": dict(units)} for field, (stem, units) in QUANTITIES.items()},
         "models": {name: _model_record(models_module.load_model(str(path)), path.stem)
                    for name, path in models_module.shipped_model_files().items()},
         "model_keys": [*models_module.REQUIRED_KEYS, *models_module.OPTIONAL_KEYS],
@@ -240,7 +240,7 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]], book_hardware:
         "search": _search_data(),
         "assumptions": {
             "defaults": {name: getattr(DEFAULT_ASSUMPTIONS, name) for name in FIELDS},
-            "choices": dict(_CHOICES),
+            "choices": dict(CHOICES),
             "meanings": {name: meaning for name, (meaning, _) in FIELDS.items()},
         },
     }
