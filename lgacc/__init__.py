@@ -51,8 +51,10 @@ module                              job                                         
 ``assumption_effects``              the printed cells and claims each assumption switch moves             artifacts, assumptions, cells, claims,
                                                                                                           findings, resultcache
 ``notebook``, ``run``               formatting for the book; the notebook runner                          artifacts
-``jsgen``                           the resource model and the search as JavaScript for the calculator    formulas, evaluate, search
-                                    page
+``jsgen/``                          the resource model and the search as JavaScript for the calculator    formulas, evaluate, search, hardware,
+                                    page: ``printer`` (sympy -> JavaScript functions), ``records`` (the   models, assumptions, equations
+                                    data), ``bundle`` (the script around the hand-written
+                                    ``runtime.js`` and ``search_runtime.js``), ``command``
 ``commands/``, ``cli``              the ``lgacc`` command line (imports only the subcommand it runs)      everything
 ==================================  ====================================================================  ========================================
 """
