@@ -48,8 +48,11 @@ module                              job                                         
 ``cells``                           which printed cells are computed and which are inputs echoed back     --
 ``artifacts``, ``reproductions/``   one builder per paper label, compared with ``data/paper``             everything above
 ``scorecard``                       grades of every table, figure and claim                               artifacts
+``differences``                     every printed table cell the defaults do not reproduce, and why       artifacts, cells, resultcache
 ``assumption_effects``              the printed cells and claims each assumption switch moves             artifacts, assumptions, cells, claims,
                                                                                                           findings, resultcache
+``notebookcache``                   executed notebooks that cannot see the hardware, kept for every       _codegen, resultcache
+                                    build
 ``notebook``, ``run``               formatting for the book; the notebook runner                          artifacts
 ``jsgen/``                          the resource model and the search as JavaScript for the calculator    formulas, evaluate, search, hardware,
                                     page: ``printer`` (sympy -> JavaScript functions), ``records`` (the   models, assumptions, equations

@@ -251,3 +251,16 @@ def test_evaluation_map_is_data_naming_real_derivations():
     # "the non-overlapped scenario is more appropriate" for the baseline with a pipeline (eq:data_intensity_base_pipe)
     assert DATA_TRANSFERS[(False, False, True)] == ("data_intensity_base_pipe", False, None)
     assert all(overlapped for (_, overlapped, _) in (v for k, v in DATA_TRANSFERS.items() if k != (False, False, True)))
+
+
+def test_the_evaluation_checks_differing_cells_are_explained_by_numbers_it_computes():
+    """Hand-computed: X160's leading-order p is 12 d_m^2 d_l = 12 * 25600**2 * 160; its 12 bytes per parameter
+    are 14 062.5 GiB, and with the 47 187.5 GiB of checkpoints the sum lands on 61 250.0, the half between the
+    printed 61.2 K and 61.3 K.  The inferred 3d baseline's bubble is (n_l - 1) / n_mu = 159 / 604."""
+    from lgacc.reproductions.parallel_methods_check import differing_cells_explained
+
+    text = differing_cells_explained("a100-80gb")
+    assert 12 * 12 * 25600**2 * 160 / 2**30 == 14062.5
+    assert "the state is 14,062.5 GiB and the sum 61,250.0 GiB, exactly on the half" in text
+    assert "prints as 61.2 K (half to even): the printed value" in text
+    assert f"bubble {159 / 604:.4f}" in text and "no single rule gives both printed efficiencies" in text

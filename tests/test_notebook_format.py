@@ -54,6 +54,10 @@ def test_findings_count_verdicts_from_status_and_name_the_gap():
     close = [{"id": "d", "where": "Intro", "printed": "at least twice", "paper": 2.0, "reproduced": 1.976,
               "unit": "ratio", "agrees": False}]
     assert "**1.98 ratio** (−1.2 %)" in findings_markdown(card, close, "a100-80gb")  # 1.976 / 2 - 1 = -1.2 %
+    # a build for other hardware is told why the grading stays on the paper's; the paper's own build is not
+    other = findings_markdown(card, close, "a100-80gb", "h100-sxm")
+    assert "This book is built for **h100-sxm**" in other and "graded there" in other
+    assert "built for" not in findings_markdown(card, close, "a100-80gb", "a100-80gb")
 
 
 def test_compact_comparison_marks_only_the_differences():
