@@ -264,3 +264,15 @@ def test_the_evaluation_checks_differing_cells_are_explained_by_numbers_it_compu
     assert "the state is 14,062.5 GiB and the sum 61,250.0 GiB, exactly on the half" in text
     assert "prints as 61.2 K (half to even): the printed value" in text
     assert f"bubble {159 / 604:.4f}" in text and "no single rule gives both printed efficiencies" in text
+
+
+def test_x_models_differing_cells_are_explained_by_numbers_it_computes():
+    """Hand-computed: BERT's weights are 12 * 1024**2 * 24 = 301,989,888 (302.0 M); X2's exact count is
+    12 x^5 + 13 x^3 = 488 and its weights 12 x^5 = 384; Megatron-LM's weights 12 * 3072**2 * 72 = 8.154 B."""
+    from lgacc.reproductions.x_model import differing_cells_explained
+
+    text = differing_cells_explained()
+    assert 12 * 1024**2 * 24 == 301_989_888 and "302.0 M without biases" in text and "no count gives it" in text
+    assert (12 * 2**5 + 13 * 2**3, 12 * 2**5) == (488, 384) and "488 is the exact count (488 exact, 384 without biases)" in text
+    assert f"{12 * 3072**2 * 72 / 1e9:.3f} B, which prints as 8.15 B" in text
+    assert "which prints as 826; the paper prints 826" in text  # the rounded constant reproduces X32's b_c

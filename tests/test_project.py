@@ -37,7 +37,7 @@ def test_notebook_is_committed_without_outputs(path):
 #: or they grade the paper on its own hardware (``lgacc.paper.PAPER_HARDWARE``).  They must not take
 #: the build's hardware: the runner reuses their executed copy for every spec (lgacc.notebookcache).
 HARDWARE_FREE = {"against_measured_runs", "claims", "derivations", "evaluation_check", "fig_gradient_accumulation",
-                 "fig_gradient_accumulation_partitioned", "fig_pipeline_comparison", "glossary", "mixed_buffering",
+                 "fig_gradient_accumulation_partitioned", "fig_pipeline_comparison", "glossary", "mixed_buffering", "sensitivity",
                  "x_model"}
 
 
