@@ -58,8 +58,10 @@ module                              job                                         
 ``notebook/``, ``run``              formatting for the book (``display``, ``formats``, ``typeset``,         artifacts
                                     ``tables``, ``downloads``, ``figures``, ``comparisons``, ``claims``,
                                     ``hardware``); the notebook runner
-``jsgen``                           the resource model and the search as JavaScript for the calculator    formulas, evaluate, search
-                                    page
+``jsgen/``                          the resource model and the search as JavaScript for the calculator    formulas, evaluate, search, hardware,
+                                    page: ``printer`` (sympy -> JavaScript functions), ``records`` (the   models, assumptions, equations
+                                    data), ``bundle`` (the script around the hand-written
+                                    ``runtime.js`` and ``search_runtime.js``), ``command``
 ``commands/``, ``cli``              the ``lgacc`` command line (imports only the subcommand it runs)      everything
 ==================================  ====================================================================  ========================================
 """

@@ -71,9 +71,9 @@ from .files import (
     DATA_DIR,
     DEFAULT_HARDWARE,
     FLOP_UNITS,
+    QUANTITIES,
     RATE_UNITS,
     SIZE_UNITS,
-    SPEC_QUANTITIES,
     allowed_keys,
     available_hardware,
     hardware_from_mapping,
@@ -83,10 +83,6 @@ from .files import (
 )
 from .links import GB, GIB, LINK_KEYS, LINKS, Link
 from .spec import Hardware
-
-# The names lgacc.jsgen imported before they were public; kept until it imports the public ones.
-_QUANTITIES = SPEC_QUANTITIES
-_allowed_keys = allowed_keys
 
 # every public name of the four modules, as the single module exported them
 __all__ = [*links.__all__, *checks.__all__, *spec.__all__, *files.__all__]

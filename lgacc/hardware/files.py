@@ -20,7 +20,7 @@ __all__ = [
     "RATE_UNITS",
     "SIZE_UNITS",
     "FLOP_UNITS",
-    "SPEC_QUANTITIES",
+    "QUANTITIES",
     "allowed_keys",
     "hardware_from_mapping",
     "available_hardware",
@@ -40,7 +40,7 @@ FLOP_UNITS = {"flop_per_s": 1.0}
 
 
 #: Quantities of a spec file: dataclass field -> (key stem, allowed units).
-SPEC_QUANTITIES: dict[str, tuple[str, Mapping[str, float]]] = {
+QUANTITIES: dict[str, tuple[str, Mapping[str, float]]] = {
     "peak_flop_per_s": ("peak", FLOP_UNITS),
     "memory_bytes": ("memory", SIZE_UNITS),
     **{f"{key}_bandwidth_bytes_per_s": (f"{key}_bandwidth", RATE_UNITS) for key in LINK_KEYS},
@@ -50,9 +50,9 @@ _OPTIONAL_NUMBERS = {"kernel_efficiency": 1.0}
 
 
 def allowed_keys() -> list[str]:
-    """Every key a spec file may hold, in the order an error message lists them."""
+    """Every key a spec file may hold: the text fields, the counts, the link names, and each quantity in each unit allowed for it."""
     keys = list(TEXT_FIELDS) + sorted(INTEGER_FIELDS) + list(_OPTIONAL_NUMBERS) + list(_LINK_NAME_KEYS)
-    for stem, units in SPEC_QUANTITIES.values():
+    for stem, units in QUANTITIES.values():
         keys.extend(f"{stem}_{unit}" for unit in units)
     return keys
 
@@ -81,7 +81,7 @@ def hardware_from_mapping(spec: Mapping[str, Any], origin: str = "<mapping>") ->
         if not isinstance(value, str) or not value.strip():
             raise HardwareSpecError(origin, field, f"expected a non-empty string, got {value!r}")
         values[field] = value.strip()
-    for field, (stem, units) in SPEC_QUANTITIES.items():
+    for field, (stem, units) in QUANTITIES.items():
         given = [unit for unit in units if f"{stem}_{unit}" in spec]
         choices = " or ".join(f"{stem}_{unit}" for unit in units)
         if not given:
