@@ -23,6 +23,11 @@ def test_sizes_with_prefixes():
     assert format_bytes(488 * GIB) == "488 GiB"
     assert format_bytes(61.25 * 1024 * GIB) == "61.2 TiB"
     assert format_si(312e12, "flop/s") == "312 Tflop/s"
+    from lgacc.notebook import format_count
+
+    # the paper's suffixes for parameter counts (table:x_model prints 8.15 B, not 8.15 G)
+    assert (format_count(8.157e9), format_count(301_989_888), format_count(488), format_count(1.26e12)) == \
+        ("8.16 B", "302 M", "488", "1.26 T")
 
 
 def test_readable_frame_has_no_index_and_formats_known_columns():

@@ -24,7 +24,7 @@ def claim_markdown(record: dict) -> str:
     printed = printed_math(str(record["printed"]))
     value = "not computed" if record.get("reproduced") is None else readable_value(record["reproduced"], record["unit"])
     how = str(record.get("how") or "").strip()
-    return (f"- {mark} **{record['where']}** — the paper: *{printed}*; this build: **{value}** "
+    return (f"- {mark} **{record['where']}** — the paper: *{printed}*; the package: **{value}** "
             f"({record['tolerance']}).{' ' + how if how else ''}")
 
 

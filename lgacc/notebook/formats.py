@@ -11,13 +11,16 @@ import pandas as pd
 from ..hardware import GIB
 from ..units import DAYS_PER_YEAR
 
-__all__ = ["SI_PREFIXES", "BINARY_PREFIXES", "is_missing", "format_int", "format_days", "format_si",
+__all__ = ["SI_PREFIXES", "BINARY_PREFIXES", "COUNT_SUFFIXES", "is_missing", "format_int", "format_days", "format_si",
+           "format_count",
            "format_bytes", "format_gib", "format_number", "format_percent", "COLUMN_FORMATS", "COLUMN_TITLES",
            "readable_frame"]
 
 
 SI_PREFIXES = ("", "k", "M", "G", "T", "P", "E")
 BINARY_PREFIXES = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+#: The suffixes the paper prints after a parameter count (``301 M``, ``8.15 B``, ``1.26 T``): B, not G.
+COUNT_SUFFIXES = ("", "K", "M", "B", "T", "P", "E")
 
 
 def is_missing(value: Any) -> bool:
@@ -66,6 +69,18 @@ def format_si(value: Any, unit: str = "", digits: int = 3) -> str:
     return f"{value:.{digits}g} {prefix}{unit}".rstrip()
 
 
+def format_count(value: Any, digits: int = 3) -> str:
+    """A parameter count as the paper prints it: ``8.157e9`` -> ``8.16 B``; ``488`` -> ``488``."""
+    if is_missing(value):
+        return "—"
+    value = float(value)
+    index = 0
+    while abs(value) >= 1000 and index < len(COUNT_SUFFIXES) - 1:
+        value /= 1000
+        index += 1
+    return f"{value:.{digits}g} {COUNT_SUFFIXES[index]}".rstrip()
+
+
 def format_bytes(n_bytes: Any, digits: int = 3) -> str:
     """A size in binary units, as the paper's tables count them: ``5.24e11`` -> ``488 GiB``."""
     if is_missing(n_bytes):
@@ -109,7 +124,8 @@ COLUMN_FORMATS = {
     "b_mu": format_int, "b": format_int, "x": format_int,
     "time_days": format_days,
     "memory_gib": format_gib, "non_offloadable_gib": format_gib, "offloadable_gib": format_gib,
-    "p": lambda v: format_si(v),
+    "p": lambda v: format_count(v),
+    "p_leading": lambda v: format_count(v),
     "efficiency": lambda v: format_number(v, 2),
     "memory_fraction": format_percent,
 }
@@ -119,7 +135,7 @@ COLUMN_FORMATS = {
 COLUMN_TITLES = {
     "time_days": "time", "memory_gib": "memory per GPU", "non_offloadable_gib": "non-offloadable memory",
     "offloadable_gib": "offloadable memory", "p": "parameters", "memory_fraction": "share of GPU memory",
-    "n_gpu": "GPUs",
+    "n_gpu": "GPUs", "p_leading": "weights only",
 }
 
 
