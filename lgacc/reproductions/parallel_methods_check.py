@@ -27,7 +27,7 @@ import pandas as pd
 from ..config import Method, TrainingConfig
 from ..evaluate import Evaluation, evaluate
 from ..hardware import Hardware, load_hardware
-from ..models import Transformer, x_model
+from ..models import TRILLION_X, Transformer, x_model
 from ..paper import load_paper
 from ..paper import format_like, parse_printed
 
@@ -41,7 +41,7 @@ __all__ = [
     "differing_cells_explained",
 ]
 
-MODEL_X = 160
+MODEL_X = TRILLION_X  # the model of sec:trillion_parameter
 
 
 @dataclass(frozen=True)
