@@ -38,7 +38,9 @@ module                              job                                         
 ``search_reference``                the exhaustive enumerator the tests compare the search with           search (public names only)
 ``schedule/``                       event simulation of the training schedules                            formulas, config
 ``validation``                      the model against measured training runs (data/validation)            evaluate, models, yamlfile
-``scaling``                         sweeps over the X family, the size limits they set                    search, evaluate, resultcache
+``scaling/``                        the scaling analysis over the X family: ``grid`` (models, scenarios,  search, evaluate, resultcache
+                                    one row per model), ``sweeps`` (the figures' data), ``limits`` (the
+                                    size limits of the prose claims)
 ``claims``, ``claim_calculators``   the paper's prose claims, one calculator each                         scaling, search, formulas, paper,
                                                                                                           resultcache
 ``today``                           the paper's conclusions graded on today's GPUs                        search, scaling, models, hardware,

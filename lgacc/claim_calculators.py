@@ -19,14 +19,12 @@ from .evaluate import DEFAULT_STEPS, SECONDS_PER_DAY
 from .formulas import derivation
 from .formulas.memory import ADAM_BYTES_PER_PARAMETER, HALF
 from .hardware import GB, GIB, Hardware
-from .models import named_model, x_model
+from .models import TRILLION_X, named_model, x_model  # TRILLION_X: the example of sec:trillion_parameter
 from .scaling import (NOT_PARTITIONED, ONE_MONTH_DAYS, ONE_YEAR_DAYS, feasibility_limit, fastest_row, offload_limit,
                       scenario_hardware, time_limit)
 from .search import cheapest, fastest
 from .symbols import b, d_a, d_l, d_m, d_s, n_I
 
-#: The trillion-parameter example of sec:trillion_parameter.
-TRILLION_X = 160
 #: Tokens GPT-3 was trained on (Brown et al. 2020, an input of the introduction's numbers, not a result).
 GPT3_TOKENS = 300e9
 #: Flops per token and parameter of a forward pass (two per multiply-add).

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import UserInputError
 from ..hardware import DEFAULT_HARDWARE, GIB, Hardware, load_hardware
+from ..models import TRILLION_X  # the example of sec:trillion_parameter
 from ..resultcache import cached
 from ..scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, nice_x, sweep_xs
 from ..search import fastest
@@ -39,8 +40,6 @@ __all__ = [
     "sensitivity_rows",
 ]
 
-#: The trillion-parameter example of sec:trillion_parameter.
-TRILLION_X = 160
 #: The search's parallelism for every headline result: the paper's fastest configurations are "3d".
 PARALLELISM = "3d"
 

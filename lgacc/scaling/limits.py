@@ -1,0 +1,174 @@
+"""The limits on the model size the paper states in prose, found on the sweep grid.
+
+The largest model that fits the GPU's memory, that needs no offload, or that trains within a given
+time: each limit is found on the grid of :func:`lgacc.scaling.grid.sweep_xs`, then refined on every
+model of the bracketing interval: a feasibility (or offload) limit is reported between the largest
+model that satisfies the condition and the next one (geometric mean), a time limit by log-log
+interpolation of the training time.  With ``monotone=True`` (a switched reading) the bracket is
+found by bisection instead of the whole grid.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+
+from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions
+from ..hardware import Hardware
+from .grid import fastest_row, refine, scenario_hardware, sweep_xs
+
+__all__ = ["Limit", "feasibility_limit", "offload_limit", "time_limit"]
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A limit on the model size found on the sweep grid and refined between grid points.
+
+    ``p`` is the reported limit; ``p_low``/``p_high`` the bracketing models (the
+    last that satisfies the condition and the first that does not);
+    ``memory_gib`` the total memory per GPU at the limit (interpolated for time
+    limits, at ``p_low`` otherwise).
+    """
+
+    p: float
+    p_low: float
+    p_high: float
+    x_low: int
+    x_high: int
+    memory_gib: float
+    how: str
+
+
+def _rows(hardware: Hardware, scenario: str, method: str, xs: Iterable[int],
+          assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> list[dict]:
+    return [fastest_row(x, hardware, method, scenario, assumptions=assumptions) for x in xs]
+
+
+def _bisect(hardware: Hardware, scenario: str, method: str, condition, xs: Sequence[int],
+            assumptions: Assumptions, hint: int | None = None) -> tuple[dict, dict] | None:
+    """The last grid row satisfying ``condition`` and the next, exact when the condition holds up to
+    some model and fails beyond (feasibility and training time grow with the model size).
+
+    Gallops from the grid value nearest ``hint`` (default: the middle) until the pair is bracketed,
+    then bisects, so that a switch moving a limit by a few grid points searches a few models near it
+    and never the largest ones.
+    """
+    row = lambda i: fastest_row(xs[i], hardware, method, scenario, assumptions=assumptions)  # noqa: E731
+    if not xs:
+        return None
+    last = len(xs) - 1
+    start = last // 2 if hint is None else min(range(len(xs)), key=lambda i: abs(xs[i] - hint))
+    step = 1
+    if condition(row(start)):
+        good, bad = start, None
+        while bad is None:
+            probe = min(good + step, last)
+            if condition(row(probe)):
+                if probe == last:
+                    return None  # holds on the whole grid
+                good, step = probe, 2 * step
+            else:
+                bad = probe
+    else:
+        bad, good = start, None
+        while good is None:
+            probe = max(bad - step, 0)
+            if condition(row(probe)):
+                good = probe
+            elif probe == 0:
+                return None  # holds nowhere on the grid
+            else:
+                bad, step = probe, 2 * step
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        good, bad = (middle, bad) if condition(row(middle)) else (good, middle)
+    return row(good), row(bad)
+
+
+def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequence[int],
+             assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+             hint: int | None = None) -> tuple[dict, dict] | None:
+    """The last grid row satisfying ``condition`` followed by one that does not, refined between them.
+
+    ``monotone=True`` finds the grid pair by galloping from ``hint`` and bisecting (a few searches
+    instead of the whole grid), for switch studies whose large infeasible models are slow to search;
+    the default visits every grid row.
+    """
+    if monotone:
+        found = _bisect(hardware, scenario, method, condition, tuple(xs), assumptions, hint)
+        if found is None:
+            return None
+        low, high = found
+    else:
+        rows = _rows(hardware, scenario, method, xs, assumptions)
+        last = None
+        for i, row in enumerate(rows):
+            if condition(row):
+                last = i
+        if last is None or last == len(rows) - 1:
+            return None
+        low, high = rows[last], rows[last + 1]
+    for row in _rows(hardware, scenario, method, refine(low["x"], high["x"]), assumptions):
+        if condition(row):
+            low = row
+        else:
+            high = row
+            break
+    return low, high
+
+
+def feasibility_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
+                      xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+                  hint: int | None = None) -> Limit | None:
+    """The largest model with a feasible configuration (memory, with offload when needed)."""
+    spec = scenario_hardware(hardware, scenario)
+    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]), tuple(xs or sweep_xs()), assumptions, monotone, hint)
+    if found is None:
+        return None
+    low, high = found
+    p = math.sqrt(low["p"] * high["p"])
+    how = (f"{low['model']} ({low['p']:.3g} parameters) is the largest feasible model and {high['model']} "
+           f"({high['p']:.3g}) is not ({high['reason'][:240]}); limit = their geometric mean")
+    return Limit(p, low["p"], high["p"], low["x"], high["x"], low["memory_gib"], how)
+
+
+def offload_limit(hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
+                  xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+                  hint: int | None = None) -> Limit | None:
+    """The model size above which the fastest configuration offloads."""
+    spec = scenario_hardware(hardware, scenario)
+    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]) and not r["offload"], tuple(xs or sweep_xs()), assumptions, monotone, hint)
+    if found is None:
+        return None
+    low, high = found
+    p = math.sqrt(low["p"] * high["p"])
+    state = "offloads" if high["feasible"] else "is infeasible"
+    how = (f"{low['model']} ({low['p']:.3g}) fits without offload, {high['model']} ({high['p']:.3g}) {state}; "
+           f"limit = their geometric mean")
+    return Limit(p, low["p"], high["p"], low["x"], high["x"], low["memory_gib"], how)
+
+
+def time_limit(days: float, hardware: Hardware | str = "a100-80gb", scenario: str = "limited", method: str = "improved",
+               xs: Sequence[int] | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS, monotone: bool = False,
+                  hint: int | None = None) -> Limit | None:
+    """The largest model the fastest configuration trains within ``days``, log-log interpolated."""
+    spec = scenario_hardware(hardware, scenario)
+    found = _bracket(spec, scenario, method, lambda r: bool(r["feasible"]) and r["time_days"] <= days,
+                     tuple(xs or sweep_xs()), assumptions, monotone, hint)
+    if found is None:
+        return None
+    low, high = found
+    if high["feasible"]:
+        t = (math.log(days) - math.log(low["time_days"])) / (math.log(high["time_days"]) - math.log(low["time_days"]))
+        p = math.exp(math.log(low["p"]) + t * (math.log(high["p"]) - math.log(low["p"])))
+        memory = math.exp(math.log(low["memory_gib"]) + t * (math.log(high["memory_gib"]) - math.log(low["memory_gib"])))
+        how = (f"{low['model']} trains in {low['time_days']:.3g} d with {low['memory_gib']:.3g} GB, {high['model']} in "
+               f"{high['time_days']:.3g} d with {high['memory_gib']:.3g} GB; log-log interpolation at {days:.4g} d")
+    else:
+        p = math.sqrt(low["p"] * high["p"])
+        memory = low["memory_gib"]
+        how = (f"{low['model']} trains in {low['time_days']:.3g} d, {high['model']} is infeasible; "
+               f"limit = their geometric mean")
+    return Limit(p, low["p"], high["p"], low["x"], high["x"], memory, how)
