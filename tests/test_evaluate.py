@@ -276,3 +276,10 @@ def test_x_models_differing_cells_are_explained_by_numbers_it_computes():
     assert (12 * 2**5 + 13 * 2**3, 12 * 2**5) == (488, 384) and "488 is the exact count (488 exact, 384 without biases)" in text
     assert f"{12 * 3072**2 * 72 / 1e9:.3f} B, which prints as 8.15 B" in text
     assert "which prints as 826; the paper prints 826" in text  # the rounded constant reproduces X32's b_c
+
+
+def test_the_memory_tie_is_one_sentence_shared_by_two_pages():
+    from lgacc.reproductions.parallel_methods_check import differing_cells_explained, memory_tie_explained
+
+    tie = memory_tie_explained("a100-80gb")
+    assert tie in differing_cells_explained("a100-80gb") and "truncated" not in tie

@@ -39,6 +39,7 @@ __all__ = [
     "evaluate_rows",
     "check_table",
     "differing_cells_explained",
+    "memory_tie_explained",
 ]
 
 MODEL_X = TRILLION_X  # the model of sec:trillion_parameter
@@ -233,19 +234,12 @@ def _printed(label: str, parallelism: str, method: str, column: str) -> str:
     return str(next(p for p in _printed_rows(label) if (p["parallelism"], p["method"]) == (parallelism, method))[column])
 
 
-def differing_cells_explained(hardware: Hardware | str = "a100-80gb") -> str:
-    """Markdown: the two printed cells this check does not reproduce and what the computation says about
-    each, every number computed here from the evaluations of the printed configurations.
-
-    * table:parallel_methods_memory, None / Baseline, offloadable: the state plus the checkpoints, with
-      the exact parameter count and with the paper's leading-order ``p``, at the printed precision.
-    * table:smaller_cluster, 3d / Baseline, efficiency: its overheads, and the same rule on the 3d baseline
-      of table:parallel_methods_comparison, with and without the gradient reduction.
-    """
+def memory_tie_explained(hardware: Hardware | str = "a100-80gb") -> str:
+    """Markdown: the single-GPU baseline's offloadable memory, ``table:parallel_methods_memory``'s one
+    differing cell on the paper's hardware, with the exact and the leading-order parameter counts."""
     spec = load_hardware(hardware)
     model = x_model(MODEL_X)
     lines = []
-
     memory_label = "table:parallel_methods_memory"
     row = _row(comparison_rows(), "None", "Baseline")
     gib = evaluate(model, spec, row.config).memory.in_gib()
@@ -262,6 +256,24 @@ def differing_cells_explained(hardware: Hardware | str = "a100-80gb") -> str:
         + f"which prints as {format_like(leading_sum, printed)} (half to even)"
         + (": the printed value, so this is rounding at a tie, not a different model."
            if format_like(leading_sum, printed) == printed else "; neither count gives the printed value."))
+
+    return lines[0]
+
+
+def differing_cells_explained(hardware: Hardware | str = "a100-80gb") -> str:
+    """Markdown: the two printed cells this check does not reproduce and what the computation says about
+    each, every number computed here from the evaluations of the printed configurations.
+
+    * table:parallel_methods_memory, None / Baseline, offloadable: the state plus the checkpoints, with
+      the exact parameter count and with the paper's leading-order ``p``, at the printed precision.
+    * table:smaller_cluster, 3d / Baseline, efficiency: its overheads, and the same rule on the 3d baseline
+      of table:parallel_methods_comparison, with and without the gradient reduction.
+    """
+    spec = load_hardware(hardware)
+    model = x_model(MODEL_X)
+    lines = []
+
+    lines.append(memory_tie_explained(spec))
 
     cluster_label, comparison_label = "table:smaller_cluster", "table:parallel_methods_comparison"
     row = _row(smaller_cluster_rows(), "3d", "Baseline")
