@@ -23,7 +23,9 @@ module                              job                                         
 ``paper``                           the paper's printed values (data/paper) and the rule for "agrees"     errors, units
 ``_codegen``                        generated numeric code cached on disk, keyed by the sources           sympy only when (re)building
 ``resultcache``                     slow results kept on disk, keyed by inputs, sources and data/         _codegen (its cache directory)
-``hardware``                        :class:`Hardware` specs from YAML, thresholds                         errors, yamlfile
+``hardware/``                       GPU specs: ``links`` (the links, byte units), ``checks`` (what a        errors, yamlfile
+                                    value may be: ranges, errors), ``spec`` (:class:`Hardware`, its
+                                    thresholds), ``files`` (YAML spec files, names and paths)
 ``models``                          :class:`Transformer`, named models, the critical batch                _codegen, errors, yamlfile (formulas to
                                                                                                           rebuild)
 ``config``                          :class:`Method`, :class:`TrainingConfig`                              errors
@@ -38,8 +40,9 @@ module                              job                                         
 ``search_reference``                the exhaustive enumerator the tests compare the search with           search (public names only)
 ``schedule/``                       event simulation of the training schedules                            formulas, config
 ``validation``                      the model against measured training runs (data/validation)            evaluate, models, yamlfile
-``scaling/``                        the X family: ``sweeps`` (the scaling figures' data), ``limits``      search, evaluate, resultcache
-                                    (largest model in memory, a month, a year; the one bisection)
+``scaling/``                        the scaling analysis over the X family: ``grid`` (models, scenarios,  search, evaluate, resultcache
+                                    one row per model), ``sweeps`` (the figures' data), ``limits`` (the
+                                    size limits of the prose claims)
 ``claims``, ``claim_calculators``   the paper's prose claims, one calculator each                         scaling, search, formulas, paper,
                                                                                                           resultcache
 ``today``                           the paper's conclusions graded on today's GPUs                        search, scaling, models, hardware,
@@ -51,11 +54,18 @@ module                              job                                         
 ``cells``                           which printed cells are computed and which are inputs echoed back     --
 ``artifacts``, ``reproductions/``   one builder per paper label, compared with ``data/paper``             everything above
 ``scorecard``                       grades of every table, figure and claim                               artifacts
+``differences``                     every printed table cell the defaults do not reproduce, and why       artifacts, cells, resultcache
 ``assumption_effects``              the printed cells and claims each assumption switch moves             artifacts, assumptions, cells, claims,
                                                                                                           findings, resultcache
-``notebook``, ``run``               formatting for the book; the notebook runner                          artifacts
-``jsgen``                           the resource model and the search as JavaScript for the calculator    formulas, evaluate, search
-                                    page
+``notebookcache``                   executed notebooks that cannot see the hardware, kept for every       _codegen, resultcache
+                                    build
+``notebook/``, ``run``              formatting for the book (``display``, ``formats``, ``typeset``,         artifacts
+                                    ``tables``, ``downloads``, ``figures``, ``comparisons``, ``claims``,
+                                    ``hardware``); the notebook runner
+``jsgen/``                          the resource model and the search as JavaScript for the calculator    formulas, evaluate, search, hardware,
+                                    page: ``printer`` (sympy -> JavaScript functions), ``records`` (the   models, assumptions, equations
+                                    data), ``bundle`` (the script around the hand-written
+                                    ``runtime.js`` and ``search_runtime.js``), ``command``
 ``commands/``, ``cli``              the ``lgacc`` command line (imports only the subcommand it runs)      everything
 ==================================  ====================================================================  ========================================
 """

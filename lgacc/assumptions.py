@@ -19,18 +19,20 @@ from typing import Any, Iterable
 
 from .errors import UserInputError
 
-__all__ = ["Assumptions", "FIELDS", "GIB_TO_GB", "apply_to_hardware", "critical_batch", "paper_gb_bytes", "DEFAULT_ASSUMPTIONS"]
+__all__ = ["Assumptions", "CHOICES", "FIELDS", "GIB_TO_GB", "apply_to_hardware", "critical_batch", "paper_gb_bytes", "DEFAULT_ASSUMPTIONS"]
 
 #: Factor that turns a quantity written in GiB into the same number of decimal GB: ``1e9 / 2**30``.
 GIB_TO_GB = 1e9 / 2**30
 
-_CHOICES: dict[str, tuple[str, ...]] = {
+#: field -> its allowed values, for the fields that take one of a few words
+CHOICES: dict[str, tuple[str, ...]] = {
     "gb": ("GiB", "GB"),
     "tensor_placement": ("node", "inter-node"),
     "pipeline_placement": ("inter-node", "intra-node"),
     "pipeline_overlap": ("extra-micro-batches", "always", "never"),
     "convention": ("paper", "physical"),
 }
+_CHOICES = CHOICES  # the name lgacc.assumption_effects imports
 
 #: field -> (meaning, the paper's words it rests on, or why the paper is silent)
 FIELDS: dict[str, tuple[str, str]] = {
@@ -112,7 +114,7 @@ class Assumptions:
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise UserInputError(f"assumption {name}={value!r} must be true or false")
-        for name, choices in _CHOICES.items():
+        for name, choices in CHOICES.items():
             value = getattr(self, name)
             if value not in choices:
                 raise UserInputError(f"assumption {name}={value!r} must be one of {', '.join(choices)}")
@@ -170,7 +172,7 @@ class Assumptions:
                 "name": name,
                 "value": getattr(self, name),
                 "default": getattr(defaults, name),
-                "choices": _CHOICES.get(name, ()),
+                "choices": CHOICES.get(name, ()),
                 "meaning": meaning,
                 "paper": paper,
             }

@@ -7,11 +7,6 @@ come from the derivations (:mod:`lgacc.formulas`), the search (:mod:`lgacc.searc
 and the scaling sweeps (:mod:`lgacc.scaling`); none is typed in from the paper.
 A calculator that cannot compute on the given hardware (X160 infeasible on a
 4 GiB GPU, say) returns ``None`` and a sentence saying why; it never raises.
-
-One job, the registry :data:`CALCULATORS`: the calculators are grouped by the paper's
-sections, and the few helpers (:func:`_with_assumptions`, :func:`_limit`) serve only them;
-the rules they apply live elsewhere (limits in :mod:`lgacc.scaling.limits`, the search in
-:mod:`lgacc.search`).
 """
 
 from __future__ import annotations
@@ -24,9 +19,9 @@ from .evaluate import DEFAULT_STEPS, SECONDS_PER_DAY
 from .formulas import derivation
 from .formulas.memory import ADAM_BYTES_PER_PARAMETER, HALF
 from .hardware import GB, GIB, Hardware
-from .models import named_model, x_model
-from .scaling import (NOT_PARTITIONED, ONE_MONTH_DAYS, ONE_YEAR_DAYS, TRILLION_X, feasibility_limit, fastest_row,
-                      offload_limit, scenario_hardware, time_limit)
+from .models import TRILLION_X, named_model, x_model  # TRILLION_X: the example of sec:trillion_parameter
+from .scaling import (NOT_PARTITIONED, ONE_MONTH_DAYS, ONE_YEAR_DAYS, feasibility_limit, fastest_row, offload_limit,
+                      scenario_hardware, time_limit)
 from .search import cheapest, fastest
 from .symbols import b, d_a, d_l, d_m, d_s, n_I
 

@@ -39,6 +39,8 @@ __all__ = [
     "parse_schedule",
     "default_schedule",
     "evaluation_map",
+    "expressions",
+    "schedule_expressions",
     "functions",
     "physical_functions",
     "schedule_functions",
@@ -219,8 +221,9 @@ _SOURCES = (
 )
 
 
-def _build(form: str):
-    """The sympy expressions of ``form`` (imports sympy): ``({name: (args, expr)}, constants)``."""
+def expressions(form: str):
+    """The sympy expressions of ``form`` that :func:`functions` is generated from and the calculator prints
+    (imports sympy): ``({name: (args, expr)}, constants)``."""
     from . import symbols
     from .formulas import compute, derivation, memory
     from .formulas.overlap import PHYSICAL_KINDS, physical_passes
@@ -250,11 +253,12 @@ def _build(form: str):
 def _generated(form: str) -> dict[str, Any]:
     if form not in FORMS:
         raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
-    return _codegen.compiled(f"evaluate-{form}", _SOURCES, lambda: _build(form))
+    return _codegen.compiled(f"evaluate-{form}", _SOURCES, lambda: expressions(form))
 
 
-def _build_schedules(form: str):
-    """The schedule terms of ``form`` as sympy expressions (imports sympy)."""
+def schedule_expressions(form: str):
+    """The schedule terms of ``form`` as sympy expressions, that :func:`schedule_functions` is generated from
+    (imports sympy): ``({"<term>:<schedule>": (args, expr)}, {})``."""
     from . import symbols
     from .formulas.schedules import evaluator_terms, v
 
@@ -279,7 +283,7 @@ def _build_schedules(form: str):
 def _generated_schedules(form: str) -> dict[str, Any]:
     if form not in FORMS:
         raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
-    return _codegen.compiled(f"schedules-{form}", _SOURCES, lambda: _build_schedules(form))
+    return _codegen.compiled(f"schedules-{form}", _SOURCES, lambda: schedule_expressions(form))
 
 
 def schedule_functions(form: str) -> dict[str, Any]:

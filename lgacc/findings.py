@@ -1,8 +1,10 @@
 """The book's front-page findings, computed from the scorecard and the prose claims.
 
 Nothing here is typed in: every count and number comes from
-:func:`lgacc.scorecard.scorecard` and :func:`lgacc.claims.claims_records` for the
-hardware the book is built for, so the findings change when the book is rebuilt.
+:func:`lgacc.scorecard.scorecard` and :func:`lgacc.claims.claims_records`, on the
+hardware the paper's numbers are for (:data:`lgacc.paper.PAPER_HARDWARE`) whatever
+hardware the book is built for: a printed number can only be reproduced, or not, on
+the hardware it was computed for.  The findings change when the package does.
 The scorecard's ``verdict`` column (reproduced / explained / differs / not
 reproduced) is used when present; otherwise its ``status`` is mapped onto the
 same groups.
@@ -78,12 +80,15 @@ def claim_lines(records: Iterable[dict], agree: bool) -> list[str]:
         size = _ratio_text(r.get("paper"), r.get("reproduced"))
         gap = "" if agree or not size else f" ({size})"
         printed = re.sub(r"(\d[\d.]*\s*\\times\s*10\^\{?\d+\}?)", r"$\1$", r["printed"])
-        lines.append(f"- {r['where']}: the paper says *{printed}*; this build computes **{readable_value(r['reproduced'], r['unit'])}**{gap}.")
+        lines.append(f"- {r['where']}: the paper says *{printed}*; the package computes **{readable_value(r['reproduced'], r['unit'])}**{gap}.")
     return lines
 
 
-def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: str) -> str:
-    """The front page's findings section, for the scorecard and claims of one build."""
+def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: str, built_for: str | None = None) -> str:
+    """The front page's findings section, for the scorecard and claims graded on ``hardware_name``.
+
+    ``built_for`` names the hardware the book is built for; when it is another, a sentence says
+    why the grading stays on ``hardware_name`` and where the build's own numbers are."""
     counts = verdict_counts(card)
     total = sum(counts.values())
     card = with_verdicts(card)
@@ -98,6 +103,13 @@ def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: st
         "The {doc}`scorecard </generated/scorecard>` lists each with the size of the difference.",
         "",
     ]
+    if built_for and built_for != hardware_name:
+        lines += [
+            f"This book is built for **{built_for}**. The paper's numbers are for {hardware_name}, so they are "
+            f"graded there; the tables and figures show {built_for}'s numbers beside the printed ones, and "
+            f"{{doc}}`today's hardware </generated/todays_hardware>` grades the paper's conclusions on it.",
+            "",
+        ]
     if len(tables):
         agreeing = len(tables) - len(differing_artifacts)
         lines += [f"**Tables and figures.** {agreeing} of {len(tables)} tables and figures reproduce."]

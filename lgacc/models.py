@@ -42,7 +42,12 @@ __all__ = [
     "critical_batch_constant",
     "CALIBRATION_MODEL",
     "CALIBRATION_TOKENS",
+    "TRILLION_X",
 ]
+
+#: The paper's trillion-parameter example, X_160 (sec:trillion_parameter, 1.26 T parameters): the model
+#: of its three tables and of its claims about "a trillion-parameter model".  The one place it is named.
+TRILLION_X = 160
 
 #: The paper's calibration (appendix sec:transformer_scaling): "we assume that GPT-3
 #: was trained at the critical batch size (3.2 M tokens)".

@@ -28,6 +28,7 @@ from typing import Sequence
 from . import __version__
 from .errors import UserInputError
 from .hardware import DEFAULT_HARDWARE, GIB, hardware_path, load_hardware
+from .notebookcache import HARDWARE_PARAMETER, cache_path, keep, restore
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -37,6 +38,7 @@ DEFAULT_TIMEOUT_S = 600
 MAX_JOBS = 2
 FINDINGS = "findings.md"  # included by the front page; the scorecard notebook overwrites it
 ASSUMPTION_EFFECTS = "assumption_effects.md"  # included by the assumptions page; written beside FINDINGS
+DIFFERENCES = "differences.md"  # included by the assumptions page; written beside FINDINGS
 #: Notebooks started first, longest first, so that two workers finish together.  ``claims`` comes
 #: last: it reads the claims the scorecard computed (:mod:`lgacc.resultcache`) instead of computing
 #: them again, or waits for them.
@@ -57,10 +59,11 @@ class NotebookResult:
     exception: str = ""
     message: str = ""
     cell_source: str = ""
+    reused: bool = False  # the executed copy of an earlier build (:mod:`lgacc.notebookcache`)
 
     def describe(self) -> str:
         if self.ok:
-            return f"ok     {self.notebook.name} ({self.seconds:.1f} s)"
+            return f"ok     {self.notebook.name} ({self.seconds:.1f} s{', reused: it cannot see the hardware' if self.reused else ''})"
         where = "before any cell ran"
         if self.cell_index is not None:
             where = f"cell {self.cell_index}"
@@ -84,13 +87,18 @@ def hardware_parameter(name_or_path: str) -> str:
 
 
 def _parameters(notebook: Path, hardware: str, output_dir: Path = OUTPUT_DIR) -> dict:
-    """Papermill parameters: the hardware, ``progress=False`` where the notebook takes it, and
-    ``findings_path`` (the front page's findings, written by the scorecard notebook) where it takes that."""
+    """Papermill parameters, each only where the notebook's parameters cell declares it: the hardware,
+    ``progress=False``, and ``findings_path`` (the front page's findings, written by the scorecard notebook).
+
+    A notebook that does not declare ``hardware`` is not given it: it shows the same page for every
+    build, and the runner reuses its executed copy (:mod:`lgacc.notebookcache`)."""
     import nbformat
 
     cells = nbformat.read(notebook, as_version=4).cells
     declared = "".join(c.source for c in cells if "parameters" in c.metadata.get("tags", []))
-    parameters = {"hardware": hardware}
+    parameters = {}
+    if re.search(rf"^{HARDWARE_PARAMETER}\s*=", declared, re.M):
+        parameters[HARDWARE_PARAMETER] = hardware
     if re.search(r"^progress\s*=", declared, re.M):
         parameters["progress"] = False
     if re.search(r"^findings_path\s*=", declared, re.M):
@@ -105,12 +113,18 @@ def run_notebook(
     kernel: str = DEFAULT_KERNEL,
     timeout_s: int = DEFAULT_TIMEOUT_S,
     cwd: Path = NOTEBOOK_DIR,
+    kept: Path | None = None,
 ) -> NotebookResult:
-    """Execute one notebook; never raises for a failing cell, reports it instead."""
+    """Execute one notebook; never raises for a failing cell, reports it instead.
+
+    ``kept`` is where an earlier build's executed copy is kept (:func:`lgacc.notebookcache.cache_path`):
+    if it exists it is copied to ``output`` instead of executing; if not, a successful run is kept there."""
+    start = time.perf_counter()
+    if restore(kept, output):
+        return NotebookResult(notebook, output, time.perf_counter() - start, True, reused=True)
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    start = time.perf_counter()
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
         papermill.execute_notebook(
@@ -137,6 +151,7 @@ def run_notebook(
     except Exception as error:  # kernel missing, timeout, unreadable notebook, ...
         return NotebookResult(notebook, output, time.perf_counter() - start, False, None, type(error).__name__, str(error))
     _hide_default_parameters(output)
+    keep(output, kept)
     return NotebookResult(notebook, output, time.perf_counter() - start, True)
 
 
@@ -224,20 +239,16 @@ def run_all(
     if not (output_dir / ASSUMPTION_EFFECTS).exists() or any(n.stem == "scorecard" for n in notebooks):
         (output_dir / ASSUMPTION_EFFECTS).write_text(
             "```{note}\nWhat each switch moves is computed by the scorecard notebook, which did not run.\n```\n")
+    if not (output_dir / DIFFERENCES).exists() or any(n.stem == "scorecard" for n in notebooks):
+        (output_dir / DIFFERENCES).write_text(
+            "```{note}\nThe cells that differ are listed by the scorecard notebook, which did not run.\n```\n")
     results: list[NotebookResult] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [
-            pool.submit(
-                run_notebook,
-                notebook,
-                output_dir / notebook.name,
-                _parameters(notebook, parameter, output_dir),
-                kernel,
-                timeout_s,
-                notebook.parent,
-            )
-            for notebook in notebooks
-        ]
+        futures = []
+        for notebook in notebooks:
+            parameters = _parameters(notebook, parameter, output_dir)
+            futures.append(pool.submit(run_notebook, notebook, output_dir / notebook.name, parameters, kernel,
+                                       timeout_s, notebook.parent, cache_path(notebook, parameters, kernel)))
         for future in as_completed(futures):
             result = future.result()
             print(result.describe(), flush=True)

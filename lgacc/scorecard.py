@@ -33,6 +33,7 @@ from .cells import tally
 from .claims import DIFFERS as V_DIFFERS, EXPLAINED as V_EXPLAINED, NOT_REPRODUCED as V_MISSING, REPRODUCED as V_REPRODUCED
 from .hardware import DEFAULT_HARDWARE, Hardware, load_hardware
 from .paper import PAPER_DIR
+from .resultcache import cached
 
 import yaml
 
@@ -159,8 +160,15 @@ def score_claims(hardware: Hardware) -> list[ScoreRow]:
 
 
 def scorecard(hardware: str | Hardware = DEFAULT_HARDWARE) -> pd.DataFrame:
-    """One row per table, figure and prose claim of the paper (and any further artifact)."""
+    """One row per table, figure and prose claim of the paper (and any further artifact).
+
+    Kept on disk for the next process (:mod:`lgacc.resultcache`): every artifact is built, which
+    takes seconds, and the book, the command line and the tests ask for the same card."""
     spec = load_hardware(hardware)
+    return cached("scorecard", spec, lambda: _scorecard(spec))
+
+
+def _scorecard(spec: Hardware) -> pd.DataFrame:
     entries = paper_artifacts()
     labels = [entry["label"] for entry in entries]
     rows = [score_artifact(entry["label"], spec, entry) for entry in entries]

@@ -14,7 +14,8 @@ import sympy
 
 from lgacc.formulas import Derivation, derivation, derivations, leading_order
 from lgacc.formulas.compute import PASS_FACTORS, batch_flops
-from lgacc.formulas.memory import activation_bytes_per_token, mixed_buffering_table
+from lgacc.formulas.buffering import mixed_buffering_table
+from lgacc.formulas.memory import activation_bytes_per_token
 from lgacc.formulas.network import tensor_intensity
 from lgacc.formulas.printed import printed_formula, printed_formulas
 from lgacc.models import x_model

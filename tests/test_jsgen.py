@@ -364,3 +364,20 @@ process.stdout.write(JSON.stringify([page, lgacc.evaluate(Object.assign({ hardwa
     shipped = jsgen.write(tmp_path / "shipped.js", "h100-sxm")
     assert run_node(shipped, "process.stdout.write(JSON.stringify(lgacc.DATA.page_hardware));", None) == "h100-sxm"
     assert jsgen.main([str(tmp_path / "bad.js"), "--hardware", "tpu-v9"]) == 2 and not (tmp_path / "bad.js").exists()
+
+
+def test_the_hand_written_javascript_is_package_data():
+    """``lgacc.jsgen`` reads its two runtimes with :mod:`importlib.resources`: both are files of the package and
+    ``pyproject.toml`` declares them as package data, so a non-editable install carries them too."""
+    import fnmatch
+    import tomllib
+    from importlib import resources
+
+    from lgacc.jsgen import bundle
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
+    package = resources.files("lgacc.jsgen")
+    assets = sorted(p.name for p in package.iterdir() if p.is_file() and not p.name.endswith((".py", ".pyc")))
+    assert assets == sorted(bundle.RUNTIMES)
+    for name in assets:
+        assert any(fnmatch.fnmatch(name, glob) for glob in declared["lgacc.jsgen"]), name

@@ -19,7 +19,7 @@ import yaml
 from lgacc.config import TrainingConfig
 from lgacc.evaluate import evaluate
 from lgacc.formulas import derivation
-from lgacc.formulas import memory
+from lgacc.formulas import buffering, memory
 from lgacc.formulas.printed import PRINTED_FORMULAS, parse_printed_latex, paper_definitions, printed_formula, printed_formulas
 from lgacc.paper import load_paper, parse_printed
 from lgacc.symbols import b, b_mu, d_a, d_l, d_m, d_s, m_0, n_a, n_b, n_gpu, n_I, n_l, n_mu, p, p_l
@@ -124,7 +124,7 @@ def test_checkpoints_are_one_half_precision_layer_output_per_sample_and_layer():
 
 def test_buffers_alive_at_each_step_match_the_printed_table():
     printed = load_paper("table:mixed_buffering")["rows"]
-    alive = memory.buffers_alive()
+    alive = buffering.buffers_alive()
     assert [(a["parameter"], a["gradient"]) for a in alive] == [
         (int(r["parameter_buffers"]), int(r["gradient_buffers"])) for r in printed
     ]
@@ -132,13 +132,13 @@ def test_buffers_alive_at_each_step_match_the_printed_table():
 
 def test_buffer_lifetime_spans_steps_that_do_not_touch_the_buffer():
     """A buffer restored at one step and used two steps later is alive in between."""
-    Op, Step = memory.Operation, memory.BufferStep
+    Op, Step = buffering.Operation, buffering.BufferStep
     schedule = (
         Step("Backward", Op("Restore", 1), Op("Reduce", -1)),
         Step("Backward", Op("Gradients", 0), Op("Reduce", -1)),
         Step("Backward", Op("Activations", 1), Op("Reduce", 0)),
     )
-    alive = memory.buffers_alive(schedule)
+    alive = buffering.buffers_alive(schedule)
     assert [a["parameter"] for a in alive] == [1, 2, 1]  # layer 1's buffer is alive during step 2
     assert [a["gradient"] for a in alive] == [1, 2, 1]
 
@@ -154,7 +154,7 @@ def test_buffer_peak_agrees_with_the_event_simulator():
 
 
 def test_buffer_memory_is_the_peak_over_the_steps():
-    per_step = [2 * p_l * (a["parameter"] + a["gradient"]) / n_a for a in memory.buffers_alive()]
+    per_step = [2 * p_l * (a["parameter"] + a["gradient"]) / n_a for a in buffering.buffers_alive()]
     assert memory.buffer_memory() == 6 * p_l / n_a
     assert all(sympy.simplify(memory.buffer_memory() - s).is_nonnegative for s in per_step)
 

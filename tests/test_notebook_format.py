@@ -23,6 +23,11 @@ def test_sizes_with_prefixes():
     assert format_bytes(488 * GIB) == "488 GiB"
     assert format_bytes(61.25 * 1024 * GIB) == "61.2 TiB"
     assert format_si(312e12, "flop/s") == "312 Tflop/s"
+    from lgacc.notebook import format_count
+
+    # the paper's suffixes for parameter counts (table:x_model prints 8.15 B, not 8.15 G)
+    assert (format_count(8.157e9), format_count(301_989_888), format_count(488), format_count(1.26e12)) == \
+        ("8.16 B", "302 M", "488", "1.26 T")
 
 
 def test_readable_frame_has_no_index_and_formats_known_columns():
@@ -54,6 +59,10 @@ def test_findings_count_verdicts_from_status_and_name_the_gap():
     close = [{"id": "d", "where": "Intro", "printed": "at least twice", "paper": 2.0, "reproduced": 1.976,
               "unit": "ratio", "agrees": False}]
     assert "**1.98 ratio** (−1.2 %)" in findings_markdown(card, close, "a100-80gb")  # 1.976 / 2 - 1 = -1.2 %
+    # a build for other hardware is told why the grading stays on the paper's; the paper's own build is not
+    other = findings_markdown(card, close, "a100-80gb", "h100-sxm")
+    assert "This book is built for **h100-sxm**" in other and "graded there" in other
+    assert "built for" not in findings_markdown(card, close, "a100-80gb", "a100-80gb")
 
 
 def test_compact_comparison_marks_only_the_differences():
@@ -92,10 +101,11 @@ def test_a_shown_quantity_never_breaks_between_number_and_unit():
     from unittest import mock
 
     import lgacc.notebook as notebook
+    import lgacc.notebook.tables as tables
 
     frame = pd.DataFrame({"hardware": ["gb200-nvl72 and more"], "time_days": [8.61], "memory_gib": [9.44], "n_gpu": [17920.0],
                           "peak": ["2.25 Pflop/s"], "note": ["5 stages of 8"]})
-    with mock.patch.object(notebook, "_html") as display:
+    with mock.patch.object(tables, "show_html") as display:
         notebook.show_table(frame)
     html = display.call_args[0][0]
     assert "<td>8.61\u00a0d</td>" in html and "<td>9.44\u00a0GiB</td>" in html and "<td>17,920</td>" in html

@@ -83,3 +83,54 @@ def test_execution_order_starts_the_longest_and_ends_with_the_claims():
 def test_every_notebook_named_in_the_order_exists():
     stems = {p.stem for p in run.NOTEBOOK_DIR.glob("*.ipynb")}
     assert set(run.LONGEST_FIRST + run.LAST) <= stems
+
+
+def _hardware_free(path, *sources):
+    """A notebook whose parameters cell does not declare ``hardware``."""
+    notebook = nbformat.read(_notebook(path, *sources), as_version=4)
+    notebook.cells[0].source = "n = 1"
+    nbformat.write(notebook, path)
+    return path
+
+
+def test_a_notebook_that_cannot_see_the_hardware_is_executed_once_and_reused(tmp_path, monkeypatch):
+    monkeypatch.setenv("LGACC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("LGACC_RESULT_CACHE", raising=False)
+    free = _hardware_free(tmp_path / "free.ipynb", "import random\nprint(random.random())")
+    bound = _notebook(tmp_path / "bound.ipynb", "import random\nprint(hardware, random.random())")
+    assert run._parameters(free, "a100-80gb") == {}  # not given the hardware it does not declare
+
+    def printed(out, name):
+        cells = nbformat.read(out / name, as_version=4).cells
+        return "".join(o.get("text", "") for c in cells for o in c.get("outputs", []))
+
+    first = {r.notebook.name: r for r in run.run_all("a100-80gb", [free, bound], tmp_path / "a", kernel="python3", jobs=1)}
+    second = {r.notebook.name: r for r in run.run_all("h100-sxm", [free, bound], tmp_path / "b", kernel="python3", jobs=1)}
+    assert not first["free.ipynb"].reused and second["free.ipynb"].reused and "reused" in second["free.ipynb"].describe()
+    # the random number proves the copy is the first run's, not a second execution
+    assert printed(tmp_path / "a", "free.ipynb") == printed(tmp_path / "b", "free.ipynb")
+    assert not second["bound.ipynb"].reused and "h100-sxm" in printed(tmp_path / "b", "bound.ipynb")
+    # an edited notebook is executed again
+    notebook = nbformat.read(free, as_version=4)
+    notebook.cells[-1].source += "\nprint('edited')"
+    nbformat.write(notebook, free)
+    third = run.run_all("a100-80gb", [free], tmp_path / "c", kernel="python3", jobs=1)[0]
+    assert not third.reused and "edited" in printed(tmp_path / "c", "free.ipynb")
+
+
+def test_a_failed_notebook_is_not_kept(tmp_path, monkeypatch):
+    monkeypatch.setenv("LGACC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("LGACC_RESULT_CACHE", raising=False)
+    broken = _hardware_free(tmp_path / "broken.ipynb", "1/0")
+    for _ in range(2):
+        result = run.run_all("a100-80gb", [broken], tmp_path / "o", kernel="python3", jobs=1)[0]
+        assert not result.ok and not result.reused
+    assert not list((tmp_path / "cache").rglob("*.ipynb"))
+
+
+def test_the_cache_is_off_with_the_other_results(tmp_path, monkeypatch):
+    monkeypatch.setenv("LGACC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LGACC_RESULT_CACHE", "0")
+    free = _hardware_free(tmp_path / "free.ipynb", "print(1)")
+    for _ in range(2):
+        assert not run.run_all("a100-80gb", [free], tmp_path / "o", kernel="python3", jobs=1)[0].reused

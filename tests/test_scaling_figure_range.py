@@ -55,3 +55,31 @@ def test_the_axis_spans_the_papers_range_and_the_gap_is_labelled(label, paper_hi
     for ax in (memory_ax, time_ax):
         spans = [patch for patch in ax.patches if patch.get_facecolor()[:3] == pytest.approx((0.9, 0.9, 0.9))]
         assert spans
+
+
+def test_titles_name_the_builds_node_size_and_ethernet_share_and_the_papers_on_its_hardware():
+    from lgacc.hardware import load_hardware
+    from lgacc.reproductions import fig_scaling_Ethernet, fig_scaling_limited
+
+    paper, h100 = load_hardware("a100-80gb"), load_hardware("h100-sxm")
+    # on the paper's hardware the titles are the paper's captions, word for word
+    assert fig_scaling_limited.caption(paper).endswith("with a maximum node size of 16.")
+    assert fig_scaling_Ethernet.caption(paper).endswith("with a 25 Gb/s Ethernet connection.")
+    assert fig_scaling_limited.caption(h100).endswith("node size of 8.")  # the H100 spec's HGX node holds 8 GPUs
+    assert "25 Gb/s" not in fig_scaling_Ethernet.caption(h100) and "50 Gb/s" in fig_scaling_Ethernet.caption(h100)
+    # a spec without a name for its Ethernet link: 12.5e9 B/s both ways is 50 Gb/s each way, decimal
+    unnamed = h100.replace(link_names=(), ethernet_bandwidth_bytes_per_s=12.5e9)
+    assert "50 Gb/s (decimal, each way)" in fig_scaling_Ethernet.caption(unnamed)
+
+
+def test_the_time_axis_reaches_below_an_hour_when_a_point_does():
+    from matplotlib.figure import Figure
+
+    from lgacc.reproductions.fig_scaling_limited import set_time_axis
+
+    ax = Figure().subplots()
+    set_time_axis(ax, [0.5, 10 / 1440, 400.0])  # ten minutes
+    bottom, _ = ax.get_ylim()
+    assert bottom < 10 / 1440 and "10 min" in [t.get_text() for t in ax.get_yticklabels()]
+    set_time_axis(ax, [0.5, 400.0])
+    assert ax.get_ylim()[0] == (1 / 24) / 1.5  # an hour, as before, when nothing is shorter

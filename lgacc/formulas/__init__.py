@@ -11,8 +11,12 @@ Modules:
 
 * :mod:`.model` -- parameter counts per operation, the critical batch size;
 * :mod:`.compute` -- flops per batch and per device;
-* :mod:`.memory` -- training state, checkpoints, buffers (mixed buffering), activations, each
-  counted tensor by tensor;
+* :mod:`.tensors` -- the records the memory is counted with (:class:`~.tensors.Tensor`, bytes
+  of a value, the dimensions a tensor is divided over);
+* :mod:`.buffering` -- the mixed-buffering schedule (table:mixed_buffering), its buffers alive
+  at each step;
+* :mod:`.memory` -- training state, checkpoints, buffers (the peak of mixed buffering),
+  activations, each counted tensor by tensor;
 * :mod:`.network` -- data, pipeline and tensor intensities, offload intensities, conditions;
 * :mod:`.bubble` -- the pipeline bubble, standard and modular;
 * :mod:`.printed` -- the paper's printed formulas, parsed from their LaTeX in ``data/paper/``

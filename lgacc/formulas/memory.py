@@ -5,7 +5,8 @@ Nothing here is a printed total: each category is *counted*, as a list of
 :class:`Tensor` records (what is kept, how many values, bytes per value, how many
 copies, and the parallel dimensions the copies are divided over), and its bytes
 per device are the sum over that list.  The printed forms are read from the
-paper's LaTeX (:mod:`.printed`) only to be compared with:
+paper's LaTeX (:mod:`.printed`) only to be compared with.  The records and the
+bytes of a value are those of :mod:`.tensors`:
 
 * training state (:func:`training_state`): Adam in mixed precision keeps three
   single-precision tensors of ``p`` values (master weights, running mean,
@@ -16,11 +17,10 @@ paper's LaTeX (:mod:`.printed`) only to be compared with:
 * activation checkpoints (:func:`checkpoint_tensors`): the output of each layer,
   ``d_s x d_m`` half-precision values, one per sample and layer, divided over the
   data (samples), pipeline (layers) and tensor dimensions.
-* buffers (:func:`buffer_tensors`): the mixed-buffering schedule
-  (table:mixed_buffering) is stepped through; a layer's buffer is alive from its
-  first to its last use within a phase, and the memory is the largest total over
-  the steps, each buffer one layer of half-precision values split over the tensor
-  dimension.
+* buffers (:func:`buffer_tensors`): the largest total over the steps of the
+  mixed-buffering schedule (table:mixed_buffering, stepped through in
+  :mod:`.buffering`), each buffer one layer of half-precision values split over
+  the tensor dimension.
 * layer activations (:func:`activation_tensors`): the tensors of one layer,
   :data:`ACTIVATION_TENSORS` per token (``m_0``, which the paper does not
   print), for every token of the batch, divided over the data-parallel instances,
@@ -30,17 +30,18 @@ paper's LaTeX (:mod:`.printed`) only to be compared with:
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from functools import cache, reduce
-from operator import mul
+from functools import cache
 
 import sympy
 
-from ..symbols import b, b_mu, d_a, d_l, d_m, d_s, m_0, n_a, n_b, n_I, n_l, n_mu, p, p_l
+from ..symbols import b, b_mu, d_a, d_l, d_m, d_s, m_0, n_b, n_I, n_mu, p
 from . import Derivation
-from .compute import forward_flops_per_token
+from .buffering import BUFFERS, buffers_alive
 from .printed import paper_definitions, printed_formula
+from .tensors import HALF, SINGLE, SPLIT_DEGREES, Tensor, devices_sharing, sum_bytes
 
+# HALF, SINGLE, SPLIT_DEGREES, Tensor and devices_sharing are the counting vocabulary of .tensors,
+# exported here too: a reader of the memory counts finds them where they are used.
 __all__ = [
     "ADAM_BYTES_PER_PARAMETER",
     "HALF",
@@ -56,59 +57,12 @@ __all__ = [
     "memory_tensors",
     "ACTIVATION_TENSORS",
     "activation_bytes_per_token",
-    "BufferStep",
-    "mixed_buffering_schedule",
-    "buffers_alive",
-    "mixed_buffering_table",
     "state_memory",
     "checkpoint_memory",
     "buffer_memory",
     "activation_memory",
     "DERIVATIONS",
 ]
-
-#: Bytes of a half-precision value (fp16: weights and gradients in use, activations).
-HALF = 2
-#: Bytes of a single-precision value (fp32: the optimizer's copy of the weights and its moments).
-SINGLE = 4
-
-#: How many devices divide a tensor along each dimension it is split over.  "micro-batch"
-#: is not a device dimension: a device holds one micro-batch's activations at a time.
-SPLIT_DEGREES: dict[str, sympy.Expr] = {"data": n_b, "pipeline": n_l, "tensor": n_a, "micro-batch": n_mu}
-
-
-def devices_sharing(split_over: tuple[str, ...]) -> sympy.Expr:
-    """Product of the degrees of the dimensions ``split_over`` (``("pipeline", "tensor")`` -> ``n_l n_a``)."""
-    return reduce(mul, (SPLIT_DEGREES[name] for name in split_over), sympy.Integer(1))
-
-
-@dataclass(frozen=True)
-class Tensor:
-    """One kind of tensor kept in GPU memory.
-
-    ``values`` of one copy at ``bytes_per_value``; ``copies`` of it are kept (one
-    per sample and layer for checkpoints, one per token for activations, one per
-    live buffer); together they are divided over the parallel dimensions
-    ``split_over`` (keys of :data:`SPLIT_DEGREES`).
-    """
-
-    name: str
-    values: sympy.Expr
-    bytes_per_value: int
-    copies: sympy.Expr = sympy.Integer(1)
-    split_over: tuple[str, ...] = ()
-
-    def total_bytes(self) -> sympy.Expr:
-        """Bytes of every copy, over the whole cluster (before the split)."""
-        return self.copies * self.values * self.bytes_per_value
-
-    def bytes_per_device(self) -> sympy.Expr:
-        return self.total_bytes() / devices_sharing(self.split_over)
-
-
-def _sum_bytes(tensors: tuple[Tensor, ...]) -> sympy.Expr:
-    return sum((t.bytes_per_device() for t in tensors), sympy.Integer(0))
-
 
 # --- training state ---------------------------------------------------------------
 
@@ -195,148 +149,20 @@ def activation_tensors() -> tuple[Tensor, ...]:
                  for name, values, size in ACTIVATION_TENSORS)
 
 
-# --- mixed buffering (table:mixed_buffering) ---------------------------------
-
-#: The buffers an operation of the schedule uses: computing a layer reads its parameters,
-#: a restore writes them; computing gradients writes the layer's gradient buffer, a reduce reads it.
-_BUFFERS_USED = {
-    "Activations": ("parameter",),
-    "Gradients": ("parameter", "gradient"),
-    "Restore": ("parameter",),
-    "Reduce": ("gradient",),
-}
-#: Each buffer holds one layer in half precision, split over the tensor-parallel devices.
-_BUFFER_TENSORS = {
-    "parameter": Tensor("parameter buffer: one layer's parameters (half precision)", p_l, HALF, split_over=("tensor",)),
-    "gradient": Tensor("gradient buffer: one layer's gradients (half precision)", p_l, HALF, split_over=("tensor",)),
-}
-
-
-@dataclass(frozen=True)
-class Operation:
-    """One operation of the buffering schedule on one layer."""
-
-    kind: str  # "Activations", "Gradients", "Restore", "Reduce"
-    layer: int  # offset from i
-
-    @property
-    def text(self) -> str:
-        offset = "" if self.layer == 0 else f"{self.layer:+d}"
-        return f"{self.kind}(i{offset})"
-
-    def buffers_used(self) -> tuple[str, ...]:
-        """The kinds of buffer of its layer the operation reads or writes."""
-        return _BUFFERS_USED[self.kind]
-
-    def flops(self) -> sympy.Expr:
-        """Flops per token: a forward (or recomputed) layer, or its backward pass (twice the products)."""
-        if self.kind == "Activations":
-            return forward_flops_per_token()
-        if self.kind == "Gradients":
-            return 2 * forward_flops_per_token()
-        return sympy.Integer(0)
-
-    def network_bytes(self) -> sympy.Expr:
-        """Bytes in + out per device: a ring all-gather (restore) or reduce-scatter (reduce) of
-        the layer's half-precision parameters or gradients over n_b devices."""
-        if self.kind in ("Restore", "Reduce"):
-            return 2 * (n_b - 1) / n_b * HALF * p_l
-        return sympy.Integer(0)
-
-
-@dataclass(frozen=True)
-class BufferStep:
-    """One row of table:mixed_buffering: two streams running concurrently."""
-
-    phase: str
-    stream_1: Operation
-    stream_2: Operation
-
-    @property
-    def operations(self) -> tuple[Operation, Operation]:
-        return (self.stream_1, self.stream_2)
-
-    def flops(self) -> sympy.Expr:
-        return self.stream_1.flops() + self.stream_2.flops()
-
-    def network_bytes(self) -> sympy.Expr:
-        return self.stream_1.network_bytes() + self.stream_2.network_bytes()
-
-
-def mixed_buffering_schedule() -> tuple[BufferStep, ...]:
-    """The operation sequence of sec:parameter_buffer_details.
-
-    Forward: compute layer i-1 while restoring layer i.  Backward (layers in
-    processing order): the gradients of layer i-1 are computed while layer i is
-    restored; layer i is then recomputed while the gradients of i-1 are reduced,
-    so one gradient buffer suffices.
-    """
-    A, G, R, D = "Activations", "Gradients", "Restore", "Reduce"
-    return (
-        BufferStep("Forward", Operation(A, -1), Operation(R, 0)),
-        BufferStep("Forward", Operation(A, 0), Operation(R, 1)),
-        BufferStep("Backward", Operation(G, -1), Operation(R, 0)),
-        BufferStep("Backward", Operation(A, 0), Operation(D, -1)),
-        BufferStep("Backward", Operation(G, 0), Operation(R, 1)),
-        BufferStep("Backward", Operation(A, 1), Operation(D, 0)),
-    )
-
-
-def buffers_alive(schedule: tuple[BufferStep, ...] | None = None) -> list[Counter]:
-    """Per step of ``schedule``, the buffers alive, by kind (``Counter({"parameter": 2, "gradient": 1})``).
-
-    A buffer belongs to one layer, one kind and one phase (the forward and the
-    backward pass restore the parameters separately).  It is alive from the first
-    step that uses it to the last: a restore or a gradient computation allocates
-    it, the last computation reading it (or the reduce) frees it.
-    """
-    steps = mixed_buffering_schedule() if schedule is None else schedule
-    lifetimes: dict[tuple[str, str, int], tuple[int, int]] = {}
-    for t, step in enumerate(steps):
-        for op in step.operations:
-            for kind in op.buffers_used():
-                first, _ = lifetimes.get((kind, step.phase, op.layer), (t, t))
-                lifetimes[(kind, step.phase, op.layer)] = (first, t)
-    return [Counter({kind: 0 for kind in _BUFFER_TENSORS})
-            + Counter(kind for (kind, _, _), (first, last) in lifetimes.items() if first <= t <= last)
-            for t in range(len(steps))]
+# --- parameter and gradient buffers (the peak of mixed buffering) -----------------
 
 
 def buffer_tensors() -> tuple[Tensor, ...]:
     """The buffers alive at the step of the schedule where their bytes per device add up the most."""
     def at(alive: Counter) -> tuple[Tensor, ...]:
         return tuple(Tensor(tensor.name, tensor.values, tensor.bytes_per_value, sympy.Integer(alive[kind]), tensor.split_over)
-                     for kind, tensor in _BUFFER_TENSORS.items())
+                     for kind, tensor in BUFFERS.items())
 
     candidates = [at(alive) for alive in buffers_alive()]
-    peak = sympy.Max(*(_sum_bytes(c) for c in candidates))
+    peak = sympy.Max(*(sum_bytes(c) for c in candidates))
     if isinstance(peak, sympy.Max):
         raise ValueError(f"cannot order the steps' buffer memory symbolically: {peak}")
-    return next(c for c in candidates if sympy.simplify(_sum_bytes(c) - peak) == 0)
-
-
-def mixed_buffering_table() -> list[dict[str, object]]:
-    """table:mixed_buffering: each step's buffers, computation, network and intensity,
-    relative to the double-buffered forward step (sympy rationals, simplified)."""
-    steps = mixed_buffering_schedule()
-    reference = steps[0]
-    rows = []
-    for step, alive in zip(steps, buffers_alive(steps)):
-        computation = sympy.simplify(step.flops() / reference.flops())
-        network = sympy.simplify(step.network_bytes() / reference.network_bytes())
-        rows.append(
-            {
-                "phase": step.phase,
-                "stream_1": step.stream_1.text,
-                "stream_2": step.stream_2.text,
-                "parameter_buffers": alive["parameter"],
-                "gradient_buffers": alive["gradient"],
-                "computation": computation,
-                "network": network,
-                "arithmetic_intensity": sympy.simplify(computation / network),
-            }
-        )
-    return rows
+    return next(c for c in candidates if sympy.simplify(sum_bytes(c) - peak) == 0)
 
 
 # --- memory per GPU ---------------------------------------------------------
@@ -359,17 +185,17 @@ def memory_tensors(category: str) -> tuple[Tensor, ...]:
 
 def state_memory(partitioned: bool) -> sympy.Expr:
     """Training state per GPU, summed over :func:`training_state`: ``12 p / (n_l n_a)`` or, partitioned, ``12 p / n_gpu``."""
-    return _sum_bytes(training_state(partitioned))
+    return sum_bytes(training_state(partitioned))
 
 
 def checkpoint_memory() -> sympy.Expr:
     """Activation checkpoints per GPU, summed over :func:`checkpoint_tensors`: ``2 b d_s d_m d_l / n_gpu``."""
-    return _sum_bytes(checkpoint_tensors())
+    return sum_bytes(checkpoint_tensors())
 
 
 def buffer_memory() -> sympy.Expr:
     """Parameter and gradient buffers per GPU at the peak of the mixed-buffering schedule: ``6 p_l / n_a``."""
-    return _sum_bytes(buffer_tensors())
+    return sum_bytes(buffer_tensors())
 
 
 def activation_memory(bytes_per_token: sympy.Expr | None = None) -> sympy.Expr:

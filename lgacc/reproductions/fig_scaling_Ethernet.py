@@ -15,7 +15,8 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from ..artifacts import Artifact
-from ..hardware import Hardware
+from ..hardware import Hardware, load_hardware
+from ..paper import PAPER_HARDWARE
 from ..scaling import NOT_PARTITIONED, scaling_sweep, unpartitioned_helps
 from .fig_scaling_limited import memory_time_figure
 
@@ -24,13 +25,29 @@ CAPTION = ("Approximate minimal memory usage and training time for selected trai
            "with a 25 Gb/s Ethernet connection.")
 
 
+def ethernet_words(hardware: Hardware) -> str:
+    """The Ethernet share per GPU in words: the spec's own name for the link when it gives one
+    (``Ethernet (50 Gb/s)``), else the rate each way in decimal Gb/s; the paper's 25 Gb/s on its hardware."""
+    named = dict(hardware.link_names).get("ethernet")
+    if named:
+        return f"an {named} connection per GPU" if named.lower().startswith("ethernet") else f"a {named} connection"
+    if hardware == load_hardware(PAPER_HARDWARE):
+        return "a 25 Gb/s Ethernet connection"
+    return f"a {hardware.ethernet_bandwidth_bytes_per_s / 2 * 8 / 1e9:.3g} Gb/s (decimal, each way) Ethernet connection"
+
+
+def caption(hardware: Hardware) -> str:
+    """The paper's caption with this hardware's Ethernet share (:data:`CAPTION` on the paper's hardware)."""
+    return CAPTION.replace("a 25 Gb/s Ethernet connection", ethernet_words(hardware))
+
+
 def build(hardware: Hardware, progress: bool = False) -> Figure:
     frame = scaling_sweep(hardware, "ethernet", progress=progress)
     plain = frame[(frame.method == NOT_PARTITIONED) & frame.feasible.astype(bool)].copy()
     # blank the models where the partition costs nothing, so the dotted line breaks there
     plain.loc[~plain.x.isin(unpartitioned_helps(frame).x), ["memory_gib", "time_days"]] = float("nan")
     dotted = plain
-    return memory_time_figure(frame[frame.method != NOT_PARTITIONED], hardware, CAPTION, dotted=dotted,
+    return memory_time_figure(frame[frame.method != NOT_PARTITIONED], hardware, caption(hardware), dotted=dotted,
                               dotted_label="improved, not partitioned, where faster (dotted)")
 
 

@@ -34,16 +34,19 @@ WIDTH_IN = 6.5
 FONT_PT = 10
 MARKER = dict(marker="o", markersize=3)
 #: Time ticks in the units a reader thinks in (the curves are computed in days).
-TIME_TICKS = ((1 / 24, "1 h"), (1.0, "1 d"), (7.0, "1 wk"), (ONE_MONTH_DAYS, "1 mo"), (ONE_YEAR_DAYS, "1 y"),
+TIME_TICKS = ((1 / 1440, "1 min"), (10 / 1440, "10 min"), (1 / 24, "1 h"), (1.0, "1 d"), (7.0, "1 wk"), (ONE_MONTH_DAYS, "1 mo"), (ONE_YEAR_DAYS, "1 y"),
               (10 * ONE_YEAR_DAYS, "10 y"), (100 * ONE_YEAR_DAYS, "100 y"))
-SHORTEST_TIME_SHOWN_DAYS = 1 / 24  # below an hour the time panel says nothing about the paper's question
+SHORTEST_TIME_SHOWN_DAYS = 1 / 24  # the axis starts at an hour unless a point lies below it
 
 
 def set_time_axis(ax, times) -> None:
-    """Log time axis from one hour up, ticks labelled h / d / wk / mo / y."""
-    top = max([float(t) for t in times if t == t] + [ONE_YEAR_DAYS]) * 2
-    ax.set_ylim(SHORTEST_TIME_SHOWN_DAYS / 1.5, top)
-    ticks = [(v, name) for v, name in TIME_TICKS if v <= top]
+    """Log time axis from one hour up (lower if a time is shorter: no point is cut off), ticks
+    labelled min / h / d / wk / mo / y."""
+    shown = [float(t) for t in times if t == t and t > 0]
+    top = max(shown + [ONE_YEAR_DAYS]) * 2
+    bottom = min(shown + [SHORTEST_TIME_SHOWN_DAYS]) / 1.5
+    ax.set_ylim(bottom, top)
+    ticks = [(v, name) for v, name in TIME_TICKS if bottom <= v <= top]
     ax.set_yticks([v for v, _ in ticks], [name for _, name in ticks])
     ax.minorticks_off()
 
@@ -176,8 +179,13 @@ def memory_time_figure(frame: pd.DataFrame, hardware: Hardware, caption: str, do
     return figure
 
 
+def caption(hardware: Hardware) -> str:
+    """The paper's caption with this hardware's node size (16 on the paper's nodes, :data:`CAPTION`)."""
+    return CAPTION.replace("node size of 16", f"node size of {hardware.gpus_per_node}")
+
+
 def build(hardware: Hardware, progress: bool = False) -> Figure:
-    return memory_time_figure(scaling_sweep(hardware, "limited", progress=progress), hardware, CAPTION,
+    return memory_time_figure(scaling_sweep(hardware, "limited", progress=progress), hardware, caption(hardware),
                               paper_range=paper_model_range(LABEL), mark_ends=True)
 
 

@@ -1,6 +1,6 @@
 """``table:mixed_buffering``: the mixed-buffering operation sequence and its resource usage.
 
-Each row is built from the schedule of :func:`lgacc.formulas.memory.mixed_buffering_schedule`:
+Each row is built from the schedule of :func:`lgacc.formulas.buffering.mixed_buffering_schedule`:
 the buffers are those the two streams' operations hold, the computation is the
 matrix-product flops of the operation (a backward pass costs two forward
 passes), the network the ring all-gather or reduce-scatter bytes of one layer,
@@ -16,7 +16,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..artifacts import Artifact
-from ..formulas.memory import mixed_buffering_table
+from ..formulas.buffering import mixed_buffering_table
 from ..hardware import Hardware
 from ..paper import paper_table
 from ..paper import compare_cell

@@ -27,7 +27,7 @@ import pandas as pd
 from ..config import Method, TrainingConfig
 from ..evaluate import Evaluation, evaluate
 from ..hardware import Hardware, load_hardware
-from ..models import Transformer, x_model
+from ..models import TRILLION_X, Transformer, x_model
 from ..paper import load_paper
 from ..paper import format_like, parse_printed
 
@@ -38,9 +38,11 @@ __all__ = [
     "candidate_configurations",
     "evaluate_rows",
     "check_table",
+    "differing_cells_explained",
+    "memory_tie_explained",
 ]
 
-MODEL_X = 160
+MODEL_X = TRILLION_X  # the model of sec:trillion_parameter
 
 
 @dataclass(frozen=True)
@@ -222,3 +224,80 @@ def check_table(label: str, hardware: Hardware | str = "a100-80gb") -> pd.DataFr
                 }
             )
     return pd.DataFrame(out)
+
+
+def _row(rows: list[CheckRow], parallelism: str, method: str) -> CheckRow:
+    return next(r for r in rows if (r.parallelism, r.method) == (parallelism, method))
+
+
+def _printed(label: str, parallelism: str, method: str, column: str) -> str:
+    return str(next(p for p in _printed_rows(label) if (p["parallelism"], p["method"]) == (parallelism, method))[column])
+
+
+def memory_tie_explained(hardware: Hardware | str = "a100-80gb") -> str:
+    """Markdown: the single-GPU baseline's offloadable memory, ``table:parallel_methods_memory``'s one
+    differing cell on the paper's hardware, with the exact and the leading-order parameter counts."""
+    spec = load_hardware(hardware)
+    model = x_model(MODEL_X)
+    lines = []
+    memory_label = "table:parallel_methods_memory"
+    row = _row(comparison_rows(), "None", "Baseline")
+    gib = evaluate(model, spec, row.config).memory.in_gib()
+    printed = _printed(memory_label, "None", "Baseline", "offloadable")
+    leading_state = gib["state"] * model.p_leading / model.p  # the state is proportional to p
+    exact_sum, leading_sum = gib["offloadable"], leading_state + gib["checkpoint"]
+    reading = parse_printed(printed)
+    lines.append(
+        f"* **`{memory_label}`, None / Baseline, offloadable ({printed})**: state {gib['state']:,.1f} GiB plus "
+        f"checkpoints {gib['checkpoint']:,.1f} GiB make {exact_sum:,.1f} GiB, which prints as "
+        f"{format_like(exact_sum, printed)}. With the leading-order parameter count $(4 + 2n_I) d_m^2 d_l$ the state "
+        f"is {leading_state:,.1f} GiB and the sum {leading_sum:,.1f} GiB, "
+        + ("exactly on the half between two printed values, " if abs(abs(leading_sum - reading.value) - reading.half_unit) < 1e-6 else "")
+        + f"which prints as {format_like(leading_sum, printed)} (half to even)"
+        + (": the printed value, so this is rounding at a tie, not a different model."
+           if format_like(leading_sum, printed) == printed else "; neither count gives the printed value."))
+
+    return lines[0]
+
+
+def differing_cells_explained(hardware: Hardware | str = "a100-80gb") -> str:
+    """Markdown: the two printed cells this check does not reproduce and what the computation says about
+    each, every number computed here from the evaluations of the printed configurations.
+
+    * table:parallel_methods_memory, None / Baseline, offloadable: the state plus the checkpoints, with
+      the exact parameter count and with the paper's leading-order ``p``, at the printed precision.
+    * table:smaller_cluster, 3d / Baseline, efficiency: its overheads, and the same rule on the 3d baseline
+      of table:parallel_methods_comparison, with and without the gradient reduction.
+    """
+    spec = load_hardware(hardware)
+    model = x_model(MODEL_X)
+    lines = []
+
+    lines.append(memory_tie_explained(spec))
+
+    cluster_label, comparison_label = "table:smaller_cluster", "table:parallel_methods_comparison"
+    row = _row(smaller_cluster_rows(), "3d", "Baseline")
+    e = evaluate(model, spec, row.config)
+    c = row.config
+    printed = _printed(cluster_label, "3d", "Baseline", "efficiency")
+    printed_time = _printed(cluster_label, "3d", "Baseline", "time")
+    other = evaluate(model, spec, _row(comparison_rows(), "3d", "Baseline").config)
+    other_printed = _printed(comparison_label, "3d", "Baseline", "efficiency")
+    # the evaluator's efficiency is the product of 1 / (1 + overhead) over the overheads: the gradient
+    # reduction's factor taken out of it
+    without = other.efficiency * (1 + other.overheads["data"])
+    both = (format_like(other.efficiency, other_printed) == other_printed
+            and format_like(e.efficiency, printed) != printed)
+    lines.append(
+        f"* **`{cluster_label}`, 3d / Baseline, efficiency ({printed})**: the configuration inferred from the "
+        f"printed memory is $n_b = {c.n_b}$, $n_l = {c.n_l}$, $n_\\mu = {c.n_mu}$, $b_\\mu = {c.b_mu}$. Its bubble "
+        f"{e.overheads['bubble']:.4f}, tensor all-reduces {e.overheads['tensor']:.4f} and non-overlapped gradient "
+        f"reduction {e.overheads['data']:.4f} give an efficiency of {e.efficiency:.3f}, which prints as "
+        f"{format_like(e.efficiency, printed)}. The same overheads give {other.efficiency:.3f} for the 3d baseline of "
+        f"`{comparison_label}`, printed {other_printed}"
+        + (f" (without the gradient reduction {without:.3f}, which would print {format_like(without, other_printed)})"
+           if format_like(without, other_printed) != other_printed else "")
+        + (", so no single rule gives both printed efficiencies" if both else "")
+        + f"; the time, {e.time_days:.1f} d against the printed {printed_time}, "
+        + ("agrees." if parse_printed(printed_time, 2).agrees(e.time_days) else "differs too."))
+    return "\n".join(lines)

@@ -13,14 +13,14 @@ from ..artifacts import Artifact
 from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, paper_gb_bytes
 from ..hardware import GIB, Hardware
 from ..units import DAYS_PER_YEAR
-from ..models import x_model
+from ..models import TRILLION_X, x_model
 from ..paper import format_like, paper_table, parse_printed
 from ..search import Parallelism, fastest
 
 LABEL = "table:parallel_methods_comparison"
 
 #: The model of sec:trillion_parameter, X_160 (1.26 T parameters).
-MODEL_X = 160
+MODEL_X = TRILLION_X
 
 #: The table's rows: (parallelism, method) as the paper spells them.  Questions, not answers.
 ROWS: tuple[tuple[str, str], ...] = (

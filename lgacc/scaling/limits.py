@@ -1,12 +1,11 @@
-"""The size limits the scaling sweeps set (the prose claims of sec:scaling_analysis).
+"""The limits on the model size the paper states in prose, found on the sweep grid.
 
-One job: the largest model within memory (:func:`feasibility_limit`), without offload
-(:func:`offload_limit`) and within a training time (:func:`time_limit`), found on the
-sweep's grid (:func:`lgacc.scaling.sweeps.sweep_xs`) and refined between grid points.
-The rule for a limit has one source, used here and by :mod:`lgacc.sensitivity.compute`:
-the bracketing pair by galloping and bisection (:func:`bisect_last`), the reported size
-between them (:func:`time_limit_between`: log-log interpolation of the training time
-when the next model is feasible but too slow, else the geometric mean).
+The largest model that fits the GPU's memory, that needs no offload, or that trains within a given
+time: each limit is found on the grid of :func:`lgacc.scaling.grid.sweep_xs`, then refined on every
+model of the bracketing interval: a feasibility (or offload) limit is reported between the largest
+model that satisfies the condition and the next one (geometric mean), a time limit by log-log
+interpolation of the training time.  With ``monotone=True`` (a switched reading) the bracket is
+found by bisection instead of the whole grid.
 """
 
 from __future__ import annotations
@@ -15,18 +14,12 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+
 from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from ..hardware import Hardware
-from .sweeps import fastest_row, grid_between, scenario_hardware, sweep_xs
+from .grid import fastest_row, refine, scenario_hardware, sweep_xs
 
-__all__ = [
-    "Limit",
-    "bisect_last",
-    "time_limit_between",
-    "feasibility_limit",
-    "offload_limit",
-    "time_limit",
-]
+__all__ = ["Limit", "bisect_last", "time_limit_between", "feasibility_limit", "offload_limit", "time_limit"]
 
 
 @dataclass(frozen=True)
@@ -154,7 +147,7 @@ def _bracket(hardware: Hardware, scenario: str, method: str, condition, xs: Sequ
         if last is None or last == len(rows) - 1:
             return None
         low, high = rows[last], rows[last + 1]
-    for row in _rows(hardware, scenario, method, grid_between(low["x"], high["x"]), assumptions):
+    for row in _rows(hardware, scenario, method, refine(low["x"], high["x"]), assumptions):
         if condition(row):
             low = row
         else:

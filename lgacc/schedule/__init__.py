@@ -6,8 +6,10 @@ fig:gradient_accumulation_partitioned, fig:pipeline_comparison).
 Fraction(3, 32)
 
 Modules, one job each: :mod:`.operations` (vocabulary and input rules),
-:mod:`.builders` (the schedules: the paper's and, via :func:`pipeline_schedule`, GPipe, 1F1B,
-interleaved, breadth-first, ZB-H1 and modular), :mod:`.engine` (the simulation),
+:mod:`.programs` (what each device runs, in order), :mod:`.lowering` (programs turned into
+operations and transfers), :mod:`.builders` (the schedules by name: the paper's and, via
+:func:`pipeline_schedule`, GPipe, 1F1B, interleaved, breadth-first, ZB-H1 and modular),
+:mod:`.engine` (the simulation),
 :mod:`.measure` (quantities read off a timeline), :mod:`.analytic` (the paper's
 closed forms for them), :mod:`.gantt` (timeline drawings).
 """

@@ -22,8 +22,9 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import UserInputError
 from ..hardware import DEFAULT_HARDWARE, GIB, Hardware, load_hardware
+from ..models import TRILLION_X  # the example of sec:trillion_parameter
 from ..resultcache import cached
-from ..scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, TRILLION_X, nice_x, sweep_xs
+from ..scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, nice_x, sweep_xs
 from ..scaling.limits import Limit, bisect_last, time_limit_between
 from ..search import fastest
 from .grid import Setting, dimensions

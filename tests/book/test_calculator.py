@@ -89,6 +89,19 @@ def _opening(spec: BookSpec, **assumed):
     return evaluate("X160", spec.python, config, schedule=None, assumptions=Assumptions(**assumed))
 
 
+def _page_opening(spec: BookSpec):
+    """What the page shows before any input: :func:`_opening` where it is feasible, else the evaluation of
+    the search's fastest configuration on the spec (the page opens on it, see calculator.md)."""
+    from lgacc.evaluate import evaluate
+    from lgacc.search import fastest
+
+    opening = _opening(spec)
+    if opening.feasible:
+        return opening
+    found = fastest("X160", spec.python, "improved", "3d")
+    return evaluate("X160", spec.python, found.config, schedule=None) if found.feasible else opening
+
+
 def _headline_start(expected) -> str:
     return f"{'Feasible' if expected.feasible else 'Not feasible'}: efficiency {expected.efficiency:.3g},"
 
@@ -98,8 +111,11 @@ def test_the_page_works_with_the_network_off(page, spec):
     assert not outside, f"the calculator reaches outside the book: {outside}"
     assert not errors, f"JavaScript errors: {errors}"
     assert page.evaluate("typeof window.lgacc.evaluate") == "function"
+    # fields short enough to read (a decimal-GB spec's GiB have many digits), the exact value still used
+    shown = page.input_value("#lgacc-hw-gpu_memory_bandwidth_gib_per_s")
+    assert len(shown.replace(".", "").lstrip("0")) <= 8, shown
     headline = page.inner_text("#lgacc-headline")
-    assert headline.startswith(_headline_start(_opening(spec))) and f"X160 on {spec.key}," in headline, headline
+    assert headline.startswith(_headline_start(_page_opening(spec))) and f"X160 on {spec.key}," in headline, headline
     assert page.locator("#lgacc-memory-bar .seg").count() == 4
     assert page.locator("#lgacc-overheads tr").count() == 1 + 7
 
@@ -197,6 +213,7 @@ def test_random_configurations_through_the_command_line(page, tmp_path):
 def test_the_form_updates_as_the_reader_types_and_names_bad_input(page):
     page, _, _ = page
     memory = page.input_value("#lgacc-hw-memory_gib")  # the book's spec, as the page opens
+    _reset(page)  # the paper's configuration (the page opens on another where it is not feasible)
     before = page.inner_text("#lgacc-headline")
     page.fill("#lgacc-n_b", "100")
     after = page.inner_text("#lgacc-headline")
@@ -302,6 +319,29 @@ def test_editing_a_model_or_a_spec_field_says_what_is_evaluated(page, spec):
     assert f"on {spec.key} (edited)" in page.inner_text("#lgacc-headline")
     page.fill("#lgacc-hw-infiniband_bandwidth_gib_per_s", shipped)
     assert f"for X160 on {spec.key}, modular" in page.inner_text("#lgacc-headline")
+
+
+def test_the_page_opens_on_a_feasible_configuration_of_the_books_spec(browser, server, spec):
+    """On the paper's A100 the opening form is its X160 configuration, feasible; on a spec that cannot run it
+    (n_a = 16 on an 8-GPU node) the page opens on the search's fastest configuration there and says so."""
+    fresh = browser.new_page()
+    try:
+        fresh.goto(f"{server}/calculator.html", wait_until="networkidle")
+        fresh.wait_for_function("() => window.lgacc && document.getElementById('lgacc-headline').textContent !== ''")
+        status, headline = fresh.inner_text("#lgacc-search-status"), fresh.inner_text("#lgacc-headline")
+        if _opening(spec).feasible:
+            assert fresh.input_value("#lgacc-n_a") == "16" and "not feasible" not in status
+        else:
+            assert "The paper's configuration (n_b = 483, n_l = 5, n_a = 16, n_mu = 5, b_mu = 1) is not feasible" in status
+            from lgacc.search import fastest
+
+            found = fastest("X160", spec.python, "improved", "3d")
+            if found.feasible:  # the same configuration as lgacc optimize, and the headline says it is feasible
+                assert [fresh.input_value(f"#lgacc-{k}") for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu")] == \
+                    [str(getattr(found.config, k)) for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu")]
+                assert headline.startswith("Feasible"), headline
+    finally:
+        fresh.close()
 
 
 def _reset(page) -> None:
