@@ -23,7 +23,7 @@ def main() -> None:
     hardware = load_hardware("a100-80gb")
     scaling.fastest_row(2, hardware, "improved")  # lambdify the formulas once
     for label, sweep in SWEEPS.items():
-        scaling._fastest_cached.cache_clear()
+        scaling.clear_row_cache()
         start = time.perf_counter()
         sweep(hardware)
         elapsed = time.perf_counter() - start

@@ -356,7 +356,7 @@
     };
   }
 
-  // lgacc.evaluate._reasons, word for word.
+  // lgacc.evaluation_result.infeasibility_reasons, word for word.
   function reasons(model, hw, c, r, maxOverhead) {
     const out = [];
     const GIB = DATA.constants.GIB;

@@ -59,7 +59,6 @@ from __future__ import annotations
 
 from . import grid, limits, sweeps
 from .grid import *  # noqa: F401,F403
-from .grid import _fastest_cached  # noqa: F401  (benchmarks/bench_scaling.py clears it between runs)
 from .limits import *  # noqa: F401,F403
 from .sweeps import *  # noqa: F401,F403
 

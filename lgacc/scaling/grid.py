@@ -24,7 +24,7 @@ from ..units import DAYS_PER_YEAR
 
 __all__ = ["METHODS", "NOT_PARTITIONED", "VARIANTS", "SCENARIOS", "ONE_YEAR_DAYS", "ONE_MONTH_DAYS", "UNLIMITED_NODE",
            "DEFAULT_X_MIN", "DEFAULT_X_MAX", "DEFAULT_POINTS", "COLUMNS", "nice_x", "sweep_xs", "refine",
-           "scenario_methods", "scenario_hardware", "fastest_row", "progress_bar"]
+           "scenario_methods", "scenario_hardware", "fastest_row", "clear_row_cache", "progress_bar"]
 
 METHODS = ("baseline", "partitioned", "improved")
 #: The improved method without the state partition: the dotted line of ``fig:scaling_Ethernet``.
@@ -102,6 +102,11 @@ def _fastest_cached(x: int, hardware: Hardware, method: str, parallelism: str, a
                     partitioned: bool | None = None, assumptions: Assumptions = DEFAULT_ASSUMPTIONS):
     return fastest(x_model(x), hardware, method, parallelism, allow_offload=allow_offload, explain=False,
                    partitioned=partitioned, assumptions=assumptions)
+
+
+def clear_row_cache() -> None:
+    """Forget the rows computed in this process (a benchmark times a cold sweep)."""
+    _fastest_cached.cache_clear()
 
 
 def fastest_row(x: int, hardware: Hardware, method: str, scenario: str = "", parallelism: str = "3d",
