@@ -83,3 +83,20 @@ def test_the_time_axis_reaches_below_an_hour_when_a_point_does():
     assert bottom < 10 / 1440 and "10 min" in [t.get_text() for t in ax.get_yticklabels()]
     set_time_axis(ax, [0.5, 400.0])
     assert ax.get_ylim()[0] == (1 / 24) / 1.5  # an hour, as before, when nothing is shorter
+
+
+def test_the_shaded_regions_label_keeps_clear_of_the_month_and_year_lines():
+    import math
+
+    from matplotlib.figure import Figure
+
+    from lgacc.reproductions.fig_scaling_limited import _free_heights, set_time_axis
+    from lgacc.scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS
+
+    ax = Figure().subplots()
+    ax.set_yscale("log")
+    set_time_axis(ax, [1e-8, 3 * ONE_YEAR_DAYS])  # a fast GPU: the year line near the top
+    low, high = (math.log10(v) for v in ax.get_ylim())
+    lines = [(math.log10(d) - low) / (high - low) for d in (ONE_MONTH_DAYS, ONE_YEAR_DAYS)]
+    (height,) = _free_heights(ax, 1)
+    assert all(height > f + 0.12 or height < f - 0.08 for f in lines), (height, lines)

@@ -12,6 +12,7 @@ the last candidates (:func:`curve_ends`), so the gap shows instead of a shorter 
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 import pandas as pd
@@ -34,7 +35,7 @@ WIDTH_IN = 6.5
 FONT_PT = 10
 MARKER = dict(marker="o", markersize=3)
 #: Time ticks in the units a reader thinks in (the curves are computed in days).
-TIME_TICKS = ((1 / 1440, "1 min"), (10 / 1440, "10 min"), (1 / 24, "1 h"), (1.0, "1 d"), (7.0, "1 wk"), (ONE_MONTH_DAYS, "1 mo"), (ONE_YEAR_DAYS, "1 y"),
+TIME_TICKS = ((1 / 86400, "1 s"), (1 / 1440, "1 min"), (10 / 1440, "10 min"), (1 / 24, "1 h"), (1.0, "1 d"), (7.0, "1 wk"), (ONE_MONTH_DAYS, "1 mo"), (ONE_YEAR_DAYS, "1 y"),
               (10 * ONE_YEAR_DAYS, "10 y"), (100 * ONE_YEAR_DAYS, "100 y"))
 SHORTEST_TIME_SHOWN_DAYS = 1 / 24  # the axis starts at an hour unless a point lies below it
 
@@ -100,6 +101,23 @@ def ends_markdown(frame: pd.DataFrame, label: str) -> str:
     return " ".join(lines) + f" {reach}; the shaded band is the gap, left as the search finds it."
 
 
+def _free_heights(time_ax, count: int) -> list[float]:
+    """``count`` heights (axes fraction) for the shaded regions' labels in the time panel's upper part,
+    away from the one-month and one-year lines and their labels (they move with the axis' range)."""
+    low, high = (math.log10(v) for v in time_ax.get_ylim())
+    lines = [(math.log10(days) - low) / (high - low) for days in (ONE_MONTH_DAYS, ONE_YEAR_DAYS)]
+    slots = [0.93 - 0.035 * i for i in range(20)]
+    # a label is three text lines (about 0.13 of the panel), centred on its height; a line's own label
+    # sits just above it
+    free = [h for h in slots if all(h > f + 0.12 or h < f - 0.08 for f in lines)]
+    chosen: list[float] = []
+    for h in free:  # keep two labels 0.14 apart
+        if all(abs(h - c) >= 0.14 for c in chosen):
+            chosen.append(h)
+    chosen += [0.93 - 0.14 * i for i in range(len(chosen), count)]  # no room left: the old places
+    return chosen[:count]
+
+
 def _mark_ends(axes, ends: pd.DataFrame, p_high: float) -> list:
     """Shade the models beyond each place curves stop, and say why in the time panel's empty upper
     left, with an arrow to the place (once per place)."""
@@ -107,12 +125,13 @@ def _mark_ends(axes, ends: pd.DataFrame, p_high: float) -> list:
 
     time_ax = axes[-1]
     places = list(ends.groupby(["p", "rule"], sort=True))
+    heights = _free_heights(time_ax, len(places))
     for index, ((p, rule), group) in enumerate(places):
         for ax in axes:
             ax.axvspan(p, p_high, color="0.9", zorder=0, lw=0)
             ax.axvline(p, color="dimgrey", ls=":", lw=1.2, zorder=1)
         which = "all three methods" if len(group) == len(METHODS) else ", ".join(group.method)
-        height = 0.93 - 0.14 * index
+        height = heights[index]
         time_ax.annotate(textwrap.fill(NO_FEASIBLE, 38) + f"\n({rule}; {which})", xy=(p, height),
                          xycoords=("data", "axes fraction"), xytext=(0.03, height), textcoords="axes fraction",
                          ha="left", va="center", fontsize=FONT_PT - 1, color="dimgrey",
