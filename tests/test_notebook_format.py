@@ -121,3 +121,15 @@ def test_a_printed_power_of_ten_in_a_table_is_typeset_once():
     body = table_html(pd.DataFrame({"printed": [r"6.24\times 10^{24} floating point operations", r"\(3\times 10^6\)"]}))
     assert r"\(6.24\times 10^{24}\) floating point operations" in body
     assert r"\(3\times 10^6\)" in body and r"\(\(" not in body
+
+
+def test_a_comparisons_notes_leave_its_table_for_one_of_their_own():
+    """Hand-made comparison: ``method`` names the row, ``ok`` is a flag and ``why`` a note after the
+    graded quantity; only ``method`` stays beside the numbers."""
+    from lgacc.notebook import row_notes
+
+    comparison = pd.DataFrame([{"method": "Baseline", "ok": True, "b (paper)": "2", "b (reproduced)": "2",
+                                "b agrees": True, "why": "a reason", "setup (reproduced)": "n_b=1"}])
+    assert row_notes(comparison) == (["method"], ["ok", "why", "setup (reproduced)"])
+    no_quantity = pd.DataFrame([{"model": "X2"}])
+    assert row_notes(no_quantity) == (["model"], [])

@@ -37,6 +37,7 @@ from .comparisons import (
     compact_comparison,
     comparison_sentence,
     linked_scorecard,
+    row_notes,
     show_comparison,
     styled_comparison,
     summarize_agreement,

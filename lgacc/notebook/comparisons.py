@@ -13,9 +13,9 @@ from ..artifacts import Artifact, agreement
 from .display import show_html, show_markdown
 from .downloads import download_link, show_csv_download
 from .formats import is_missing
-from .tables import table_html
+from .tables import show_table, table_html
 
-__all__ = ["AGREE_MARK", "DIFFER_MARK", "agreement_columns", "summarize_agreement", "comparison_sentence",
+__all__ = ["AGREE_MARK", "DIFFER_MARK", "row_notes", "agreement_columns", "summarize_agreement", "comparison_sentence",
            "styled_comparison", "compact_comparison", "show_comparison", "linked_scorecard"]
 
 
@@ -113,10 +113,25 @@ def compact_comparison(comparison: pd.DataFrame) -> pd.DataFrame:
 
     rows = []
     for _, row in comparison.iterrows():
-        record = {key: html.escape(str(row[key])) for key in keys}
+        # a row's name may wrap (the numbers beside it do not)
+        record = {key: f'<span class="lgacc-key">{html.escape(str(row[key]))}</span>' for key in keys}
         record.update({heading(quantity): cell(row, quantity) for quantity in quantities})
         rows.append(record)
     return pd.DataFrame(rows, columns=keys + [heading(q) for q in quantities])
+
+
+def row_notes(comparison: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """The columns that name a row (those before the first graded quantity) and the notes about a row
+    (every other column that is not part of a graded quantity: ``n_gpu verdict``, ``n_gpu explanation``,
+    ``configuration (reproduced)``), which :func:`show_comparison` shows in a table of their own."""
+    columns = [str(c) for c in comparison.columns]
+    graded = [c[: -len(_AGREES)] for c in columns if c.endswith(_AGREES)]
+    parts = {q + suffix for q in graded for suffix in (_PAPER, _REPRODUCED, _AGREES, _ECHOED)}
+    first = min((i for i, c in enumerate(columns) if c in parts), default=len(columns))
+    flags = [c for c in columns[:first] if pd.api.types.is_bool_dtype(comparison[c])]  # a flag names no row
+    names = [c for c in columns[:first] if c not in flags]
+    notes = flags + [c for c in columns[first:] if c not in parts]
+    return names, notes
 
 
 def show_comparison(artifact: Artifact, reproduced: Any) -> pd.DataFrame:
@@ -124,8 +139,15 @@ def show_comparison(artifact: Artifact, reproduced: Any) -> pd.DataFrame:
     saying whether they agree, then downloads of the reproduced table and of the full
     paper-beside-reproduction comparison (CSV)."""
     comparison = artifact.compare(reproduced)
-    show_html(table_html(compact_comparison(comparison), escape=False, classes="lgacc-comparison"))
+    leading, notes = row_notes(comparison)
+    shown = compact_comparison(comparison.drop(columns=notes))
+    # a long heading may break after an underscore ("non_offloadable"), not push the table wider
+    shown.columns = [c.replace("_", "_<wbr>") if len(c) > 8 else c for c in map(str, shown.columns)]
+    show_html(table_html(shown, escape=False, classes="lgacc-comparison"))
     show_markdown(comparison_sentence(comparison))
+    if notes:  # text about each row (a verdict's reason, the configuration) in a table of its own: the
+        # comparison stays as narrow as its printed columns
+        show_table(comparison[leading + notes], titles={n: n[: -len(_REPRODUCED)] for n in notes if n.endswith(_REPRODUCED)})
     if isinstance(reproduced, pd.DataFrame):
         show_csv_download(reproduced, artifact.label)
         show_html(download_link(comparison.to_csv(index=False).encode(),

@@ -13,13 +13,18 @@ from .display import show_html
 from .formats import format_int, readable_frame
 from .typeset import link_equations, printed_math
 
-__all__ = ["table_html", "show_table", "show_wide_table", "config_table", "SYMBOL_LATEX"]
+__all__ = ["DENSE_COLUMNS", "table_html", "show_table", "show_wide_table", "config_table", "SYMBOL_LATEX"]
+
+#: From this many columns a table is set dense (smaller type, tighter cells; ``book/_static/lgacc.css``),
+#: so that a sweep's or a search's columns fit the text column.
+DENSE_COLUMNS = 7
 
 
 def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "") -> str:
     """A table without index, in a container that scrolls sideways if it is wider than the page;
     equation labels in its cells become numbered links, printed powers of ten are typeset."""
-    body = frame.to_html(index=False, escape=escape, border=0, classes=f"dataframe lgacc-table {classes}".strip(),
+    dense = " lgacc-dense" if frame.shape[1] >= DENSE_COLUMNS else ""
+    body = frame.to_html(index=False, escape=escape, border=0, classes=f"dataframe lgacc-table{dense} {classes}".strip(),
                          na_rep="—")
     body = printed_math(link_equations(body), r"\(", r"\)")
     return f'<div class="lgacc-scroll mathjax_process" style="overflow-x: auto; max-width: 100%">{body}</div>'
