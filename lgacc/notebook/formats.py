@@ -4,7 +4,7 @@ with every known column formatted and its header made readable (shared by every 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -56,41 +56,37 @@ def format_days(days: Any) -> str:
     return f"{minutes * 60:.2g} s"
 
 
+def _scaled(value: float, base: int, names: Sequence[str]) -> tuple[float, str]:
+    """``value`` divided by ``base`` until below it (or out of ``names``), with the name of the step."""
+    index = 0
+    while abs(value) >= base and index < len(names) - 1:
+        value /= base
+        index += 1
+    return value, names[index]
+
+
 def format_si(value: Any, unit: str = "", digits: int = 3) -> str:
     """A quantity with an SI prefix: ``1.26e12`` parameters -> ``1.26 T``; ``312e12, "flop/s"`` -> ``312 Tflop/s``."""
     if is_missing(value):
         return "—"
-    value = float(value)
-    index = 0
-    while abs(value) >= 1000 and index < len(SI_PREFIXES) - 1:
-        value /= 1000
-        index += 1
-    prefix = SI_PREFIXES[index]
-    return f"{value:.{digits}g} {prefix}{unit}".rstrip()
+    scaled, prefix = _scaled(float(value), 1000, SI_PREFIXES)
+    return f"{scaled:.{digits}g} {prefix}{unit}".rstrip()
 
 
 def format_count(value: Any, digits: int = 3) -> str:
     """A parameter count as the paper prints it: ``8.157e9`` -> ``8.16 B``; ``488`` -> ``488``."""
     if is_missing(value):
         return "—"
-    value = float(value)
-    index = 0
-    while abs(value) >= 1000 and index < len(COUNT_SUFFIXES) - 1:
-        value /= 1000
-        index += 1
-    return f"{value:.{digits}g} {COUNT_SUFFIXES[index]}".rstrip()
+    scaled, suffix = _scaled(float(value), 1000, COUNT_SUFFIXES)
+    return f"{scaled:.{digits}g} {suffix}".rstrip()
 
 
 def format_bytes(n_bytes: Any, digits: int = 3) -> str:
     """A size in binary units, as the paper's tables count them: ``5.24e11`` -> ``488 GiB``."""
     if is_missing(n_bytes):
         return "—"
-    value = float(n_bytes)
-    index = 0
-    while abs(value) >= 1024 and index < len(BINARY_PREFIXES) - 1:
-        value /= 1024
-        index += 1
-    return f"{value:.{digits}g} {BINARY_PREFIXES[index]}"
+    scaled, unit = _scaled(float(n_bytes), 1024, BINARY_PREFIXES)
+    return f"{scaled:.{digits}g} {unit}"
 
 
 def format_gib(gib: Any, digits: int = 3) -> str:

@@ -18,24 +18,9 @@ X_[x], one method (baseline, partitioned, improved) and one *scenario*:
     to further reduce the training time at a minimal memory cost"), searched
     with ``fastest(..., partitioned=False)``.
 
-Two derived sweeps:
-
-:func:`constant_time_sweep` (``fig:scaling_constant_time``, "There is no memory wall")
-    the memory-to-compute ratio needed to train in one month when data and
-    pipeline parallelism are used as much as the critical batch allows and only
-    tensor parallelism scales further (assumed free of overhead: "faster devices
-    or faster network connections").  With ``n_b, n_l`` fixed, every memory term
-    of the resource model divides by ``n_a`` as does the compute per GPU, so the
-    ratio is the memory of one tensor-parallel *instance* over the compute it
-    needs to finish in a month.  The dotted line is our reading of "a faster
-    training scheme which is already possible on A100s": the ``limited``
-    improved configuration, for the models it trains within a month, at its
-    actual memory per A100 over the A100's peak.
-:func:`offload_sweep` (``fig:scaling_offload``, sec:fast_checkpoints)
-    for each method's fastest configuration, the arithmetic intensity (and the
-    per-GPU bandwidth ``c_gpu / nu``) of offloading the training state and the
-    activation checkpoints, to compare with the CPU-GPU, NVMe, hard-drive and
-    Ethernet thresholds of ``table:hardware_bandwidth``.
+Two derived sweeps, :func:`constant_time_sweep` (``fig:scaling_constant_time``, "There is no
+memory wall") and :func:`offload_sweep` (``fig:scaling_offload``, sec:fast_checkpoints), are
+described in :mod:`lgacc.scaling.sweeps`.
 
 Choice of models.  The X family has ``d_a = x/2`` heads and ``d_l = x`` layers,
 and tensor (pipeline) parallelism needs a divisor of ``d_a`` (``d_l``).  An ``x``
