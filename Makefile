@@ -13,7 +13,7 @@ HTML := $(BOOK)/_build/html
 MATHJAX_VERSION := 3.2.2
 NPM_PREFIX := build/npm
 MATHJAX := $(BOOK)/_mathjax/_static/mathjax/es5/tex-chtml.js
-# The calculator page's script, printed from the derivations (lgacc.jsgen); html_extra_path copies
+# The calculator page's script, printed from the derivations (lgacc.book.jsgen); html_extra_path copies
 # book/_calculator into the HTML root (outside book/_static, whose .js files go into every page).
 CALCULATOR := $(BOOK)/_calculator/_static/lgacc-calculator.js
 
@@ -39,10 +39,10 @@ $(MATHJAX):
 	cp -R $(NPM_PREFIX)/node_modules/mathjax/es5 $(BOOK)/_mathjax/_static/mathjax/es5
 
 notebooks: $(STAMP)
-	$(BIN)/python -m lgacc.run --hardware $(HARDWARE)
+	$(BIN)/python -m lgacc.book.run --hardware $(HARDWARE)
 
 calculator: $(STAMP)
-	$(BIN)/python -m lgacc.jsgen $(CALCULATOR) --hardware $(HARDWARE)
+	$(BIN)/python -m lgacc.book.jsgen $(CALCULATOR) --hardware $(HARDWARE)
 
 book: notebooks $(MATHJAX) calculator
 	rm -rf $(BOOK)/_build

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 from lgacc import scaling
-from lgacc.hardware import load_hardware
+from lgacc.model.hardware import load_hardware
 
 SWEEPS = {
     "fig:scaling_limited": lambda h: scaling.scaling_sweep(h, "limited"),

@@ -2,7 +2,7 @@
 
 Targets: the 9 rows of table:parallel_methods_comparison under 0.5 s in all; one
 search for any x in [2, 2000] under 50 ms median; and the speed-up over the
-exhaustive reference (lgacc.search_reference) on the same small cases.
+exhaustive reference (lgacc.search.reference) on the same small cases.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import statistics
 import sys
 import time
 
-from lgacc.config import Method
-from lgacc.hardware import load_hardware
-from lgacc.models import x_model
-from lgacc.reproductions.parallel_methods_comparison import ROWS
+from lgacc.model.config import Method
+from lgacc.model.hardware import load_hardware
+from lgacc.model.transformer import x_model
+from lgacc.paper.reproductions.parallel_methods_comparison import ROWS
 from lgacc.search import Parallelism, fastest
-from lgacc.search_reference import reference_fastest
+from lgacc.search.reference import reference_fastest
 
 
 def timed(function, *args, **kwargs):

@@ -15,10 +15,10 @@ import time
 
 os.environ["LGACC_RESULT_CACHE"] = "0"  # time the computation, not a read of an earlier result
 
-from lgacc.hardware import load_hardware
+from lgacc.model.hardware import load_hardware
+from lgacc.model.transformer import x_model
 from lgacc.search import fastest
-from lgacc.models import x_model
-from lgacc.sensitivity import dimensions, sensitivity_rows
+from lgacc.studies.sensitivity import dimensions, sensitivity_rows
 
 TARGET_S = 20.0
 

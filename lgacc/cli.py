@@ -20,8 +20,8 @@ import sys
 import warnings
 from typing import NoReturn, Sequence
 
-from . import __version__
-from .errors import UserInputError
+from lgacc import __version__
+from lgacc.errors import UserInputError
 
 EXIT_USAGE = 2
 EXIT_BUG = 1
@@ -49,7 +49,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     Registering one subcommand imports only its module: ``lgacc evaluate`` does not
     pay for the plotting libraries of ``lgacc reproduce``.
     """
-    from . import commands
+    from lgacc import commands
 
     parser = OneLineParser(
         prog="lgacc",

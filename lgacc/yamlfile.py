@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from .errors import UserInputError
+from lgacc.errors import UserInputError
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "SpecFileError", "load_yaml_mapping", "parse_yaml_mapping"]
 

@@ -10,10 +10,16 @@ import dataclasses
 
 import pytest
 
-from lgacc.assumption_effects import (
-    MOVED_VALUES, assumption_tables, claim_effects, effects_markdown, effects_summary, switch_settings, table_effects,
+from lgacc.model.assumptions import Assumptions
+from lgacc.paper.assumption_effects import (
+    MOVED_VALUES,
+    assumption_tables,
+    claim_effects,
+    effects_markdown,
+    effects_summary,
+    switch_settings,
+    table_effects,
 )
-from lgacc.assumptions import Assumptions
 
 SETTINGS = [("gb", "GB"), ("critical_batch_scale", 2.0)]
 
@@ -71,7 +77,7 @@ def test_doubling_the_critical_batch_constant_moves_x160s_critical_batch(cells):
 
 
 def test_a_switch_that_bears_on_no_table_moves_no_cell():
-    from lgacc.assumption_effects import CellEffect
+    from lgacc.paper.assumption_effects import CellEffect
 
     summary = effects_summary([CellEffect("gb", "GB", "t", "r", "c", "1", "1", "2", True, False)], [],
                               [("gb", "GB"), ("heads_cap", False)])

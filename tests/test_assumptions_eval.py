@@ -11,13 +11,13 @@ import math
 import numpy as np
 import pytest
 
-from lgacc.assumptions import GIB_TO_GB, Assumptions, apply_to_hardware
-from lgacc.config import Method, TrainingConfig
 from lgacc.errors import UserInputError
-from lgacc.evaluate import evaluate, evaluate_many
-from lgacc.formulas.overlap import PHYSICAL_KINDS, physical_identity, physical_passes
-from lgacc.hardware import load_hardware
-from lgacc.models import Transformer
+from lgacc.model.assumptions import GIB_TO_GB, Assumptions, apply_to_hardware
+from lgacc.model.config import Method, TrainingConfig
+from lgacc.model.evaluator import evaluate, evaluate_many
+from lgacc.model.formulas.overlap import PHYSICAL_KINDS, physical_identity, physical_passes
+from lgacc.model.hardware import load_hardware
+from lgacc.model.transformer import Transformer
 
 HW = load_hardware("a100-80gb")
 # a 1.7 B GPT as in Megatron-LM's scaling runs
@@ -58,7 +58,7 @@ def test_physical_fractions_by_hand():
     # the baseline reduction overlaps the last micro-batch's backward pass: 6 / 8 of a micro-batch's step
     (name, fraction, relative), = physical_passes("data_base")
     assert name == "backward" and relative == 1
-    from lgacc.symbols import n_mu
+    from lgacc.model.symbols import n_mu
     assert float(fraction.subs(n_mu, 16)) == pytest.approx(3 / 64)
     # partitioned: forward gathers (1/4 of the step) bind; the backward's intensity is 3/2 higher
     assert [(n, float(f), float(k)) for n, f, k in physical_passes("data_improved_partition")] == [
@@ -114,7 +114,7 @@ def test_step_time_by_hand():
 
 
 def test_kernel_efficiency_divides_time_not_efficiency():
-    slow = HW.replace(kernel_efficiency=0.5)  # the optional spec key (lgacc.hardware)
+    slow = HW.replace(kernel_efficiency=0.5)  # the optional spec key (lgacc.model.hardware)
     config = TrainingConfig(Method.BASELINE, n_b=32, n_mu=16)
     base, half = evaluate(GPT_1_7B, HW, config), evaluate(GPT_1_7B, slow, config)
     assert half.efficiency == base.efficiency

@@ -1,11 +1,11 @@
-"""The assumptions page lists every switch of lgacc.assumptions.Assumptions with its default."""
+"""The assumptions page lists every switch of lgacc.model.assumptions.Assumptions with its default."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from lgacc.assumptions import FIELDS, Assumptions
+from lgacc.model.assumptions import FIELDS, Assumptions
 
 PAGE = Path(__file__).resolve().parents[1] / "book" / "assumptions.md"
 

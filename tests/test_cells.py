@@ -10,10 +10,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from lgacc.artifacts import agreement, get_artifact
-from lgacc.cells import CellTally, tally
-from lgacc.hardware import load_hardware
-from lgacc.scorecard import score_artifact
+from lgacc.model.hardware import load_hardware
+from lgacc.paper.artifacts import agreement, get_artifact
+from lgacc.paper.cells import CellTally, tally
+from lgacc.paper.scorecard import score_artifact
 
 
 def test_tally_counts_computed_and_echoed_cells_apart():
@@ -86,7 +86,7 @@ def test_searched_tables_echo_nothing():
 
 @pytest.mark.parametrize("label", ["table:x_model", "table:hardware_bandwidth", "table:mixed_buffering"])
 def test_the_page_says_how_many_inputs_it_does_not_count(label):
-    from lgacc.notebook import compact_comparison, comparison_sentence
+    from lgacc.book.notebook import compact_comparison, comparison_sentence
 
     artifact = get_artifact(label)
     comparison = artifact.compare(artifact.reproduce("a100-80gb"))

@@ -6,11 +6,23 @@ import json
 
 import pytest
 
-from lgacc.claim_calculators import CALCULATORS, total_flops
-from lgacc.claims import (DIFFERS, EXPLAINED, NOT_REPRODUCED, REPRODUCED, RULES, WORD_TOLERANCE, Alternative, Outcome, Rule,
-                          claims_records, grade, printed_claims)
-from lgacc.hardware import load_hardware
-from lgacc.models import x_model
+from lgacc.model.hardware import load_hardware
+from lgacc.model.transformer import x_model
+from lgacc.paper.claims import (
+    DIFFERS,
+    EXPLAINED,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    RULES,
+    WORD_TOLERANCE,
+    Alternative,
+    Outcome,
+    Rule,
+    claims_records,
+    grade,
+    printed_claims,
+)
+from lgacc.paper.claims.calculators import CALCULATORS, total_flops
 
 KEYS = {"id", "paper", "reproduced", "unit", "agrees", "printed", "tolerance", "how", "where", "verdict", "alternative", "rule"}
 
@@ -89,7 +101,7 @@ def test_numbers_printed_without_a_word_get_no_word_rule():
 
 
 def _claim(rule="exact", paper=10.0):
-    from lgacc.claims import PrintedClaim
+    from lgacc.paper.claims import PrintedClaim
     return PrintedClaim("c", "10", paper, "u", Rule.parse(rule), "here")
 
 

@@ -88,7 +88,7 @@ def test_reproduce_comparison_json_rows(capsys):
 
 @pytest.mark.parametrize("label", ["table:parallel_methods_comparison", "table:parallel_methods_memory"])
 def test_tables_reproduce_cell_for_cell(label):
-    from lgacc.artifacts import get_artifact
+    from lgacc.paper.artifacts import get_artifact
 
     artifact = get_artifact(label)
     comparison = artifact.compare(artifact.reproduce())
@@ -112,7 +112,7 @@ def test_smaller_cluster_rows_are_graded_against_the_stated_targets(capsys):
 
 def test_optimize_no_partition_keeps_the_whole_state(capsys):
     """``--no-partition``: the state per GPU is 12 p / (n_l n_a) (``fastest(..., partitioned=False)``)."""
-    from lgacc.models import x_model
+    from lgacc.model.transformer import x_model
 
     argv = ("optimize", "--model", "X160", "--method", "improved", "--parallelism", "3d", "--format", "json")
     default = run_json(capsys, *argv)

@@ -70,7 +70,7 @@ def test_unknown_label_exit_2():
 
 def test_every_label_is_found_in_its_own_module():
     """The lazy lookup (one module per label) finds every artifact the full walk finds."""
-    from lgacc import artifacts
+    from lgacc.paper import artifacts
 
     for label, artifact in artifacts.registry().items():
         assert artifacts._artifact_of_module(label) is artifact, label
@@ -84,7 +84,7 @@ def test_a_table_does_not_import_the_figures_or_the_simulator(tmp_path):
     env = {**os.environ, "LGACC_CACHE_DIR": str(tmp_path)}
     code = (
         "import sys\n"
-        "from lgacc.artifacts import get_artifact\n"
+        "from lgacc.paper.artifacts import get_artifact\n"
         "get_artifact('table:parallel_methods_comparison')\n"
         "print(sorted(m for m in ('matplotlib', 'sympy', 'lgacc.schedule', 'lgacc.scaling') if m in sys.modules))\n"
     )

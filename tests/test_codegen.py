@@ -5,7 +5,7 @@ import os
 import pytest
 import sympy
 
-from lgacc import _codegen
+from lgacc.cache import codegen as _codegen
 
 
 def _build_counter(calls, expr):

@@ -1,7 +1,7 @@
-"""The assumptions page's list of differing cells (lgacc.differences) comes from the comparisons.
+"""The assumptions page's list of differing cells (lgacc.paper.differences) comes from the comparisons.
 
 Independent facts checked: printed cells read from the transcription (``data/paper``), the
-scorecard's per-table counts (:func:`lgacc.cells.tally`, another path over the same comparisons),
+scorecard's per-table counts (:func:`lgacc.paper.cells.tally`, another path over the same comparisons),
 and hand-chosen cells known to agree or to differ.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import yaml
 
-from lgacc.differences import WHY, differences_markdown, differing_cells
-from lgacc.scorecard import cell_counts, scorecard
+from lgacc.paper.differences import WHY, differences_markdown, differing_cells
+from lgacc.paper.scorecard import cell_counts, scorecard
 
 
 def test_the_list_has_as_many_cells_as_the_scorecard_counts_differing_or_explained():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lgacc.equations import equation_anchor, equation_name, equation_numbers, number_equations
+from lgacc.paper.equations import equation_anchor, equation_name, equation_numbers, number_equations
 
 PAPER = Path(__file__).resolve().parents[2] / "shared" / "paper" / "layered-gradient-accumulation.tex"
 

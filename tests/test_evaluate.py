@@ -15,13 +15,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from lgacc.config import Method, TrainingConfig
 from lgacc.errors import UserInputError
-from lgacc.evaluate import OVERHEADS, evaluate, evaluate_many
-from lgacc.hardware import GIB, load_hardware
-from lgacc.models import x_model
+from lgacc.model.config import Method, TrainingConfig
+from lgacc.model.evaluator import OVERHEADS, evaluate, evaluate_many
+from lgacc.model.hardware import GIB, load_hardware
+from lgacc.model.transformer import x_model
 from lgacc.paper import load_paper, parse_printed
-from lgacc.reproductions.parallel_methods_check import (
+from lgacc.paper.reproductions.parallel_methods_check import (
     candidate_configurations,
     check_table,
     comparison_rows,
@@ -228,16 +228,16 @@ def test_default_partition_and_overlap():
 
 
 def test_the_two_overlap_rules_by_hand():
-    from lgacc.evaluate import not_overlapped_overhead, overlapped_overhead
+    from lgacc.model.evaluator import not_overlapped_overhead, overlapped_overhead
 
     assert overlapped_overhead(0.5) == 0.0 and overlapped_overhead(3.0) == 2.0  # eq:overlap_condition
     assert not_overlapped_overhead(0.5) == 0.5  # eq:overhead_condition
 
 
 def test_evaluation_map_is_data_naming_real_derivations():
-    from lgacc.evaluate import DATA_TRANSFERS, evaluation_map
-    from lgacc.formulas import derivation
-    from lgacc.symbols import symbol
+    from lgacc.model.evaluator import DATA_TRANSFERS, evaluation_map
+    from lgacc.model.formulas import derivation
+    from lgacc.model.symbols import symbol
 
     emap = evaluation_map()
     keys = {case["derivation"] for case in emap["data"]["cases"].values()}
@@ -257,7 +257,7 @@ def test_the_evaluation_checks_differing_cells_are_explained_by_numbers_it_compu
     """Hand-computed: X160's leading-order p is 12 d_m^2 d_l = 12 * 25600**2 * 160; its 12 bytes per parameter
     are 14 062.5 GiB, and with the 47 187.5 GiB of checkpoints the sum lands on 61 250.0, the half between the
     printed 61.2 K and 61.3 K.  The inferred 3d baseline's bubble is (n_l - 1) / n_mu = 159 / 604."""
-    from lgacc.reproductions.parallel_methods_check import differing_cells_explained
+    from lgacc.paper.reproductions.parallel_methods_check import differing_cells_explained
 
     text = differing_cells_explained("a100-80gb")
     assert 12 * 12 * 25600**2 * 160 / 2**30 == 14062.5
@@ -269,7 +269,7 @@ def test_the_evaluation_checks_differing_cells_are_explained_by_numbers_it_compu
 def test_x_models_differing_cells_are_explained_by_numbers_it_computes():
     """Hand-computed: BERT's weights are 12 * 1024**2 * 24 = 301,989,888 (302.0 M); X2's exact count is
     12 x^5 + 13 x^3 = 488 and its weights 12 x^5 = 384; Megatron-LM's weights 12 * 3072**2 * 72 = 8.154 B."""
-    from lgacc.reproductions.x_model import differing_cells_explained
+    from lgacc.paper.reproductions.x_model import differing_cells_explained
 
     text = differing_cells_explained()
     assert 12 * 1024**2 * 24 == 301_989_888 and "302.0 M without biases" in text and "no count gives it" in text
@@ -279,7 +279,10 @@ def test_x_models_differing_cells_are_explained_by_numbers_it_computes():
 
 
 def test_the_memory_tie_is_one_sentence_shared_by_two_pages():
-    from lgacc.reproductions.parallel_methods_check import differing_cells_explained, memory_tie_explained
+    from lgacc.paper.reproductions.parallel_methods_check import (
+        differing_cells_explained,
+        memory_tie_explained,
+    )
 
     tie = memory_tie_explained("a100-80gb")
     assert tie in differing_cells_explained("a100-80gb") and "truncated" not in tie

@@ -12,15 +12,15 @@ import dataclasses
 import pytest
 import sympy
 
-from lgacc.formulas import Derivation, derivation, derivations, leading_order
-from lgacc.formulas.compute import PASS_FACTORS, batch_flops
-from lgacc.formulas.buffering import mixed_buffering_table
-from lgacc.formulas.memory import activation_bytes_per_token
-from lgacc.formulas.network import tensor_intensity
-from lgacc.formulas.printed import printed_formula, printed_formulas
-from lgacc.models import x_model
+from lgacc.model.formulas import Derivation, derivation, derivations, leading_order
+from lgacc.model.formulas.buffering import mixed_buffering_table
+from lgacc.model.formulas.compute import PASS_FACTORS, batch_flops
+from lgacc.model.formulas.memory import activation_bytes_per_token
+from lgacc.model.formulas.network import tensor_intensity
+from lgacc.model.formulas.printed import printed_formula, printed_formulas
+from lgacc.model.symbols import b, d_a, d_l, d_m, d_s, n_a, n_b, n_I, n_l, n_mu, p, p_l
+from lgacc.model.transformer import x_model
 from lgacc.paper import load_paper
-from lgacc.symbols import b, d_a, d_l, d_m, d_s, n_a, n_b, n_I, n_l, n_mu, p, p_l
 
 ALL = derivations()
 
@@ -206,7 +206,7 @@ def test_every_data_intensity_label_is_written_literally():
     """grep finds each equation label where its formula is derived (not built with an f-string)."""
     from pathlib import Path
 
-    import lgacc.formulas.network as network
+    import lgacc.model.formulas.network as network
 
     text = Path(network.__file__).read_text()
     for label in ("eq:data_intensity_base", "eq:data_intensity_base_pipe", "eq:data_intensity_base_partition",

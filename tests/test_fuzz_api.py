@@ -7,12 +7,12 @@ import math
 import warnings
 
 import numpy as np
+from fuzzing import FIXTURES, fuzz_settings, mostly, record, time_limit
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzing import FIXTURES, fuzz_settings, mostly, record, time_limit
 from lgacc.errors import MAX_INT64, UserInputError, positive_int
-from lgacc.hardware import Hardware, load_hardware
+from lgacc.model.hardware import Hardware, load_hardware
 
 NUMPY_SCALARS = st.one_of(
     st.integers(-(2**63), 2**63 - 1).map(np.int64),
@@ -86,9 +86,9 @@ COUNT = mostly(st.one_of(st.integers(1, 64), st.just(np.int64(8)), st.just(4.0))
     x=st.sampled_from([4, 8, 16, 64, 160]),
 )
 def test_fuzz_training_config_and_evaluate(method, n_b, n_l, n_a, n_mu, b_mu, offload, partitioned, x):
-    from lgacc.config import TrainingConfig
-    from lgacc.evaluate import evaluate
-    from lgacc.models import x_model
+    from lgacc.model.config import TrainingConfig
+    from lgacc.model.evaluator import evaluate
+    from lgacc.model.transformer import x_model
 
     def call():
         config = TrainingConfig(method=method, n_b=n_b, n_l=n_l, n_a=n_a, n_mu=n_mu, b_mu=b_mu, offload=offload,

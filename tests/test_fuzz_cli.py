@@ -9,10 +9,9 @@ import subprocess
 import sys
 
 import pytest
+from fuzzing import FIXTURES, ROOT, call_cli, check_contract, fuzz_settings, mostly, record
 from hypothesis import given
 from hypothesis import strategies as st
-
-from fuzzing import FIXTURES, ROOT, call_cli, check_contract, fuzz_settings, mostly, record
 
 WILD_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)
 WILD_INT = st.one_of(

@@ -7,12 +7,12 @@ from __future__ import annotations
 import math
 
 import yaml
+from fuzzing import ROOT, call_cli, check_contract, fuzz_settings, record, time_limit
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzing import ROOT, call_cli, check_contract, fuzz_settings, record, time_limit
 from lgacc.errors import MAX_INT64, UserInputError
-from lgacc.models import OPTIONAL_KEYS, REQUIRED_KEYS, Transformer, load_model
+from lgacc.model.transformer import OPTIONAL_KEYS, REQUIRED_KEYS, Transformer, load_model
 
 MODEL_DIR = ROOT / "data" / "models"
 RUN_DIR = ROOT / "data" / "validation"

@@ -7,11 +7,11 @@ import math
 import warnings
 
 import yaml
+from fuzzing import call_cli, check_contract, fuzz_settings, record, time_limit
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzing import call_cli, check_contract, fuzz_settings, record, time_limit
-from lgacc.hardware import DATA_DIR, RANGES, Hardware, HardwareSpecError, available_hardware, load_hardware
+from lgacc.model.hardware import DATA_DIR, RANGES, Hardware, HardwareSpecError, available_hardware, load_hardware
 
 SHIPPED = {name: (DATA_DIR / f"{name}.yaml").read_text() for name in available_hardware()}
 KEYS = sorted({line.split(":", 1)[0] for text in SHIPPED.values() for line in text.splitlines()

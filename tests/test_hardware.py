@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from lgacc.artifacts import get_artifact
-from lgacc.hardware import GB, GIB, LINK_KEYS, Hardware, HardwareSpecError, available_hardware, load_hardware
+from lgacc.model.hardware import GB, GIB, LINK_KEYS, Hardware, HardwareSpecError, available_hardware, load_hardware
 from lgacc.paper import paper_table, parse_printed
+from lgacc.paper.artifacts import get_artifact
 
 
 def test_a100_is_shipped_and_frozen():

@@ -1,9 +1,9 @@
-"""The calculator's JavaScript (lgacc.jsgen) run under node against the Python evaluator and search.
+"""The calculator's JavaScript (lgacc.book.jsgen) run under node against the Python evaluator and search.
 
 The generated module is printed from the same derivations the evaluator lambdifies;
 the composition is glue.  300 random configurations (every method, with and without
 offload and partition, shipped and custom specs and models, both forms, random
-assumptions) must agree with :func:`lgacc.evaluate.evaluate` to a relative 1e-9,
+assumptions) must agree with :func:`lgacc.model.evaluator.evaluate` to a relative 1e-9,
 reasons word for word; bad input must give the Python message; the in-page search
 must pick the configuration ``lgacc optimize`` picks.
 """
@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lgacc import jsgen
-from lgacc.assumptions import Assumptions
-from lgacc.config import TrainingConfig
+from lgacc.book import jsgen
 from lgacc.errors import UserInputError
-from lgacc.evaluate import evaluate
-from lgacc.hardware import available_hardware
-from lgacc.models import Transformer, named_model
+from lgacc.model.assumptions import Assumptions
+from lgacc.model.config import TrainingConfig
+from lgacc.model.evaluator import evaluate
+from lgacc.model.hardware import available_hardware
+from lgacc.model.transformer import Transformer, named_model
 from lgacc.search import fastest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -199,7 +199,7 @@ BAD_INPUTS = [
     ({"model": "X16", "method": "improved", "n_b": 1, "schedule": "dualpipe"}, "unknown schedule"),
     ({"model": "X16", "method": "improved", "n_b": 1,
       "hardware": yaml.safe_load((ROOT / "data" / "hardware" / "a100-80gb.yaml").read_text()) | {"kernel_efficiency": 1.5}},
-     "field 'kernel_efficiency'"),  # as lgacc.hardware refuses it: the share of the peak is in (0, 1]
+     "field 'kernel_efficiency'"),  # as lgacc.model.hardware refuses it: the share of the peak is in (0, 1]
     ({"model": "X16", "method": "improved", "n_b": 1, "n_v": 2}, "n_v=2: no schedule is given"),
     ({"model": "X16", "method": "improved", "n_b": 1, "schedule": "1f1b", "n_v": 2}, "schedule 1f1b has one chunk"),
     ({"model": "X16", "method": "improved", "n_b": 1, "n_l": 4, "schedule": "interleaved", "n_v": 8}, "exceeds the X16 layer"),
@@ -336,8 +336,8 @@ process.stdout.write(JSON.stringify(input.map((x) => [lgacc.fmtG(x, 3), lgacc.fm
 def test_a_symbol_outside_the_arguments_stops_the_build():
     """The activation memory's printed form keeps ``m_0`` (bytes per token, not printed by the paper): printing
     it as a function of the evaluator's arguments would give NaN, so the generator names the symbol instead."""
-    from lgacc import symbols
-    from lgacc.formulas import derivation
+    from lgacc.model import symbols
+    from lgacc.model.formulas import derivation
 
     args = tuple(getattr(symbols, name) for name in jsgen.ARGUMENTS)
     with pytest.raises(ValueError, match="m_0"):
@@ -367,17 +367,17 @@ process.stdout.write(JSON.stringify([page, lgacc.evaluate(Object.assign({ hardwa
 
 
 def test_the_hand_written_javascript_is_package_data():
-    """``lgacc.jsgen`` reads its two runtimes with :mod:`importlib.resources`: both are files of the package and
+    """``lgacc.book.jsgen`` reads its two runtimes with :mod:`importlib.resources`: both are files of the package and
     ``pyproject.toml`` declares them as package data, so a non-editable install carries them too."""
     import fnmatch
     import tomllib
     from importlib import resources
 
-    from lgacc.jsgen import bundle
+    from lgacc.book.jsgen import bundle
 
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
-    package = resources.files("lgacc.jsgen")
+    package = resources.files("lgacc.book.jsgen")
     assets = sorted(p.name for p in package.iterdir() if p.is_file() and not p.name.endswith((".py", ".pyc")))
     assert assets == sorted(bundle.RUNTIMES)
     for name in assets:
-        assert any(fnmatch.fnmatch(name, glob) for glob in declared["lgacc.jsgen"]), name
+        assert any(fnmatch.fnmatch(name, glob) for glob in declared["lgacc.book.jsgen"]), name

@@ -16,13 +16,18 @@ import pytest
 import sympy
 import yaml
 
-from lgacc.config import TrainingConfig
-from lgacc.evaluate import evaluate
-from lgacc.formulas import derivation
-from lgacc.formulas import buffering, memory
-from lgacc.formulas.printed import PRINTED_FORMULAS, parse_printed_latex, paper_definitions, printed_formula, printed_formulas
+from lgacc.model.config import TrainingConfig
+from lgacc.model.evaluator import evaluate
+from lgacc.model.formulas import buffering, derivation, memory
+from lgacc.model.formulas.printed import (
+    PRINTED_FORMULAS,
+    paper_definitions,
+    parse_printed_latex,
+    printed_formula,
+    printed_formulas,
+)
+from lgacc.model.symbols import b, b_mu, d_a, d_l, d_m, d_s, m_0, n_a, n_b, n_gpu, n_I, n_l, n_mu, p, p_l
 from lgacc.paper import load_paper, parse_printed
-from lgacc.symbols import b, b_mu, d_a, d_l, d_m, d_s, m_0, n_a, n_b, n_gpu, n_I, n_l, n_mu, p, p_l
 
 MEMORY_KEYS = ("state_memory", "state_memory_partitioned", "checkpoint_memory", "buffer_memory", "activation_memory")
 GIB = 2**30

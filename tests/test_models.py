@@ -13,8 +13,9 @@ import pytest
 import sympy
 
 from lgacc.errors import UserInputError
-from lgacc.formulas.model import layer_parameters, layer_vectors
-from lgacc.models import (
+from lgacc.model.formulas.model import layer_parameters, layer_vectors
+from lgacc.model.symbols import d_m, n_I
+from lgacc.model.transformer import (
     CALIBRATION_TOKENS,
     NAMED_MODELS,
     Transformer,
@@ -23,7 +24,6 @@ from lgacc.models import (
     named_model,
     x_model,
 )
-from lgacc.symbols import d_m, n_I
 
 
 def test_width_must_be_heads_times_head_size():
@@ -97,9 +97,9 @@ def test_critical_batch_scales_as_p_one_third():
 
 # --- models beyond the X family: files, GQA, gated MLP, vocabulary ---
 
-from lgacc.formulas.model import LAYER_OPERATIONS, d_kv, general_layer_parameters  # noqa: E402
-from lgacc.models import load_model, published_parameters, shipped_model_files  # noqa: E402
-from lgacc.symbols import d_I, d_h  # noqa: E402
+from lgacc.model.formulas.model import LAYER_OPERATIONS, d_kv, general_layer_parameters  # noqa: E402
+from lgacc.model.symbols import d_h, d_I  # noqa: E402
+from lgacc.model.transformer import load_model, published_parameters, shipped_model_files  # noqa: E402
 
 
 def test_general_layer_reduces_to_the_papers_at_its_defaults():

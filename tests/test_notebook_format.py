@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from lgacc.findings import findings_markdown, readable_value, verdict_counts
-from lgacc.hardware import GIB
-from lgacc.notebook import config_table, format_bytes, format_days, format_int, format_si, readable_frame
+from lgacc.book.notebook import config_table, format_bytes, format_days, format_int, format_si, readable_frame
+from lgacc.model.hardware import GIB
+from lgacc.paper.findings import findings_markdown, readable_value, verdict_counts
 
 
 def test_counts_are_integers():
@@ -23,7 +23,7 @@ def test_sizes_with_prefixes():
     assert format_bytes(488 * GIB) == "488 GiB"
     assert format_bytes(61.25 * 1024 * GIB) == "61.2 TiB"
     assert format_si(312e12, "flop/s") == "312 Tflop/s"
-    from lgacc.notebook import format_count
+    from lgacc.book.notebook import format_count
 
     # the paper's suffixes for parameter counts (table:x_model prints 8.15 B, not 8.15 G)
     assert (format_count(8.157e9), format_count(301_989_888), format_count(488), format_count(1.26e12)) == \
@@ -66,7 +66,7 @@ def test_findings_count_verdicts_from_status_and_name_the_gap():
 
 
 def test_compact_comparison_marks_only_the_differences():
-    from lgacc.notebook import compact_comparison
+    from lgacc.book.notebook import compact_comparison
 
     comparison = pd.DataFrame([
         {"method": "Baseline", "n_gpu (paper)": "7400", "n_gpu (reproduced)": "7360", "n_gpu agrees": False,
@@ -87,7 +87,7 @@ def test_equation_labels_in_table_cells_become_numbered_links():
     and labels the paper does not number are left alone."""
     import pandas as pd
 
-    from lgacc.notebook import table_html
+    from lgacc.book.notebook import table_html
 
     html = table_html(pd.DataFrame({"assumption": ["Overhead cap (eq:overhead_condition)", "eq:not_a_label"]}))
     assert 'href="derivations.html#eq-overhead-condition"' in html
@@ -100,8 +100,8 @@ def test_a_shown_quantity_never_breaks_between_number_and_unit():
     """Table text wraps to fit the column (8.61 above d was seen on the H100 build); names and prose still wrap."""
     from unittest import mock
 
-    import lgacc.notebook as notebook
-    import lgacc.notebook.tables as tables
+    import lgacc.book.notebook as notebook
+    import lgacc.book.notebook.tables as tables
 
     frame = pd.DataFrame({"hardware": ["gb200-nvl72 and more"], "time_days": [8.61], "memory_gib": [9.44], "n_gpu": [17920.0],
                           "peak": ["2.25 Pflop/s"], "note": ["5 stages of 8"]})
@@ -116,7 +116,7 @@ def test_a_shown_quantity_never_breaks_between_number_and_unit():
 def test_a_printed_power_of_ten_in_a_table_is_typeset_once():
     import pandas as pd
 
-    from lgacc.notebook import table_html
+    from lgacc.book.notebook import table_html
 
     body = table_html(pd.DataFrame({"printed": [r"6.24\times 10^{24} floating point operations", r"\(3\times 10^6\)"]}))
     assert r"\(6.24\times 10^{24}\) floating point operations" in body
@@ -126,7 +126,7 @@ def test_a_printed_power_of_ten_in_a_table_is_typeset_once():
 def test_a_comparisons_notes_leave_its_table_for_one_of_their_own():
     """Hand-made comparison: ``method`` names the row, ``ok`` is a flag and ``why`` a note after the
     graded quantity; only ``method`` stays beside the numbers."""
-    from lgacc.notebook import row_notes
+    from lgacc.book.notebook import row_notes
 
     comparison = pd.DataFrame([{"method": "Baseline", "ok": True, "b (paper)": "2", "b (reproduced)": "2",
                                 "b agrees": True, "why": "a reason", "setup (reproduced)": "n_b=1"}])

@@ -35,7 +35,7 @@ def test_notebook_is_committed_without_outputs(path):
 #: Pages that show the same thing on every build: the hardware does not enter them (glossary,
 #: derivations, unit-duration timelines, hardware-free tables, measured runs on their own hardware)
 #: or they grade the paper on its own hardware (``lgacc.paper.PAPER_HARDWARE``).  They must not take
-#: the build's hardware: the runner reuses their executed copy for every spec (lgacc.notebookcache).
+#: the build's hardware: the runner reuses their executed copy for every spec (lgacc.book.notebookcache).
 HARDWARE_FREE = {"against_measured_runs", "claims", "derivations", "evaluation_check", "fig_gradient_accumulation",
                  "fig_gradient_accumulation_partitioned", "fig_pipeline_comparison", "glossary", "mixed_buffering", "sensitivity",
                  "x_model"}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,15 +18,7 @@ import yaml
 from lgacc import yamlfile
 from lgacc.cli import main
 from lgacc.errors import UserInputError, positive_int
-from lgacc.hardware import (
-    DATA_DIR,
-    GIB,
-    HardwareSpecError,
-    HardwareSpecWarning,
-    load_hardware,
-)
-
-from pathlib import Path
+from lgacc.model.hardware import DATA_DIR, GIB, HardwareSpecError, HardwareSpecWarning, load_hardware
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -350,16 +343,16 @@ def test_7_pipeline_modular_must_be_a_bool():
 
 
 def test_7_evaluate_max_overhead_must_not_be_a_bool():
-    from lgacc.config import TrainingConfig
-    from lgacc.evaluate import evaluate
-    from lgacc.models import x_model
+    from lgacc.model.config import TrainingConfig
+    from lgacc.model.evaluator import evaluate
+    from lgacc.model.transformer import x_model
 
     with pytest.raises(UserInputError):
         evaluate(x_model(160), "a100-80gb", TrainingConfig("improved", n_b=8), max_overhead=True)
 
 
 def test_7_transformer_name_must_be_a_string():
-    from lgacc.models import Transformer
+    from lgacc.model.transformer import Transformer
 
     with pytest.raises(UserInputError):
         Transformer(name=None, d_l=2, d_m=4, d_a=2, d_h=2, d_s=8)
@@ -378,7 +371,7 @@ def test_the_input_checks_page_states_the_fuzz_budget_and_the_ranges():
     """book/input_checks.md states the cases tried per test and in all; they are the suite's settings."""
     from fuzzing import EXAMPLES
 
-    from lgacc.hardware import RANGES
+    from lgacc.model.hardware import RANGES
 
     page = (ROOT / "book" / "input_checks.md").read_text()
     total = sum(EXAMPLES.values())
@@ -419,7 +412,7 @@ def test_model_files_use_the_safe_reader(tmp_path, capsys, case):
 
 
 def test_model_file_counts_accept_numpy_and_zero_vocabulary():
-    from lgacc.models import Transformer
+    from lgacc.model.transformer import Transformer
 
     model = Transformer(name="m", d_l=2, d_m=8, d_a=2, d_h=4, d_s=16, d_v=np.int64(0))
     assert model.d_v == 0 and type(model.d_v) is int

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from lgacc import resultcache
+from lgacc.cache import results as resultcache
 
 
 @pytest.fixture

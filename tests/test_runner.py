@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import nbformat
 
-from lgacc import run
+from lgacc.book import run
 
 
 def _notebook(path, *sources):

@@ -10,9 +10,9 @@ import pytest
 from matplotlib.figure import Figure
 
 from lgacc import scaling
-from lgacc.artifacts import get_artifact
-from lgacc.hardware import GIB, load_hardware
-from lgacc.models import x_model
+from lgacc.model.hardware import GIB, load_hardware
+from lgacc.model.transformer import x_model
+from lgacc.paper.artifacts import get_artifact
 from lgacc.search import fastest
 
 HW = load_hardware("a100-80gb")

@@ -12,8 +12,8 @@ import math
 import pandas as pd
 import pytest
 
-from lgacc.artifacts import get_artifact
-from lgacc.reproductions.fig_scaling_limited import NO_FEASIBLE, curve_ends, paper_model_range
+from lgacc.paper.artifacts import get_artifact
+from lgacc.paper.reproductions.fig_scaling_limited import NO_FEASIBLE, curve_ends, paper_model_range
 
 
 def test_the_paper_ranges_are_read_from_its_transcription():
@@ -58,8 +58,8 @@ def test_the_axis_spans_the_papers_range_and_the_gap_is_labelled(label, paper_hi
 
 
 def test_titles_name_the_builds_node_size_and_ethernet_share_and_the_papers_on_its_hardware():
-    from lgacc.hardware import load_hardware
-    from lgacc.reproductions import fig_scaling_Ethernet, fig_scaling_limited
+    from lgacc.model.hardware import load_hardware
+    from lgacc.paper.reproductions import fig_scaling_Ethernet, fig_scaling_limited
 
     paper, h100 = load_hardware("a100-80gb"), load_hardware("h100-sxm")
     # on the paper's hardware the titles are the paper's captions, word for word
@@ -75,7 +75,7 @@ def test_titles_name_the_builds_node_size_and_ethernet_share_and_the_papers_on_i
 def test_the_time_axis_reaches_below_an_hour_when_a_point_does():
     from matplotlib.figure import Figure
 
-    from lgacc.reproductions.fig_scaling_limited import set_time_axis
+    from lgacc.paper.reproductions.fig_scaling_limited import set_time_axis
 
     ax = Figure().subplots()
     set_time_axis(ax, [0.5, 10 / 1440, 400.0])  # ten minutes
@@ -90,7 +90,7 @@ def test_the_shaded_regions_label_keeps_clear_of_the_month_and_year_lines():
 
     from matplotlib.figure import Figure
 
-    from lgacc.reproductions.fig_scaling_limited import _free_heights, set_time_axis
+    from lgacc.paper.reproductions.fig_scaling_limited import _free_heights, set_time_axis
     from lgacc.scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS
 
     ax = Figure().subplots()

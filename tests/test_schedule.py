@@ -4,7 +4,7 @@ Integer durations make every simulated time an integer and every ratio an exact
 Fraction, so the comparisons below are equalities, not tolerances.
 
 Independent facts checked: the event simulator (one code path) against the sympy derivations
-of lgacc.formulas (another) and against the bubble (n_l - 1)/n_mu, times n_l/d_l for the
+of lgacc.model.formulas (another) and against the bubble (n_l - 1)/n_mu, times n_l/d_l for the
 modular pipeline, written by hand; send, restore and reduction counts by hand; the printed
 rows of table:mixed_buffering; hand-built malformed schedules and inputs.
 """
@@ -15,9 +15,8 @@ from fractions import Fraction
 
 import pytest
 
-from lgacc.paper import paper_table
-
 from lgacc.errors import UserInputError
+from lgacc.paper import paper_table
 from lgacc.schedule import (
     MAX_OPERATIONS,
     Durations,
@@ -26,13 +25,13 @@ from lgacc.schedule import (
     Schedule,
     ScheduleDeadlock,
     Stream,
+    analytic,
     buffer_profile,
     gradient_accumulation,
     measure,
     pipeline,
     simulate,
 )
-from lgacc.schedule import analytic
 from lgacc.schedule.measure import overlapping_micro_batches
 
 PIPELINE_GRID = [
@@ -276,7 +275,7 @@ FIGURES = ["fig:gradient_accumulation", "fig:gradient_accumulation_partitioned",
 def test_figure_draws_every_timed_operation_standard_on_top(label):
     from matplotlib.patches import Rectangle
 
-    from lgacc.artifacts import get_artifact
+    from lgacc.paper.artifacts import get_artifact
 
     artifact = get_artifact(label)
     module = __import__(artifact.build.__module__, fromlist=["timelines"])
@@ -297,7 +296,7 @@ def test_figure_draws_every_timed_operation_standard_on_top(label):
 
 
 def test_figure_parameters_change_the_drawing():
-    from lgacc.artifacts import reproduce
+    from lgacc.paper.artifacts import reproduce
 
     figure = reproduce("fig:pipeline_comparison", n_l=2, n_mu=3, d_l=6)
     assert len(figure.axes[0].get_yticks()) == 2 * 2  # compute + network row per device

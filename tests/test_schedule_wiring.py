@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from lgacc.cli import main
-from lgacc.config import TrainingConfig
 from lgacc.errors import UserInputError
-from lgacc.evaluate import evaluate, evaluate_many
-from lgacc.hardware import load_hardware
-from lgacc.models import named_model, x_model
+from lgacc.model.config import TrainingConfig
+from lgacc.model.evaluator import evaluate, evaluate_many
+from lgacc.model.hardware import load_hardware
+from lgacc.model.transformer import named_model, x_model
 from lgacc.search import SearchRequest, fastest
-from lgacc.search_reference import enumerate_all
+from lgacc.search.reference import enumerate_all
 
 A100 = load_hardware("a100-80gb")
 GIB = 2**30
@@ -372,9 +372,9 @@ def test_schedule_terms_reduce_to_the_papers_equations():
     eq:data_intensity_improved into eq:data_intensity_base."""
     import sympy
 
-    from lgacc.formulas import derivation
-    from lgacc.formulas import schedules as s
-    from lgacc.symbols import d_l, n_l, n_mu
+    from lgacc.model.formulas import derivation
+    from lgacc.model.formulas import schedules as s
+    from lgacc.model.symbols import d_l, n_l, n_mu
 
     assert s.chunks_per_device("gpipe") == 1 and s.chunks_per_device("zero-bubble") == 1
     assert sympy.simplify(s.chunks_per_device("interleaved") - s.v) == 0
@@ -402,8 +402,9 @@ def test_fastest_schedule_keeps_the_fastest_chunk_count():
 
 
 def test_the_evaluator_knows_the_same_schedules_as_the_simulator_and_the_formulas():
-    from lgacc.evaluation_map import SCHEDULES as mapped, evaluation_map
-    from lgacc.formulas.schedules import SCHEDULES as derived
+    from lgacc.model.evaluator.mapping import SCHEDULES as mapped
+    from lgacc.model.evaluator.mapping import evaluation_map
+    from lgacc.model.formulas.schedules import SCHEDULES as derived
     from lgacc.schedule.builders import SCHEDULES as simulated
 
     assert tuple(mapped) == tuple(derived) == SCHEDULES and set(simulated) == set(SCHEDULES)

@@ -1,7 +1,7 @@
 """Pipeline schedules since 2021: each simulated quantity equals its sympy derivation, exactly.
 
 Integer (or Fraction) durations make every simulated time exact; the derivations of
-lgacc.formulas.schedules, evaluated at the same sizes, are exact Fractions too.
+lgacc.model.formulas.schedules, evaluated at the same sizes, are exact Fractions too.
 
 Independent facts checked: simulator against derivation over a grid (two code paths); the
 published bubbles computed by hand (3/8, 3/16, 3/32, 1/8); zero bubble a third of 1F1B;
@@ -16,7 +16,7 @@ import pytest
 import sympy
 
 from lgacc.errors import UserInputError
-from lgacc.formulas import schedules as formulas
+from lgacc.model.formulas import schedules as formulas
 from lgacc.schedule import Durations, measure, pipeline, simulate
 from lgacc.schedule.analytic import schedule_quantity
 from lgacc.schedule.builders import SCHEDULES, pipeline_schedule
@@ -73,7 +73,7 @@ def test_zero_bubble_is_a_third_of_1f1b_with_equal_passes():
 
 
 def test_derivations_hold_and_reuse_the_papers_bubbles():
-    from lgacc.formulas.bubble import bubble
+    from lgacc.model.formulas.bubble import bubble
 
     for name in SCHEDULES:
         assert all(d.holds() for d in formulas.schedule_derivations(name))

@@ -8,10 +8,10 @@ import re
 import pytest
 import yaml
 
-from lgacc.claims import printed_claims
 from lgacc.cli import main
-from lgacc.hardware import load_hardware
-from lgacc.scorecard import AGREES, DIFFERS, paper_artifacts, score_artifact, scorecard
+from lgacc.model.hardware import load_hardware
+from lgacc.paper.claims import printed_claims
+from lgacc.paper.scorecard import AGREES, DIFFERS, paper_artifacts, score_artifact, scorecard
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_scorecard_json(capsys, monkeypatch, card):
 
 
 def test_cell_counts_sum_the_tables_and_leave_echoed_inputs_out(card):
-    from lgacc.scorecard import cell_counts
+    from lgacc.paper.scorecard import cell_counts
 
     counts = cell_counts(card)
     tables = card[card["kind"] == "table"]
@@ -70,14 +70,14 @@ def test_cell_counts_sum_the_tables_and_leave_echoed_inputs_out(card):
 
 
 def test_scheduling_figures_are_graded_by_measured_against_analytic(card):
-    from lgacc.scorecard import MATCHES_FORMULAS
+    from lgacc.paper.scorecard import MATCHES_FORMULAS
 
     for label in ("fig:gradient_accumulation", "fig:gradient_accumulation_partitioned", "fig:pipeline_comparison"):
         assert card.loc[label, "status"] == MATCHES_FORMULAS, card.loc[label].to_dict()
 
 
 def test_every_row_has_a_verdict_and_explained_rows_an_alternative(card):
-    from lgacc.claims import VERDICTS
+    from lgacc.paper.claims import VERDICTS
 
     assert {"verdict", "difference", "explanation", "alternative"} <= set(card.columns)
     for label, row in card.iterrows():
@@ -92,8 +92,8 @@ def test_every_row_has_a_verdict_and_explained_rows_an_alternative(card):
 def test_smaller_cluster_is_graded_against_one_and_six_months_at_printed_precision():
     """The targets are the paper's (one and six calendar months), not the rows' own times; a GPU count
     one off the printed integer differs."""
-    from lgacc.artifacts import get_artifact
     from lgacc.paper import paper_table
+    from lgacc.paper.artifacts import get_artifact
 
     artifact = get_artifact("table:smaller_cluster")
     built = artifact.reproduce("a100-80gb")

@@ -16,12 +16,12 @@ import random
 import numpy as np
 import pytest
 
-from lgacc.config import Method
 from lgacc.errors import UserInputError
-from lgacc.hardware import load_hardware
-from lgacc.models import x_model
+from lgacc.model.config import Method
+from lgacc.model.hardware import load_hardware
+from lgacc.model.transformer import x_model
 from lgacc.search import Parallelism, cheapest, divisors, fastest, parse_parallelism, rule_masks
-from lgacc.search_reference import enumerate_all, reference_cheapest, reference_fastest
+from lgacc.search.reference import enumerate_all, reference_cheapest, reference_fastest
 
 A100 = load_hardware("a100-80gb")
 
@@ -185,7 +185,7 @@ def test_rules_each_reject_what_they_say():
 
     def masks(par, **c):
         c = {k: np.array([v]) for k, v in c.items()}
-        from lgacc.evaluate import evaluate_many
+        from lgacc.model.evaluator import evaluate_many
 
         r = evaluate_many(model, A100, method, **c)
         return {k: bool(v[0]) for k, v in rule_masks(model, A100, method, parse_parallelism(par), c, r, max_gpus=None, allow_offload=True, just_below=True).items()}
@@ -334,8 +334,8 @@ def test_doctests_of_the_search_and_evaluator():
 
 
 def test_divisibility_assumption_reaches_the_search():
-    from lgacc.assumptions import Assumptions
-    from lgacc.models import Transformer
+    from lgacc.model.assumptions import Assumptions
+    from lgacc.model.transformer import Transformer
 
     model = Transformer("odd", d_l=7, d_m=512, d_a=8, d_h=64, d_s=512)
     strict = fastest(model, "a100-80gb", "improved", "data+pipe", explain=False)

@@ -1,4 +1,4 @@
-"""lgacc.sensitivity and ``lgacc sensitivity``: independent facts about the headline results under each assumption."""
+"""lgacc.studies.sensitivity and ``lgacc sensitivity``: independent facts about the headline results under each assumption."""
 
 from __future__ import annotations
 
@@ -9,15 +9,16 @@ import random
 import pytest
 import yaml
 
-from lgacc.claims import printed_claims
 from lgacc.cli import main
-from lgacc.hardware import GIB, load_hardware
-from lgacc.models import x_model
+from lgacc.model.hardware import GIB, load_hardware
+from lgacc.model.transformer import x_model
 from lgacc.paper import PAPER_DIR, parse_printed
+from lgacc.paper.claims import printed_claims
 from lgacc.scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, scenario_hardware
 from lgacc.scaling import time_limit as sweep_time_limit
+from lgacc.scaling.limits import bisect_last
 from lgacc.search import fastest
-from lgacc.sensitivity import (
+from lgacc.studies.sensitivity import (
     CONCLUSIONS,
     RESULT_KEYS,
     Setting,
@@ -28,7 +29,6 @@ from lgacc.sensitivity import (
     sensitivity_rows,
     verdicts,
 )
-from lgacc.scaling.limits import bisect_last
 
 A100 = load_hardware("a100-80gb")
 

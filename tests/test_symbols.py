@@ -9,11 +9,10 @@ and come with those values.
 from pathlib import Path
 
 import pytest
-
 import sympy
 
-from lgacc import symbols
-from lgacc.symbols import NOTATION, glossary, notation, symbol
+from lgacc.model import symbols
+from lgacc.model.symbols import NOTATION, glossary, notation, symbol
 
 REQUIRED = "d_s d_m d_l d_a d_h d_I n_I p p_l b b_mu n_mu n_b n_l n_a n_gpu c_gpu".split()
 
@@ -27,7 +26,7 @@ def test_required_symbols_exist_with_meaning_and_unit():
 
 
 def test_every_link_has_bandwidth_and_threshold():
-    from lgacc.hardware import LINK_KEYS
+    from lgacc.model.hardware import LINK_KEYS
 
     for key in LINK_KEYS:
         assert symbol(f"beta_{key}") is symbols.beta[key]

@@ -8,11 +8,10 @@ flop count; faster hardware trains faster; the one-month limit bracketed by the 
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
-import pandas as pd
-
-from lgacc.today import CLAIMS, compare_hardware, conclusions, conclusions_matrix, fastest_by_method
+from lgacc.studies.today import CLAIMS, compare_hardware, conclusions, conclusions_matrix, fastest_by_method
 
 
 def test_each_row_is_the_fastest_configuration_of_the_printed_table():
@@ -71,7 +70,7 @@ def test_matrix_has_a_row_per_conclusion_and_a_column_per_hardware():
 def test_scaling_per_gpu_meets_the_papers_x160_cell():
     """On the A100 the per-GPU sweep gives X160 with the improved method in 6.8 d, the printed
     cell of table:parallel_methods_comparison (to its one decimal), and the baseline in 13 d."""
-    from lgacc.today import scaling_by_hardware
+    from lgacc.studies.today import scaling_by_hardware
 
     frame = scaling_by_hardware(["a100-80gb"], xs=(160,)).set_index("method")
     assert round(frame.loc["improved", "time_days"], 1) == 6.8
@@ -83,7 +82,7 @@ def test_time_limits_per_gpu_bracket_the_sweep():
     """The one-month limit lies between the last swept model trained within a month and the first
     that is not (the sweep's rows, read independently of the limit's bisection); a year allows more."""
     from lgacc.scaling import ONE_MONTH_DAYS
-    from lgacc.today import limits_by_hardware, scaling_by_hardware
+    from lgacc.studies.today import limits_by_hardware, scaling_by_hardware
 
     limits = limits_by_hardware(["h100-sxm"]).set_index("days")["p"]
     sweep = scaling_by_hardware(["h100-sxm"], methods=("improved",))

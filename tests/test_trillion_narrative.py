@@ -1,4 +1,4 @@
-"""The trillion-parameter page's paragraphs (lgacc.reproductions.trillion_narrative): computed numbers.
+"""The trillion-parameter page's paragraphs (lgacc.paper.reproductions.trillion_narrative): computed numbers.
 
 Independent facts checked: hand-computed values from the paper's definitions (the critical batch of
 X160 from its constant, floor(b_c / b_mu), the modular bubble (n_l - 1) / (n_mu d_l / n_l) with
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from lgacc.models import x_model
-from lgacc.reproductions.trillion_narrative import narrative_markdown
+from lgacc.model.transformer import x_model
+from lgacc.paper.reproductions.trillion_narrative import narrative_markdown
 from lgacc.search import fastest
 
 

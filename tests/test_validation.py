@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from lgacc.errors import UserInputError
-from lgacc.models import load_model
-from lgacc.validation import (
+from lgacc.model.transformer import load_model
+from lgacc.studies.validation import (
     comparison,
     fit_kernel_efficiency,
     leave_one_publication_out,
@@ -80,8 +80,8 @@ def test_smith_throughput_is_consistent_with_its_iteration_time(runs):
 def test_prediction_for_the_papers_model_by_hand():
     """Megatron-LM 8.3 B (no vocabulary) on 256 GPUs, n_a = 8, n_l = 8, b = 64, b_mu = 1, hence n_b = 4 and
     n_mu = 16, under the physical convention and the exact form, every factor computed by hand."""
-    from lgacc.validation import Run
-    from lgacc.hardware import load_hardware
+    from lgacc.model.hardware import load_hardware
+    from lgacc.studies.validation import Run
 
     vocabulary_free = load_model("Megatron-LM")
     run = Run(id="t", publication="p", citation="c", model=vocabulary_free, hardware=load_hardware("a100-80gb"),
@@ -146,7 +146,7 @@ def test_bad_run_files_get_one_clear_line(tmp_path, text, message):
 def test_every_run_file_says_what_its_source_does_not_state():
     import yaml
 
-    from lgacc.validation import DATA_DIR
+    from lgacc.studies.validation import DATA_DIR
 
     for path in sorted(DATA_DIR.glob("*.yaml")):
         spec = yaml.safe_load(path.read_text())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from docutils import nodes
 
-from lgacc.equations import LABEL_PATTERN, equation_anchor, equation_name, equation_numbers
+from lgacc.paper.equations import LABEL_PATTERN, equation_anchor, equation_name, equation_numbers
 
 DERIVATIONS = "generated/derivations"
 _SKIP = (nodes.literal_block, nodes.math, nodes.math_block, nodes.raw, nodes.reference, nodes.title,

@@ -7,7 +7,7 @@ import argparse
 import math
 from typing import Callable
 
-from ..errors import MAX_INT64
+from lgacc.errors import MAX_INT64
 
 
 def count(name: str, int64: bool = True) -> Callable[[str], int]:

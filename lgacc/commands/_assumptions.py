@@ -1,10 +1,10 @@
-"""``--convention`` and ``--assume KEY=VALUE``: the command line's view of :class:`lgacc.assumptions.Assumptions`."""
+"""``--convention`` and ``--assume KEY=VALUE``: the command line's view of :class:`lgacc.model.assumptions.Assumptions`."""
 
 from __future__ import annotations
 
 import argparse
 
-from ..assumptions import FIELDS, Assumptions
+from lgacc.model.assumptions import FIELDS, Assumptions
 
 
 def add_assumption_arguments(parser: argparse.ArgumentParser) -> None:

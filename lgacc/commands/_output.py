@@ -55,7 +55,7 @@ def figure_path(out: str | Path) -> Path:
     Without the rule matplotlib would write ``pfile.png`` for ``--out pfile`` while the
     command printed ``pfile``, and raise a ValueError for ``--out p.txt``.
     """
-    from ..errors import UserInputError
+    from lgacc.errors import UserInputError
 
     path = Path(out)
     if path.suffix.lower() not in FIGURE_SUFFIXES:
@@ -69,7 +69,7 @@ def figure_path(out: str | Path) -> Path:
 
 def save_figure(figure, out: str | Path) -> Path:
     """Write a matplotlib figure to ``out`` (its folder created if missing), or one clear error."""
-    from ..errors import UserInputError
+    from lgacc.errors import UserInputError
 
     path = figure_path(out)
     try:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 
+from lgacc.model.config import Method, TrainingConfig
+from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
+from lgacc.model.evaluator.mapping import CHUNKED_SCHEDULES, SCHEDULE_ALIASES, SCHEDULES
+from lgacc.model.hardware import DEFAULT_HARDWARE
+from lgacc.model.transformer import named_model
 
-from ..config import Method, TrainingConfig
-from ..evaluate import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
-from ..evaluation_map import CHUNKED_SCHEDULES, SCHEDULE_ALIASES, SCHEDULES
-from ..hardware import DEFAULT_HARDWARE
-from ..models import named_model
 from ._args import count, positive_float
-from ._output import dumps
 from ._assumptions import add_assumption_arguments, assumptions_from_args
+from ._output import dumps
 
 
 def register(subparsers) -> None:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import argparse
 
+from lgacc.errors import UserInputError
+from lgacc.model.config import Method
+from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD
+from lgacc.model.hardware import DEFAULT_HARDWARE
+from lgacc.model.transformer import named_model
+from lgacc.search import Parallelism, cheapest, fastest, parse_parallelism
 
-from ..config import Method
-from ..errors import UserInputError
-from ..evaluate import DEFAULT_MAX_OVERHEAD
-from ..hardware import DEFAULT_HARDWARE
-from ..models import named_model
-from ..search import Parallelism, cheapest, fastest, parse_parallelism
 from ._args import count, positive_float
-from ._output import dumps
 from ._assumptions import add_assumption_arguments, assumptions_from_args
+from ._output import dumps
 from .evaluate import add_schedule_arguments
 
 #: ``lgacc evaluate``'s JSON keys, then the configuration's.

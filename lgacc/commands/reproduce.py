@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..artifacts import get_artifact
-from ..errors import UserInputError
-from ..hardware import DEFAULT_HARDWARE
+from lgacc.errors import UserInputError
+from lgacc.model.hardware import DEFAULT_HARDWARE
+from lgacc.paper.artifacts import get_artifact
+
 from ._output import FORMATS, dumps, figure_path, render_table, save_figure
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..hardware import DEFAULT_HARDWARE
-from ..scorecard import scorecard
+from lgacc.model.hardware import DEFAULT_HARDWARE
+from lgacc.paper.scorecard import scorecard
+
 from ._output import FORMATS, render_table
 
 

@@ -7,8 +7,9 @@ import sys
 
 import pandas as pd
 
-from ..hardware import DEFAULT_HARDWARE, load_hardware
-from ..sensitivity import compact_frame, dimensions, sensitivity_rows, verdict_cell, verdicts
+from lgacc.model.hardware import DEFAULT_HARDWARE, load_hardware
+from lgacc.studies.sensitivity import compact_frame, dimensions, sensitivity_rows, verdict_cell, verdicts
+
 from ._output import FORMATS, add_format_argument, dumps, render_table
 
 

@@ -11,11 +11,11 @@ import math
 
 import pandas as pd
 
-from ..schedule import MAX_OPERATIONS, Durations, measure, simulate
-from ..schedule.analytic import schedule_quantity
-from ..schedule.builders import ALIASES, SCHEDULES, pipeline_schedule
-from ._output import dumps
+from lgacc.schedule import MAX_OPERATIONS, Durations, measure, simulate
+from lgacc.schedule.analytic import schedule_quantity
+from lgacc.schedule.builders import ALIASES, SCHEDULES, pipeline_schedule
 
+from ._output import dumps
 
 #: Largest duration accepted: sums of up to MAX_OPERATIONS of them stay exact in a float.
 MAX_DURATION = 1e9

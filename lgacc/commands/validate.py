@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import math
 
-from ..validation import DATA_DIR, calibration_summary, comparison, leave_one_publication_out, load_runs
+from lgacc.studies.validation import (
+    DATA_DIR,
+    calibration_summary,
+    comparison,
+    leave_one_publication_out,
+    load_runs,
+)
+
 from ._output import dumps
 
 #: Keys of each run in the JSON output.

@@ -16,11 +16,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions
-from ..hardware import GIB, Hardware, load_hardware
-from ..models import x_model
-from ..search import fastest
-from ..units import DAYS_PER_YEAR
+from lgacc.model.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
+from lgacc.model.hardware import GIB, Hardware, load_hardware
+from lgacc.model.transformer import x_model
+from lgacc.search import fastest
+from lgacc.units import DAYS_PER_YEAR
 
 __all__ = ["METHODS", "NOT_PARTITIONED", "VARIANTS", "SCENARIOS", "ONE_YEAR_DAYS", "ONE_MONTH_DAYS", "UNLIMITED_NODE",
            "DEFAULT_X_MIN", "DEFAULT_X_MAX", "DEFAULT_POINTS", "COLUMNS", "nice_x", "sweep_xs", "refine",

@@ -14,9 +14,9 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+from lgacc.model.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
+from lgacc.model.hardware import Hardware
 
-from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions
-from ..hardware import Hardware
 from .grid import fastest_row, refine, scenario_hardware, sweep_xs
 
 __all__ = ["Limit", "bisect_last", "time_limit_between", "feasibility_limit", "offload_limit", "time_limit"]

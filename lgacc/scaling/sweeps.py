@@ -23,7 +23,7 @@ minimal memory cost"), and :func:`unpartitioned_helps` says where it is faster.
     activation checkpoints, to compare with the CPU-GPU, NVMe, hard-drive and
     Ethernet thresholds of ``table:hardware_bandwidth``.
 
-The sweeps are kept on disk (:mod:`lgacc.resultcache`): a figure's page, the today's-hardware
+The sweeps are kept on disk (:mod:`lgacc.cache.results`): a figure's page, the today's-hardware
 chapter and the tests redraw the same ones.
 """
 
@@ -34,12 +34,22 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from ..evaluate import evaluate_many
-from ..hardware import GIB, Hardware, load_hardware
-from ..models import x_model
-from ..resultcache import cached
-from .grid import (COLUMNS, METHODS, NOT_PARTITIONED, ONE_MONTH_DAYS, fastest_row, progress_bar, scenario_hardware,
-                   scenario_methods, sweep_xs)
+from lgacc.cache.results import cached
+from lgacc.model.evaluator import evaluate_many
+from lgacc.model.hardware import GIB, Hardware, load_hardware
+from lgacc.model.transformer import x_model
+
+from .grid import (
+    COLUMNS,
+    METHODS,
+    NOT_PARTITIONED,
+    ONE_MONTH_DAYS,
+    fastest_row,
+    progress_bar,
+    scenario_hardware,
+    scenario_methods,
+    sweep_xs,
+)
 
 __all__ = ["scaling_sweep", "unpartitioned_helps", "constant_time_sweep", "offload_sweep"]
 

@@ -12,16 +12,18 @@ from numbers import Real
 
 import sympy
 
-from ..formulas.bubble import bubble
+from lgacc.model.formulas.bubble import bubble
+
 from .operations import Durations
+
 
 def exact_value(expr: sympy.Expr, **values) -> Fraction:
     """A sympy expression at integer (or Fraction) ``values``, as an exact Fraction.
 
     Keywords are the paper's names of the symbols: ``n_l``, ``n_mu``, ``d_l`` and ``v``.
     """
-    from ..formulas.schedules import v
-    from ..symbols import d_l, n_l, n_mu
+    from lgacc.model.formulas.schedules import v
+    from lgacc.model.symbols import d_l, n_l, n_mu
 
     symbols = {"n_l": n_l, "n_mu": n_mu, "d_l": d_l, "v": v}
     result = sympy.nsimplify(expr.subs({symbols[k]: sympy.Rational(Fraction(x)) for k, x in values.items()}))
@@ -31,7 +33,7 @@ def exact_value(expr: sympy.Expr, **values) -> Fraction:
 
 
 def pipeline_bubble(n_l: int, n_mu: int, d_l: int, *, modular: bool) -> Fraction:
-    """Bubble overhead from :func:`lgacc.formulas.bubble.bubble` (the one source):
+    """Bubble overhead from :func:`lgacc.model.formulas.bubble.bubble` (the one source):
     ``(n_l-1)/n_mu`` for a standard pipeline (sec:distributed), divided by ``d_l/n_l``
     for a modular one (sec:modular_pipeline; needs ``n_mu >= n_l``)."""
     return exact_value(bubble(modular), n_l=n_l, n_mu=n_mu, d_l=d_l)
@@ -39,9 +41,9 @@ def pipeline_bubble(n_l: int, n_mu: int, d_l: int, *, modular: bool) -> Fraction
 
 def schedule_quantity(name: str, quantity: str, n_l: int, n_mu: int, d_l: int, *, n_v: int = 1,
                       durations: Durations = Durations()) -> Fraction:
-    """A quantity of :data:`lgacc.formulas.schedules.QUANTITIES` for schedule ``name`` from its
-    derivation in :mod:`lgacc.formulas.schedules`, at these sizes and pass durations."""
-    from ..formulas import schedules as formulas
+    """A quantity of :data:`lgacc.model.formulas.schedules.QUANTITIES` for schedule ``name`` from its
+    derivation in :mod:`lgacc.model.formulas.schedules`, at these sizes and pass durations."""
+    from lgacc.model.formulas import schedules as formulas
 
     keyed = {d.key: d for d in formulas.schedule_derivations(name)}
     expr = keyed[f"{quantity}_{name}"].exact

@@ -23,6 +23,8 @@ mixed buffering, all-reduces, pipeline sends) and returns the :class:`Schedule`.
 
 from __future__ import annotations
 
+from lgacc.errors import UserInputError
+
 from .lowering import schedule_from_programs
 from .operations import Durations, Schedule, check_size, check_sizes
 from .programs import (
@@ -35,7 +37,6 @@ from .programs import (
     standard_accumulation_program,
     zero_bubble_h1_order,
 )
-from ..errors import UserInputError
 
 __all__ = ["SCHEDULES", "ALIASES", "LOOPED", "gradient_accumulation", "pipeline", "pipeline_schedule", "schedule_name",
            "check_flag"]

@@ -13,7 +13,8 @@ from collections import defaultdict, deque
 from dataclasses import dataclass
 from numbers import Real
 
-from ..errors import UserInputError
+from lgacc.errors import UserInputError
+
 from .operations import Operation, Schedule, Stream
 
 

@@ -15,7 +15,8 @@ from numbers import Rational, Real
 
 import pandas as pd
 
-from ..errors import UserInputError
+from lgacc.errors import UserInputError
+
 from .engine import Interval, Timeline
 from .operations import COLLECTIVE_VOLUME, REDUCTION_KINDS, Kind, Stream
 

@@ -18,7 +18,7 @@ from enum import Enum
 from fractions import Fraction
 from numbers import Rational, Real
 
-from ..errors import UserInputError
+from lgacc.errors import UserInputError
 
 #: Largest schedule the simulator builds: refuse rather than exhaust memory or hang.
 MAX_OPERATIONS = 200_000

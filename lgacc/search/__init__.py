@@ -4,7 +4,7 @@ For a model, a hardware spec, a method and the allowed parallelism, :func:`faste
 returns the fastest configuration that obeys the paper's rules, and
 :func:`cheapest` the one with the fewest GPUs that trains within a target time
 (``table:smaller_cluster``).  Nothing here is typed in from the paper's tables:
-every configuration comes out of :func:`lgacc.evaluate.evaluate_many`.
+every configuration comes out of :func:`lgacc.model.evaluator.evaluate_many`.
 
 The rules, as stated in "Optimal configuration" and appendix sec:resource_usage,
 each a filter on candidate configurations (:func:`rule_masks`):
@@ -46,7 +46,7 @@ select the highest possible pipeline parallelism", so with a pipeline allowed th
 baseline first maximizes ``n_l``.
 
 The search (:func:`fastest`) visits a pruned set of candidates; the exhaustive
-:mod:`lgacc.search_reference` visits every integer configuration within bounds
+:mod:`lgacc.search.reference` visits every integer configuration within bounds
 with the same rules and objective, and the tests check the two agree.  Pruning:
 
 * ``n_mu`` follows from ``(n_b, b_mu)`` (``critical batch``), and only the largest
@@ -85,7 +85,17 @@ from .core import cheapest, fastest
 from .parallelism import Parallelism, parse_parallelism
 from .request import CANDIDATE_KEYS, SearchRequest
 from .result import SearchResult
-from .rules import OBJECTIVES, RULES, all_valid, bottleneck_free, divisors, preference_keys, request_masks, rule_masks, select
+from .rules import (
+    OBJECTIVES,
+    RULES,
+    all_valid,
+    bottleneck_free,
+    divisors,
+    preference_keys,
+    request_masks,
+    rule_masks,
+    select,
+)
 
 __all__ = [
     "Parallelism",

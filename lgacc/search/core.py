@@ -7,12 +7,13 @@ import math
 
 import numpy as np
 
-from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions
-from ..config import Method
-from ..errors import UserInputError
-from ..evaluate import DEFAULT_MAX_OVERHEAD, evaluate_many
-from ..hardware import Hardware
-from ..models import Transformer
+from lgacc.errors import UserInputError
+from lgacc.model.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
+from lgacc.model.config import Method
+from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, evaluate_many
+from lgacc.model.hardware import Hardware
+from lgacc.model.transformer import Transformer
+
 from .candidates import candidates, take
 from .explain import explain as explain_result
 from .explain import infeasible_reason
@@ -288,7 +289,7 @@ def fastest_schedule(
     """:func:`fastest` with ``schedule``, its chunks per device chosen too: every ``n_v`` dividing ``d_l`` for
     ``interleaved`` and ``breadth-first`` (``n_v = 1`` for the others), the fastest kept (ties: fewer chunks,
     fewer transfers).  ``options`` are :func:`fastest`'s keywords (not ``n_v``)."""
-    from ..evaluation_map import CHUNKED_SCHEDULES, parse_schedule
+    from lgacc.model.evaluator.mapping import CHUNKED_SCHEDULES, parse_schedule
 
     name = parse_schedule(schedule)
     request = SearchRequest.create(model, hardware, method, parallelism, schedule=name)

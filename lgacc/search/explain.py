@@ -7,11 +7,12 @@ from typing import Mapping
 
 import numpy as np
 
-from ..config import TrainingConfig
-from ..evaluate import Evaluation
+from lgacc.model.config import TrainingConfig
+from lgacc.model.evaluator import Evaluation
+
+from .candidates import dimension_values
 from .request import CANDIDATE_KEYS, SearchRequest
 from .rules import OVERLAPPED, RULES, TOLERANCE, request_masks
-from .candidates import dimension_values
 
 __all__ = ["infeasible_reason", "explain"]
 

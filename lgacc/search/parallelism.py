@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from ..errors import UserInputError
+from lgacc.errors import UserInputError
 
 __all__ = ["Parallelism", "parse_parallelism"]
 

@@ -8,12 +8,13 @@ from typing import Mapping
 
 import numpy as np
 
-from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, critical_batch
-from ..config import Method, TrainingConfig, parse_method
-from ..errors import UserInputError
-from ..evaluate import DEFAULT_MAX_OVERHEAD, Evaluation, check_schedule, evaluate, evaluate_many
-from ..hardware import Hardware, load_hardware
-from ..models import Transformer, named_model
+from lgacc.errors import UserInputError
+from lgacc.model.assumptions import DEFAULT_ASSUMPTIONS, Assumptions, critical_batch
+from lgacc.model.config import Method, TrainingConfig, parse_method
+from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, Evaluation, check_schedule, evaluate, evaluate_many
+from lgacc.model.hardware import Hardware, load_hardware
+from lgacc.model.transformer import Transformer, named_model
+
 from .parallelism import Parallelism, parse_parallelism
 
 __all__ = ["SearchRequest", "CANDIDATE_KEYS"]
@@ -53,7 +54,7 @@ class SearchRequest:
         if not isinstance(model, Transformer):
             raise UserInputError(f"model={model!r} must be a Transformer or a model name")
         if not isinstance(assumptions, Assumptions):
-            raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.assumptions.Assumptions")
+            raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.model.assumptions.Assumptions")
         if isinstance(max_overhead, (bool, np.bool_)) or not isinstance(max_overhead, (int, float, np.integer, np.floating)) \
                 or not (0 < max_overhead < float("inf")):
             raise UserInputError(f"max_overhead={max_overhead!r} must be a positive number (eq:overhead_condition's epsilon)")
@@ -102,7 +103,7 @@ class SearchRequest:
         return int(math.floor(critical_batch(self.model, self.assumptions)))
 
     def evaluate(self, candidates: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """:func:`lgacc.evaluate.evaluate_many` of the candidate arrays under this request's options."""
+        """:func:`lgacc.model.evaluator.evaluate_many` of the candidate arrays under this request's options."""
         c = candidates
         return evaluate_many(
             self.model, self.hardware, self.method, n_b=c["n_b"], n_l=c["n_l"], n_a=c["n_a"], n_mu=c["n_mu"],
@@ -111,7 +112,7 @@ class SearchRequest:
         )
 
     def evaluate_config(self, config: TrainingConfig) -> Evaluation:
-        """:func:`lgacc.evaluate.evaluate` of one configuration under this request's options and schedule."""
+        """:func:`lgacc.model.evaluator.evaluate` of one configuration under this request's options and schedule."""
         return evaluate(self.model, self.hardware, config, max_overhead=self.max_overhead,
                         assumptions=self.assumptions, schedule=self.schedule, n_v=self.n_v)
 

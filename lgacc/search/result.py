@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import Method, TrainingConfig
-from ..evaluate import Evaluation
-from ..hardware import Hardware
-from ..models import Transformer
+from lgacc.model.config import Method, TrainingConfig
+from lgacc.model.evaluator import Evaluation
+from lgacc.model.hardware import Hardware
+from lgacc.model.transformer import Transformer
+
 from .parallelism import Parallelism
 
 __all__ = ["SearchResult"]

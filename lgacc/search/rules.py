@@ -3,7 +3,7 @@
 Each rule of :data:`RULES` is a filter (sec:methodology, "Optimal configuration";
 see :mod:`lgacc.search` for the rules in the paper's words).  The masks read the
 evaluator's own rule flags (``ok_memory``, ``ok_overheads``) and the assumptions'
-divisibility rules (:meth:`lgacc.assumptions.Assumptions.allows_layers`,
+divisibility rules (:meth:`lgacc.model.assumptions.Assumptions.allows_layers`,
 ``allows_heads``): nothing here re-derives what the evaluator decides.
 """
 
@@ -13,10 +13,11 @@ from typing import Mapping
 
 import numpy as np
 
-from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, apply_to_hardware, critical_batch
-from ..config import Method
-from ..hardware import Hardware
-from ..models import Transformer
+from lgacc.model.assumptions import DEFAULT_ASSUMPTIONS, Assumptions, apply_to_hardware, critical_batch
+from lgacc.model.config import Method
+from lgacc.model.hardware import Hardware
+from lgacc.model.transformer import Transformer
+
 from .parallelism import Parallelism
 from .request import SearchRequest
 
@@ -123,7 +124,7 @@ def rule_masks(
     """:func:`request_masks` with the request spelled out in keywords.
 
     ``candidates`` holds integer arrays ``n_b, n_l, n_a, n_mu, b_mu`` and a boolean
-    ``offload``; ``evaluated`` is :func:`lgacc.evaluate.evaluate_many`'s output for them, or
+    ``offload``; ``evaluated`` is :func:`lgacc.model.evaluator.evaluate_many`'s output for them, or
     ``None`` to compute only the rules that need no evaluation.  Shared by the
     search and the exhaustive reference so that both apply the same rules.
     """
@@ -169,7 +170,8 @@ def select(
     if isinstance(method, SearchRequest):
         request = method
     else:
-        from ..config import parse_method
+        from lgacc.model.config import parse_method
+
         from .parallelism import parse_parallelism
 
         request = SearchRequest(None, None, parse_method(method), parse_parallelism(parallelism), partitioned=partitioned)

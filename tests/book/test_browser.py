@@ -209,7 +209,7 @@ def test_equations_are_cited_by_number_and_link_to_their_derivation(html_dir, ht
 
 def test_every_reproduced_table_and_figure_is_downloadable(html_dir):
     """Tables as CSV, figures as SVG, from the page of each artifact."""
-    from lgacc.artifacts import registry
+    from lgacc.paper.artifacts import registry
 
     wanted = {"table": ".csv", "figure": ".svg"}
     missing = []

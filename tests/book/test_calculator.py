@@ -1,6 +1,6 @@
 """The calculator page of the built book in headless Chromium, with every request outside the book blocked.
 
-``window.lgacc.evaluate`` on 300 random configurations agrees with :func:`lgacc.evaluate.evaluate`
+``window.lgacc.evaluate`` on 300 random configurations agrees with :func:`lgacc.model.evaluator.evaluate`
 (what ``lgacc evaluate --format json`` prints) to a relative 1e-9; the form shows results as
 the reader types and one clear message for bad input; the "fastest configuration" button
 finds ``lgacc optimize``'s configuration for X160 in under a second.
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import pytest
 import yaml
 
-from lgacc.hardware import available_hardware
+from lgacc.model.hardware import available_hardware
 
 from .conftest import ROOT
 
@@ -80,10 +80,10 @@ def spec(page, html_dir, tmp_path_factory) -> BookSpec:
 
 
 def _opening(spec: BookSpec, **assumed):
-    """:func:`lgacc.evaluate.evaluate` of the form as the page opens (see :func:`_reset`) on the book's spec."""
-    from lgacc.assumptions import Assumptions
-    from lgacc.config import TrainingConfig
-    from lgacc.evaluate import evaluate
+    """:func:`lgacc.model.evaluator.evaluate` of the form as the page opens (see :func:`_reset`) on the book's spec."""
+    from lgacc.model.assumptions import Assumptions
+    from lgacc.model.config import TrainingConfig
+    from lgacc.model.evaluator import evaluate
 
     config = TrainingConfig("improved", n_b=483, n_l=5, n_a=16, n_mu=5, b_mu=1)
     return evaluate("X160", spec.python, config, schedule=None, assumptions=Assumptions(**assumed))
@@ -92,7 +92,7 @@ def _opening(spec: BookSpec, **assumed):
 def _page_opening(spec: BookSpec):
     """What the page shows before any input: :func:`_opening` where it is feasible, else the evaluation of
     the search's fastest configuration on the spec (the page opens on it, see calculator.md)."""
-    from lgacc.evaluate import evaluate
+    from lgacc.model.evaluator import evaluate
     from lgacc.search import fastest
 
     opening = _opening(spec)

@@ -1,0 +1,37 @@
+"""The resource model as a JavaScript module for the book's calculator page, printed from the derivations.
+
+``python -m lgacc.book.jsgen OUT.js`` writes one self-contained script (no import, no
+network) that defines ``window.lgacc`` (``globalThis.lgacc`` and
+``module.exports`` under node):
+
+* ``lgacc.evaluate(input)``: the object ``lgacc evaluate --format json`` prints;
+* ``lgacc.details(input)``: the same with the memory limit, the critical batch
+  and the intensities, for the page's memory bar;
+* ``lgacc.fastest(input)``: the configuration ``lgacc optimize`` selects (its rules, its GPU
+  budget ``max_gpus``, its schedules, and its reason word for word when nothing passes).
+
+Nothing of the resource model is typed here.  One module per job:
+
+* :mod:`~lgacc.book.jsgen.printer` prints, with sympy's JavaScript printer, every expression the
+  evaluator's numeric code is generated from (the table of :mod:`lgacc.model.evaluator.mapping`
+  itself, for both forms ``paper`` and ``exact``, in the evaluator's argument order
+  :data:`ARGUMENTS`), the pipeline schedules' terms, the two overlap rules, and the
+  model's parameter counts, critical batch and X family;
+* :mod:`~lgacc.book.jsgen.records` gathers the data (JSON): the specs, the models, the units,
+  the methods, the assumptions, the constants, the search's rules, the schedules and the
+  evaluator's declarative map;
+* :mod:`~lgacc.book.jsgen.bundle` assembles the script around the two hand-written runtimes,
+  ``runtime.js`` (the composition: it dispatches on that data and combines the printed
+  functions as :func:`lgacc.model.evaluator.evaluate_many` does) and ``search_runtime.js``
+  (the search), JavaScript files of this package;
+* :mod:`~lgacc.book.jsgen.command` is the command line.
+
+``tests/test_jsgen.py`` runs the script under node against the Python evaluator and search.
+"""
+
+from .bundle import generate, write
+from .command import main
+from .printer import ARGUMENTS, expressions, javascript_function
+from .records import data
+
+__all__ = ["ARGUMENTS", "expressions", "javascript_function", "data", "generate", "write", "main"]

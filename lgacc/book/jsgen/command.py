@@ -1,0 +1,25 @@
+"""``python -m lgacc.book.jsgen OUT.js [--hardware NAME|PATH]``: write the calculator script, the page preselecting
+the given spec (the book's ``HARDWARE``); bad input gets one line and exit code 2."""
+
+from __future__ import annotations
+
+import sys
+
+from lgacc.errors import UserInputError
+
+from .bundle import write
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) not in (1, 3) or (len(argv) == 3 and argv[1] != "--hardware"):
+        print("usage: python -m lgacc.book.jsgen OUT.js [--hardware NAME|PATH]  (the page's preselected spec)", file=sys.stderr)
+        return 2
+    try:
+        print(write(argv[0], argv[2] if len(argv) == 3 else None))
+    except UserInputError as error:
+        print(f"lgacc.book.jsgen: {error}", file=sys.stderr)
+        return 2
+    return 0

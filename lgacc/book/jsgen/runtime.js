@@ -1,0 +1,414 @@
+  class InputError extends Error {}
+  InputError.prototype.name = "InputError";
+  function fail(message) { throw new InputError(message); }
+
+  // Python's format(x, ".<n>g") and format(x, "g") for the reasons' numbers (exact ties round to even, as Python does).
+  function fmtG(x, n) {
+    if (n === undefined) n = 6;
+    if (!isFinite(x)) return x > 0 ? "inf" : x < 0 ? "-inf" : "nan";
+    if (x === 0) return "0";
+    const sign = x < 0 ? "-" : "";
+    const a = Math.abs(x);
+    let [mant, e] = a.toExponential(n - 1).split("e");
+    const [longMant, longE] = a.toExponential(Math.min(100, n + 24)).split("e");
+    const digits = longMant.replace(".", "");
+    if (digits[n] === "5" && /^0*$/.test(digits.slice(n + 1)) && Number(digits[n - 1]) % 2 === 0) {
+      mant = digits[0] + (n > 1 ? "." + digits.slice(1, n) : "");  // a tie: keep the even digit
+      e = longE;
+    }
+    const exp = Number(e);
+    let text;
+    if (exp < -4 || exp >= n) {
+      if (mant.includes(".")) mant = mant.replace(/0+$/, "").replace(/\.$/, "");
+      const digitsE = String(Math.abs(exp));
+      text = mant + "e" + (exp < 0 ? "-" : "+") + (digitsE.length < 2 ? "0" + digitsE : digitsE);
+    } else {
+      const m = mant.replace(".", "");
+      text = exp >= 0 ? m.slice(0, exp + 1).padEnd(exp + 1, "0") + "." + m.slice(exp + 1) : "0." + "0".repeat(-exp - 1) + m;
+      if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
+    }
+    return sign + text;
+  }
+
+  // Python's format(x, ".<d>f"): exact ties round to even.
+  function fmtF(x, d) {
+    const text = x.toFixed(d);
+    const long = Math.abs(x).toFixed(Math.min(100, d + 25));
+    const point = long.indexOf(".");
+    const last = d === 0 ? long[point - 1] : long[point + d];
+    if (long[point + d + 1] === "5" && /^0*$/.test(long.slice(point + d + 2)) && Number(last) % 2 === 0) {
+      return (x < 0 ? "-" : "") + long.slice(0, d === 0 ? point : point + d + 1);
+    }
+    return text;
+  }
+
+  function positiveInt(owner, field, value) {
+    let v = value;
+    if (v === undefined || v === null || (typeof v === "string" && v.trim() === "")) fail(`${owner}: ${field} is missing; expected a positive integer`);
+    if (typeof v === "string" && /^\s*\d+\s*$/.test(v)) v = Number(v);
+    if (typeof v !== "number" || !Number.isInteger(v)) fail(`${owner}: ${field}=${JSON.stringify(value)} must be a positive integer`);
+    if (v < 1) fail(`${owner}: ${field}=${v} must be a positive integer (>= 1)`);
+    if (v > Number.MAX_SAFE_INTEGER) fail(`${owner}: ${field}=${v} exceeds the largest supported count 2**53 - 1`);
+    return v;
+  }
+
+  function flag(owner, field, value, allowNull) {
+    if (value === undefined || (allowNull && value === null)) return allowNull ? null : false;
+    if (value === true || value === false) return value;
+    fail(`${owner}: ${field}=${JSON.stringify(value)} must be true or false${allowNull ? " or unset" : ""}`);
+  }
+
+  // lgacc.model.transformer.Transformer: d_I from n_I (default 4 d_m), d_kv key/value heads (default d_a), gated feed-forward;
+  // n_I becomes the equivalent factor of the paper's printed forms, (layer weights / d_m^2 - 4) / 2.
+  function makeModel(dims) {
+    const owner = `model ${JSON.stringify(dims.name)}`;
+    // the keys of a model file (lgacc.model.transformer): the vocabulary and the published counts do not enter the evaluation
+    const known = new Set([...DATA.model_keys, "file"]);
+    for (const key of Object.keys(dims)) if (!known.has(key)) fail(`${owner}: unknown key ${JSON.stringify(key)}; allowed keys are ${DATA.model_keys.join(", ")}`);
+    if (dims.d_v !== undefined && dims.d_v !== null && dims.d_v !== 0 && !(Number.isInteger(dims.d_v) && dims.d_v > 0))
+      fail(`${owner}: d_v=${JSON.stringify(dims.d_v)} must be a whole number >= 0 (0: vocabulary not counted)`);
+    if (dims.tied_embeddings !== undefined) flag(owner, "tied_embeddings", dims.tied_embeddings, false);
+    const m = { name: dims.name };
+    for (const field of ["d_l", "d_a", "d_h", "d_s"]) m[field] = positiveInt(owner, field, dims[field]);
+    m.d_m = dims.d_m === undefined || dims.d_m === "" ? m.d_a * m.d_h : positiveInt(owner, "d_m", dims.d_m);
+    if (m.d_m !== m.d_a * m.d_h) fail(`${owner}: d_m=${m.d_m} must equal d_a * d_h = ${m.d_a} * ${m.d_h} = ${m.d_a * m.d_h}`);
+    m.gated = flag(owner, "gated", dims.gated, false);
+    m.d_kv = dims.d_kv === undefined || dims.d_kv === null ? m.d_a : positiveInt(owner, "d_kv", dims.d_kv);
+    if (m.d_a % m.d_kv) fail(`${owner}: d_a=${m.d_a} must be divisible by d_kv=${m.d_kv} (key/value heads)`);
+    const hasNI = dims.n_I !== undefined && dims.n_I !== null && dims.n_I !== "";
+    const hasDI = dims.d_I !== undefined && dims.d_I !== null && dims.d_I !== "";
+    if (hasNI) {
+      const nI = positiveInt(owner, "n_I", dims.n_I);
+      if (hasDI && Number(dims.d_I) !== nI * m.d_m) fail(`${owner}: d_I=${dims.d_I} and n_I=${nI} disagree (d_I = n_I d_m); give one`);
+      m.d_I = nI * m.d_m;
+    } else {
+      m.d_I = hasDI ? positiveInt(owner, "d_I", dims.d_I) : 4 * m.d_m;
+    }
+    const suffix = m.gated ? "_gated" : "";
+    m.layer_weights = MODEL[`layer_weights${suffix}`](m.d_m, m.d_h, m.d_kv, m.d_I);
+    m.p_l = MODEL[`p_l${suffix}`](m.d_m, m.d_h, m.d_kv, m.d_I);
+    m.n_I = (m.layer_weights / (m.d_m * m.d_m) - 4) / 2;
+    m.p = m.d_l * m.p_l;
+    m.p_leading = m.d_l * m.layer_weights;
+    m.critical_batch = MODEL.critical_batch(DATA.constants.K_c, m.p_leading, m.d_s);
+    return m;
+  }
+
+  function parseModel(value) {
+    if (value !== null && typeof value === "object") return makeModel(Object.assign({ name: "custom" }, value));
+    const text = String(value === undefined ? "" : value).trim();
+    const match = /^x_?\[?(\d+)\]?$/i.exec(text);
+    if (match) {
+      const x = Number(match[1]);
+      if (x < 1) fail(`X family: x=${x} must be a positive integer (>= 1)`);
+      if (x % 2) fail(`X family: x=${x} must be even, so that d_a = x/2 is a whole number of heads`);
+      return makeModel(Object.assign({ name: `X${x}` }, MODEL.x_family(x)));
+    }
+    const squash = (s) => s.toLowerCase().replace(/[-_]/g, "");
+    for (const [name, dims] of Object.entries(DATA.models)) {
+      if (squash(name) === squash(text) || squash(dims.file) === squash(text)) {
+        const copy = Object.assign({}, dims);
+        delete copy.file;
+        return makeModel(copy);
+      }
+    }
+    fail(`unknown model ${JSON.stringify(text)}; expected X<x> with an even x (e.g. X160), one of ${Object.keys(DATA.models).join(", ")}, or an object of dimensions`);
+  }
+
+  // A hardware spec: a shipped name, or an object with the spec's keys (each quantity once, in one unit).
+  function parseHardware(value) {
+    if (value === undefined || value === null || value === "") value = DATA.default_hardware;
+    if (typeof value === "string") {
+      const hw = DATA.hardware[value.trim()];
+      if (!hw) fail(`hardware ${JSON.stringify(value)}: no such hardware; known names are ${Object.keys(DATA.hardware).join(", ")}`);
+      return Object.assign({}, hw);
+    }
+    if (typeof value !== "object") fail(`hardware ${JSON.stringify(value)}: expected a shipped name or an object of the spec's keys`);
+    const origin = `hardware ${JSON.stringify(value.name || "custom")}`;
+    const hw = { name: value.name || "custom", description: value.description || "" };
+    const allowed = new Set(DATA.hardware_keys);  // the keys lgacc.model.hardware accepts in a spec file
+    for (const [field, spec] of Object.entries(DATA.spec_units)) {
+      const given = Object.keys(spec.units).filter((unit) => value[`${spec.stem}_${unit}`] !== undefined);
+      for (const unit of Object.keys(spec.units)) allowed.add(`${spec.stem}_${unit}`);
+      const choices = Object.keys(spec.units).map((u) => `${spec.stem}_${u}`).join(" or ");
+      if (given.length === 0) fail(`${origin}: field '${choices}': missing; expected a positive number`);
+      if (given.length > 1) fail(`${origin}: field '${spec.stem}_${given[0]}': given more than once; keep one`);
+      const key = `${spec.stem}_${given[0]}`;
+      let v = value[key];
+      if (typeof v === "string" && v.trim() !== "" && isFinite(Number(v))) v = Number(v);
+      if (typeof v !== "number" || !isFinite(v) || v <= 0) fail(`${origin}: field '${key}': expected a positive number, got ${JSON.stringify(value[key])}`);
+      hw[field] = v * spec.units[given[0]];
+    }
+    for (const key of Object.keys(value)) {
+      if (!allowed.has(key)) fail(`${origin}: field '${key}': unknown key; allowed keys are: ${DATA.hardware_keys.join(", ")}`);
+    }
+    hw.gpus_per_node = positiveInt(origin, "gpus_per_node", value.gpus_per_node);
+    if (allowed.has("kernel_efficiency") && value.kernel_efficiency !== undefined) {
+      const k = value.kernel_efficiency;  // in (0, 1], as lgacc.model.hardware checks it
+      if (typeof k !== "number" || !(k > 0 && k <= 1)) fail(`${origin}: field 'kernel_efficiency': expected a number in (0, 1], got ${JSON.stringify(k)}`);
+      hw.kernel_efficiency = k;
+    }
+    return hw;
+  }
+
+  function parseAssumptions(value) {
+    const A = Object.assign({}, DATA.assumptions.defaults);
+    if (value === undefined || value === null) return A;
+    for (const [key, v] of Object.entries(value)) {
+      if (!(key in A)) fail(`unknown assumption ${JSON.stringify(key)}; expected one of ${Object.keys(A).join(", ")}`);
+      const choices = DATA.assumptions.choices[key];
+      if (choices && !choices.includes(v)) fail(`assumption ${key}=${JSON.stringify(v)} must be one of ${choices.join(", ")}`);
+      if (typeof A[key] === "boolean" && typeof v !== "boolean") fail(`assumption ${key}=${JSON.stringify(v)} must be true or false`);
+      if (typeof A[key] === "number" && !(typeof v === "number" && v > 0 && isFinite(v) && (key !== "overlap_efficiency" || v <= 1)))
+        fail(`assumption ${key}=${JSON.stringify(v)} must be ${key === "overlap_efficiency" ? "in (0, 1]" : "positive and finite"}`);
+      A[key] = v;
+    }
+    return A;
+  }
+
+  // assumption gb="GB": the spec's numbers read as decimal GB (lgacc.model.assumptions.apply_to_hardware).
+  function applyToHardware(hw, A) {
+    if (A.gb === "GiB") return hw;
+    const out = Object.assign({}, hw);
+    for (const field of Object.keys(DATA.spec_units)) if (field !== "peak_flop_per_s") out[field] = hw[field] * DATA.constants.GIB_TO_GB;
+    return out;
+  }
+
+  const threshold = (hw, link) => hw.peak_flop_per_s / hw[`${link}_bandwidth_bytes_per_s`];
+  const pick = (rows, where) => rows.find((row) => Object.keys(where).every((k) => row[k] === where[k]));
+
+  function parseInput(input) {
+    if (input === null || typeof input !== "object") fail("input must be an object with keys model, hardware, method, n_b, ...");
+    const known = new Set(["model", "hardware", "method", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "partitioned",
+                           "schedule", "n_v", "max_overhead", "steps", "form", "assumptions"]);
+    for (const key of Object.keys(input)) if (!known.has(key)) fail(`unknown input key ${JSON.stringify(key)}; expected one of ${[...known].join(", ")}`);
+    const model = parseModel(input.model);
+    const A = parseAssumptions(input.assumptions);
+    const hardware = applyToHardware(parseHardware(input.hardware), A);
+    const methodName = String(input.method === undefined ? "" : input.method).trim().toLowerCase();
+    const method = DATA.methods[methodName];
+    if (!method) fail(`unknown method ${JSON.stringify(input.method)}; expected one of ${Object.keys(DATA.methods).join(", ")}`);
+    const owner = "training configuration";
+    const c = { method: methodName };
+    if (input.n_b === undefined) fail(`${owner}: n_b is required (data-parallel degree)`);
+    for (const field of ["n_b", "n_l", "n_a", "n_mu", "b_mu"]) c[field] = positiveInt(owner, field, input[field] === undefined ? 1 : input[field]);
+    c.offload = flag(owner, "offload", input.offload, false);
+    c.partitioned = flag(owner, "partitioned", input.partitioned, true);
+    const maxOverhead = input.max_overhead === undefined ? DATA.constants.DEFAULT_MAX_OVERHEAD : input.max_overhead;
+    if (typeof maxOverhead !== "number" || !(maxOverhead > 0) || !isFinite(maxOverhead))
+      fail(`max_overhead=${JSON.stringify(maxOverhead)} must be a positive number (eq:overhead_condition's epsilon)`);
+    const steps = input.steps === undefined ? DATA.constants.DEFAULT_STEPS : positiveInt("options", "steps", input.steps);
+    const form = input.form === undefined ? "paper" : input.form;
+    if (!DATA.forms.includes(form)) fail(`form=${JSON.stringify(form)} must be one of ${DATA.forms.join(", ")}`);
+    if (c.n_l > model.d_l) fail(`${owner}: n_l=${c.n_l} exceeds the ${model.name} layer count d_l=${model.d_l} (a pipeline stage needs at least one layer)`);
+    if (A.heads_cap && c.n_a > model.d_a) fail(`${owner}: n_a=${c.n_a} exceeds the ${model.name} head count d_a=${model.d_a} (tensor parallelism splits the attention heads)`);
+    Object.assign(c, parseSchedule(input.schedule, input.n_v));
+    if (c.n_l > 1 && c.n_l * c.n_v > model.d_l)
+      fail(`${owner}: n_l n_v = ${c.n_l} x ${c.n_v} = ${c.n_l * c.n_v} exceeds the ${model.name} layer count d_l=${model.d_l} (a chunk of the ${c.schedule} schedule needs at least one layer)`);
+    for (const [name, v] of [["the batch b = n_b n_mu b_mu", c.n_b * c.n_mu * c.b_mu], ["the GPU count n_gpu = n_b n_l n_a", c.n_b * c.n_l * c.n_a]])
+      if (v >= 2 ** 53) fail(`${name} = ${fmtG(v, 3)} is beyond the supported range (below 2**53)`);
+    return { model, hardware, A, method, c, maxOverhead, steps, form };
+  }
+
+  // lgacc.model.evaluator.check_schedule: a schedule's name or alias (null: the method's own pipeline) and its chunks n_v.
+  function parseSchedule(value, n_v) {
+    const S = DATA.schedules;
+    let schedule = null;
+    if (value !== undefined && value !== null && value !== "") {
+      let text = String(value).trim().toLowerCase();
+      text = S.aliases[text] || text;
+      if (!S.names.includes(text)) {
+        const names = [...S.names, ...Object.entries(S.aliases).map(([a, n]) => `${a} (= ${n})`)].join(", ");
+        fail(`unknown schedule ${JSON.stringify(String(value))}; expected one of ${names}`);
+      }
+      schedule = text;
+    }
+    let v = n_v === undefined || n_v === null || n_v === "" ? 1 : n_v;
+    if (typeof v === "string" && /^\s*\d+\s*$/.test(v)) v = Number(v);
+    if (typeof v === "boolean") fail(`n_v=${v ? "True" : "False"} must be a positive integer, not a boolean`);
+    if (typeof v !== "number" || !Number.isInteger(v)) fail(`n_v must be positive integers, got ${JSON.stringify(n_v)}`);
+    if (v < 1) fail(`n_v must be positive integers (>= 1), got ${v}`);
+    if (v > Number.MAX_SAFE_INTEGER) fail(`n_v=${v} exceeds the largest supported count 2**53 - 1`);
+    if (!S.chunked.includes(schedule) && v !== 1) {
+      const which = schedule === null ? "no schedule is given" : `schedule ${schedule} has one chunk per device`;
+      fail(`n_v=${v}: ${which}; n_v (chunks per device) applies to ${S.chunked.join(" and ")} only`);
+    }
+    return { schedule, n_v: v };
+  }
+
+  // ok_schedule of lgacc.model.evaluator.evaluate_many: the schedule's chunks hold whole layers; interleaved with
+  // chunks runs the micro-batches in rounds of n_l.
+  function scheduleAllows(model, A, sched, n_v, n_l, n_mu) {
+    if (sched === null || n_l === 1) return true;
+    const chunks = n_l * n_v;
+    return chunks <= model.d_l && (!A.divisible_layers || model.d_l % chunks === 0)
+      && (sched !== "interleaved" || n_v === 1 || n_mu % n_l === 0);
+  }
+
+  // One configuration, as lgacc.model.evaluator.evaluate_many computes it.
+  function compose(model, hw, method, c, A, maxOverhead, steps, form) {
+    const f = FUNCTIONS[form];
+    const sched = c.schedule === undefined ? null : c.schedule;
+    const n_v = c.n_v === undefined ? 1 : c.n_v;
+    const pipelined = c.n_l > 1;
+    const part = c.partitioned === null ? method.default_partitioned : c.partitioned;
+    const off = c.offload;
+    const { n_b, n_l, n_a, n_mu, b_mu } = c;
+    const b = n_b * n_mu * b_mu;
+    const n_gpu = n_b * n_l * n_a;
+    const overlap = n_mu > n_l;
+    const args = [model.d_s, model.d_m, model.d_l, model.d_a, model.n_I, model.p, model.p_l, b, n_b, n_l, n_a, n_mu];
+    const call = (name) => f[name](...args);
+    // the schedule's terms (lgacc.model.evaluator.mapping.SCHEDULE_TERMS), read only where n_l > 1
+    const term = (name) => SCHEDULE_FUNCTIONS[form][`${name}:${sched}`](...args, n_v);
+    // a schedule whose reduction window spans every micro-batch accumulates layer by layer
+    const layered = sched !== null && pipelined ? term("layered_window") > 0 : method.layered;
+    const physical = A.convention === "physical";
+    const loss = 1.0 / A.overlap_efficiency;
+    const overlapped = (kind, ratio) => {
+      if (!physical) return RULES.overlapped(ratio);
+      let total = 0;
+      for (const [name, relative] of DATA.physical[form][kind]) total = total + call(name) * RULES.overlapped(ratio * relative);
+      return total;
+    };
+    const nu_ib = threshold(hw, "infiniband");
+    const nu_nvlink = threshold(hw, "nvlink");
+
+    const state = part ? call("state_part") : call("state");
+    const checkpoint = call("checkpoint_memory") * (sched !== null && pipelined ? term("checkpoint_share") : 1.0);
+    const buffers = call("buffers");
+    const activations = call("activations");
+    const offloadable = state + checkpoint;
+    const non_offloadable = buffers + activations;
+
+    const bubble = !pipelined ? 0.0 : sched === null ? call(pick(DATA.maps.bubble, { layered }).derivation) : term("bubble");
+
+    const tensor_on_ib = A.tensor_placement === "node" ? n_a > hw.gpus_per_node : true;
+    const tensor_link = tensor_on_ib ? nu_ib : nu_nvlink;
+    const nu_tensor = n_a > 1 ? call(DATA.maps.tensor) : Infinity;
+    const tensor = n_a > 1 ? RULES.not_overlapped(tensor_link / nu_tensor) : 0.0;
+
+    const pipe_on_nvlink = A.pipeline_placement === "intra-node" ? n_l * n_a <= hw.gpus_per_node : false;
+    const pipe_link = pipe_on_nvlink ? nu_nvlink : nu_ib;
+    // physical passes: the standard pipeline's for one chunk per device, else the modular one's
+    const pipeCase = pick(DATA.maps.pipeline, { layered: sched === null ? layered : sched === "modular" || n_v > 1 });
+    const nu_pipe = !pipelined ? Infinity : sched === null ? call(pipeCase.derivation) : term("pipeline_intensity");
+    const ratio_pipe = pipe_link / nu_pipe;
+    let pipe_overlapped = false;
+    if (A.pipeline_overlap === "extra-micro-batches") pipe_overlapped = overlap && n_mu >= n_l * (1 + ratio_pipe * loss);
+    else if (A.pipeline_overlap === "always") pipe_overlapped = overlap;
+    const pipeline = n_l > 1
+      ? (pipe_overlapped ? overlapped(pipeCase.physical, ratio_pipe * loss) : RULES.not_overlapped(ratio_pipe)) : 0.0;
+
+    const dataCase = pick(DATA.maps.data, { layered, partitioned: part, pipelined: n_l > 1 });
+    // a layered schedule hides the reduction behind its window, relative to the modular pipeline's
+    const window = sched !== null && pipelined && layered ? term("data_window") : 1.0;
+    const nu_data = n_b > 1 ? call(dataCase.derivation) * window : Infinity;
+    const ratio_data = nu_ib / nu_data;
+    let data = dataCase.overlapped ? overlapped(dataCase.physical, ratio_data * loss) : RULES.not_overlapped(ratio_data);
+    if (sched !== null && pipelined && !layered && !part) {
+      // a replicated state under a schedule that does not hide the reduction behind every micro-batch: the
+      // paper's not-overlapped rule, or its own window (none when d_l = n_l) if that costs less
+      const own = term("data_overlap");
+      if (own > 0) data = Math.min(data, overlapped("data_base", ratio_data * loss / own));
+    }
+    if (!(n_b > 1)) data = 0.0;
+
+    const nu_cpu = threshold(hw, "cpu_gpu") * loss;
+    const nu_state = off ? call(pick(DATA.maps.state_offload, { layered, partitioned: part }).derivation) : Infinity;
+    const nu_checkpoint = off ? call(DATA.maps.checkpoint_offload) : Infinity;
+    const state_offload = off ? overlapped("state_offload", nu_cpu / nu_state) : 0.0;
+    const checkpoint_offload = off ? overlapped("checkpoint_offload", nu_cpu / nu_checkpoint) : 0.0;
+    // The node's PCIe link carries the offload and every transfer that leaves the node.
+    let inverse = 1 / nu_state + 1 / nu_checkpoint + 1 / nu_data + (pipe_on_nvlink ? 0.0 : 1 / nu_pipe);
+    inverse = inverse + (tensor_on_ib ? 1 / nu_tensor : 0.0);
+    const nu_pcie = 1 / inverse;
+    const pcie = off ? RULES.overlapped(threshold(hw, "pcie") * loss / nu_pcie) : 0.0;
+
+    const overheads = { bubble, tensor, pipeline, data, state_offload, checkpoint_offload, pcie };
+    let efficiency = 1.0;
+    for (const name of DATA.overheads) efficiency = efficiency / (1 + overheads[name]);
+
+    const b_c = model.critical_batch * A.critical_batch_scale;
+    const kernel = hw.kernel_efficiency === undefined ? 1.0 : hw.kernel_efficiency;
+    const flop_rate = n_gpu * hw.peak_flop_per_s * kernel * efficiency;
+    const flops = f.flops_per_batch(args[0], args[1], args[2], args[3], args[4], args[5], args[6], b_c, n_b, n_l, n_a, n_mu);
+    const time_days = steps * flops / flop_rate / DATA.constants.SECONDS_PER_DAY;
+    const step_time_s = call("flops_per_batch") / flop_rate;
+
+    const limit = hw.memory_bytes;
+    const ok = {
+      ok_batch: b <= b_c,
+      ok_micro_batches: n_l === 1 || n_mu >= n_l,
+      ok_layers: n_l <= model.d_l,
+      ok_layers_divide: !A.divisible_layers || model.d_l % n_l === 0,
+      ok_heads: !A.heads_cap || n_a <= model.d_a,
+      ok_heads_divide: !A.divisible_heads || model.d_a % n_a === 0 || (n_a > model.d_a && n_a % model.d_a === 0),
+      ok_memory: off ? non_offloadable <= limit : offloadable + non_offloadable <= limit,
+      ok_overheads: DATA.capped.every((name) => overheads[name] <= maxOverhead),
+      ok_schedule: scheduleAllows(model, A, sched, n_v, n_l, n_mu),
+    };
+    return {
+      b, n_gpu, efficiency, time_days, step_time_s, state, checkpoint, buffers, activations, offloadable, non_offloadable,
+      total: offloadable + non_offloadable, overheads, ok, feasible: Object.values(ok).every(Boolean), critical_batch: b_c,
+      intensities: { data: nu_data, pipeline: nu_pipe, tensor: nu_tensor, state_offload: nu_state,
+                     checkpoint_offload: nu_checkpoint, pcie: off ? nu_pcie : Infinity },
+    };
+  }
+
+  // lgacc.model.evaluator.result.infeasibility_reasons, word for word.
+  function reasons(model, hw, c, r, maxOverhead) {
+    const out = [];
+    const GIB = DATA.constants.GIB;
+    if (!r.ok.ok_schedule) {
+      if (model.d_l % (c.n_l * c.n_v)) out.push(`n_l n_v = ${c.n_l} x ${c.n_v} does not divide d_l=${model.d_l}: each of the ${c.schedule} schedule's chunks holds whole layers (assumption divisible_layers)`);
+      else out.push(`n_mu=${c.n_mu} is not a multiple of n_l=${c.n_l}: the interleaved schedule with n_v=${c.n_v} runs the micro-batches in rounds of n_l`);
+    }
+    if (!r.ok.ok_batch) out.push(`batch b=${r.b} exceeds the critical batch b_c=${fmtF(r.critical_batch, 1)} (eq:critical_batch)`);
+    if (!r.ok.ok_micro_batches) out.push(`n_mu=${c.n_mu} < n_l=${c.n_l}: the pipeline needs at least one micro-batch per stage`);
+    if (!r.ok.ok_layers_divide) out.push(`n_l=${c.n_l} does not divide d_l=${model.d_l}: a pipeline stage holds whole layers (assumption divisible_layers)`);
+    if (!r.ok.ok_heads) out.push(`n_a=${c.n_a} exceeds the head count d_a=${model.d_a}: tensor parallelism splits the heads (assumption heads_cap)`);
+    if (!r.ok.ok_heads_divide) out.push(`n_a=${c.n_a} does not split the d_a=${model.d_a} heads evenly (assumption divisible_heads)`);
+    if (!r.ok.ok_memory) {
+      const limit = hw.memory_bytes / GIB;
+      if (c.offload) out.push(`non-offloadable memory ${fmtG(r.non_offloadable / GIB, 3)} GiB exceeds the GPU's ${fmtG(limit)} GiB`);
+      else out.push(`memory ${fmtG(r.total / GIB, 3)} GiB exceeds the GPU's ${fmtG(limit)} GiB without offload`);
+    }
+    for (const name of DATA.capped) {
+      if (r.overheads[name] > maxOverhead) out.push(`${name} overhead ${fmtG(r.overheads[name], 3)} exceeds the maximum ${fmtG(maxOverhead)} (eq:overhead_condition)`);
+    }
+    return out;
+  }
+
+  const finite = (x) => (isFinite(x) ? x : null);
+  const method_layered = (c) => DATA.methods[c.method].layered;
+
+  function summary(model, hw, c, r, maxOverhead) {
+    const GIB = DATA.constants.GIB;
+    const why = reasons(model, hw, c, r, maxOverhead);
+    const overheads = {};
+    for (const name of DATA.overheads) overheads[name] = finite(r.overheads[name]);
+    return {
+      b: r.b, n_gpu: r.n_gpu, efficiency: finite(r.efficiency), time_days: finite(r.time_days),
+      step_time_s: finite(r.step_time_s),
+      memory_gib: {
+        state: r.state / GIB, checkpoint: r.checkpoint / GIB, buffers: r.buffers / GIB, activations: r.activations / GIB,
+        offloadable: r.offloadable / GIB, non_offloadable: r.non_offloadable / GIB,
+      },
+      overheads, feasible: r.feasible && why.length === 0, reasons: why,
+      schedule: c.schedule === null || c.schedule === undefined ? DATA.schedules.default[String(method_layered(c))] : c.schedule,
+      n_v: c.n_v === undefined ? 1 : c.n_v,
+    };
+  }
+
+  function details(input) {
+    const q = parseInput(input);
+    const r = compose(q.model, q.hardware, q.method, q.c, q.A, q.maxOverhead, q.steps, q.form);
+    return {
+      summary: summary(q.model, q.hardware, q.c, r, q.maxOverhead), raw: r, model: q.model, hardware: q.hardware,
+      config: q.c, memory_limit_gib: q.hardware.memory_bytes / DATA.constants.GIB, critical_batch: r.critical_batch,
+      max_overhead: q.maxOverhead,
+    };
+  }
+
+  function evaluate(input) { return details(input).summary; }

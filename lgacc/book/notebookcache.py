@@ -1,0 +1,95 @@
+"""Executed notebooks kept on disk, for the pages whose output cannot depend on the build's hardware.
+
+A page of the book that does not declare the ``hardware`` parameter (the glossary,
+the derivations, the schedule figures drawn in unit durations, the tables the
+hardware does not enter, and the pages graded on the paper's own hardware) shows
+the same thing whatever spec the book is built for.  :mod:`lgacc.book.run` executes such
+a notebook once and reuses the executed copy for every later build, so that a
+book for a new spec executes only the pages that spec can change.
+
+* **Key**: a SHA-256 of the notebook's bytes, its parameters, the kernel's name,
+  every Python source of the package and every file of ``data/``
+  (:func:`lgacc.cache.results.inputs_digest`), and the versions of Python and of
+  the packages that shape an executed notebook's outputs.  Edit the notebook, a
+  formula, a printed value or upgrade pandas, and the page is executed again.
+* **Only successes are kept**: a notebook that fails is executed again next time.
+* **Location**: the generated-code cache directory (``$LGACC_CACHE_DIR`` or
+  ``~/.cache/lgacc``), subdirectory ``notebooks``.  If it cannot be written, the
+  notebook is executed and not kept.
+* ``LGACC_RESULT_CACHE=0`` turns it off, with the other on-disk results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+from lgacc.cache.codegen import cache_dir
+from lgacc.cache.results import inputs_digest
+
+__all__ = ["HARDWARE_PARAMETER", "cache_path", "is_hardware_free", "keep", "restore"]
+
+#: The parameter through which the runner gives a notebook the build's hardware; a notebook whose
+#: parameters cell does not declare it cannot read the hardware, so its executed copy can be reused.
+HARDWARE_PARAMETER = "hardware"
+#: Packages whose version can change what an executed notebook shows (tables, figures, math).
+OUTPUT_PACKAGES = ("ipykernel", "ipython", "matplotlib", "nbformat", "numpy", "pandas", "papermill", "sympy")
+
+
+def is_hardware_free(parameters: dict) -> bool:
+    """Whether a notebook run with ``parameters`` (what the runner passes) cannot see the hardware."""
+    return HARDWARE_PARAMETER not in parameters
+
+
+def _versions() -> str:
+    found = []
+    for name in OUTPUT_PACKAGES:
+        try:
+            found.append(f"{name}={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name}=absent")
+    return f"python={sys.version}; " + "; ".join(found)
+
+
+def cache_path(notebook: Path, parameters: dict, kernel: str) -> Path | None:
+    """Where the executed copy of ``notebook`` run with ``parameters`` on ``kernel`` is kept,
+    or ``None`` when it must not be kept (it can see the hardware, or the cache is off)."""
+    if os.environ.get("LGACC_RESULT_CACHE", "1") == "0" or not is_hardware_free(parameters):
+        return None
+    digest = hashlib.sha256()
+    for part in (notebook.read_bytes(), json.dumps(parameters, sort_keys=True).encode(), kernel.encode(),
+                 inputs_digest().encode(), _versions().encode()):
+        digest.update(hashlib.sha256(part).digest())
+    return cache_dir() / "notebooks" / f"{notebook.stem}-{digest.hexdigest()[:32]}.ipynb"
+
+
+def restore(kept: Path | None, output: Path) -> bool:
+    """Copy the kept executed notebook to ``output``; ``False`` when there is none."""
+    if kept is None or not kept.is_file():
+        return False
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(kept, output)
+    except OSError:
+        return False
+    return True
+
+
+def keep(output: Path, kept: Path | None) -> None:
+    """Keep the executed notebook ``output`` at ``kept`` (atomically); silently skipped if impossible."""
+    if kept is None:
+        return
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        handle, scratch = tempfile.mkstemp(dir=kept.parent, suffix=".tmp")
+        os.close(handle)
+        shutil.copyfile(output, scratch)
+        os.replace(scratch, kept)
+    except OSError:
+        return

@@ -1,0 +1,287 @@
+"""Execute the book's notebooks with papermill, for one hardware spec.
+
+``python -m lgacc.book.run --hardware a100-80gb`` runs every notebook of
+``notebooks/`` (committed without outputs) into ``book/generated/`` (a build
+product), at most two at a time, each with an explicit kernel, working
+directory and per-cell timeout.  The hardware is passed to each notebook as its
+``hardware`` parameter (and ``progress=False``: progress bars are for
+interactive runs, not for the book).  On failure the runner names the notebook, the cell,
+the exception and its message, keeps the failed output for inspection, and
+exits non-zero.
+
+It also writes ``book/generated/build_info.md``, included by the front page, so
+the book says which hardware it was built for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import re
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from lgacc import __version__
+from lgacc.errors import UserInputError
+from lgacc.model.hardware import DEFAULT_HARDWARE, GIB, hardware_path, load_hardware
+from lgacc.paths import ROOT
+
+from .notebookcache import HARDWARE_PARAMETER, cache_path, keep, restore
+
+NOTEBOOK_DIR = ROOT / "notebooks"
+OUTPUT_DIR = ROOT / "book" / "generated"
+DEFAULT_KERNEL = "lgacc"
+DEFAULT_TIMEOUT_S = 600
+MAX_JOBS = 2
+FINDINGS = "findings.md"  # included by the front page; the scorecard notebook overwrites it
+ASSUMPTION_EFFECTS = "assumption_effects.md"  # included by the assumptions page; written beside FINDINGS
+DIFFERENCES = "differences.md"  # included by the assumptions page; written beside FINDINGS
+#: Notebooks started first, longest first, so that two workers finish together.  ``claims`` comes
+#: last: it reads the claims the scorecard computed (:mod:`lgacc.cache.results`) instead of computing
+#: them again, or waits for them.
+LONGEST_FIRST = ("scorecard", "fig_scaling_unlimited", "sensitivity", "todays_hardware", "pipeline_schedules",
+                 "fig_scaling_limited", "fig_scaling_Ethernet")
+LAST = ("claims",)
+
+
+@dataclass(frozen=True)
+class NotebookResult:
+    """Outcome of one notebook run."""
+
+    notebook: Path
+    output: Path
+    seconds: float
+    ok: bool
+    cell_index: int | None = None  # index while executing (papermill injects a parameters cell)
+    exception: str = ""
+    message: str = ""
+    cell_source: str = ""
+    reused: bool = False  # the executed copy of an earlier build (:mod:`lgacc.book.notebookcache`)
+
+    def describe(self) -> str:
+        if self.ok:
+            return f"ok     {self.notebook.name} ({self.seconds:.1f} s{', reused: it cannot see the hardware' if self.reused else ''})"
+        where = "before any cell ran"
+        if self.cell_index is not None:
+            where = f"cell {self.cell_index}"
+            if self.cell_source:
+                where += f" ({self.cell_source!r})"
+        return (
+            f"FAILED {self.notebook.name}, {where}: {self.exception}: {self.message}\n"
+            f"       failed output kept at {self.output}"
+        )
+
+
+def hardware_parameter(name_or_path: str) -> str:
+    """The value given to the notebooks: a shipped name as is, a path made absolute.
+
+    Notebooks run with ``notebooks/`` as working directory, so a relative path
+    given on the command line would otherwise point elsewhere.
+    """
+    path = hardware_path(name_or_path)
+    shipped = path.resolve().parent == (ROOT / "data" / "hardware").resolve() and str(name_or_path) == path.stem
+    return str(name_or_path) if shipped else str(path.resolve())
+
+
+def _parameters(notebook: Path, hardware: str, output_dir: Path = OUTPUT_DIR) -> dict:
+    """Papermill parameters, each only where the notebook's parameters cell declares it: the hardware,
+    ``progress=False``, and ``findings_path`` (the front page's findings, written by the scorecard notebook).
+
+    A notebook that does not declare ``hardware`` is not given it: it shows the same page for every
+    build, and the runner reuses its executed copy (:mod:`lgacc.book.notebookcache`)."""
+    import nbformat
+
+    cells = nbformat.read(notebook, as_version=4).cells
+    declared = "".join(c.source for c in cells if "parameters" in c.metadata.get("tags", []))
+    parameters = {}
+    if re.search(rf"^{HARDWARE_PARAMETER}\s*=", declared, re.M):
+        parameters[HARDWARE_PARAMETER] = hardware
+    if re.search(r"^progress\s*=", declared, re.M):
+        parameters["progress"] = False
+    if re.search(r"^findings_path\s*=", declared, re.M):
+        parameters["findings_path"] = str((output_dir / FINDINGS).resolve())
+    return parameters
+
+
+def run_notebook(
+    notebook: Path,
+    output: Path,
+    parameters: dict,
+    kernel: str = DEFAULT_KERNEL,
+    timeout_s: int = DEFAULT_TIMEOUT_S,
+    cwd: Path = NOTEBOOK_DIR,
+    kept: Path | None = None,
+) -> NotebookResult:
+    """Execute one notebook; never raises for a failing cell, reports it instead.
+
+    ``kept`` is where an earlier build's executed copy is kept (:func:`lgacc.book.notebookcache.cache_path`):
+    if it exists it is copied to ``output`` instead of executing; if not, a successful run is kept there."""
+    start = time.perf_counter()
+    if restore(kept, output):
+        return NotebookResult(notebook, output, time.perf_counter() - start, True, reused=True)
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        papermill.execute_notebook(
+            str(notebook),
+            str(output),
+            parameters=parameters,
+            kernel_name=kernel,
+            cwd=str(cwd),
+            execution_timeout=timeout_s,
+            progress_bar=False,
+            log_output=False,
+        )
+    except PapermillExecutionError as error:
+        return NotebookResult(
+            notebook,
+            output,
+            time.perf_counter() - start,
+            False,
+            error.cell_index,
+            error.ename,
+            str(error.evalue),
+            _first_line_of_failed_cell(output),
+        )
+    except Exception as error:  # kernel missing, timeout, unreadable notebook, ...
+        return NotebookResult(notebook, output, time.perf_counter() - start, False, None, type(error).__name__, str(error))
+    _hide_default_parameters(output)
+    keep(output, kept)
+    return NotebookResult(notebook, output, time.perf_counter() - start, True)
+
+
+def _hide_default_parameters(path: Path) -> None:
+    """Hide the default ``parameters`` cell in the book; papermill's injected cell,
+    which shows the values actually used, stays in the page, folded."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+        if "injected-parameters" in tags and "hide-input" not in tags:
+            tags.append("hide-input")  # folded like the other code cells; one click shows the values used
+    nbformat.write(notebook, path)
+
+
+def _first_line_of_failed_cell(path: Path) -> str:
+    """First line of the cell whose output is an error, in the kept copy."""
+    import nbformat
+
+    try:
+        cells = nbformat.read(path, as_version=4).cells
+    except Exception:  # the report must not fail because the copy is unreadable
+        return ""
+    for cell in cells:
+        if any(output.get("output_type") == "error" for output in cell.get("outputs", [])):
+            lines = [line for line in cell.source.splitlines() if line.strip()]
+            return lines[0][:80] if lines else ""
+    return ""
+
+
+def execution_order(notebooks) -> list[Path]:
+    """:data:`LONGEST_FIRST` in its order, then the others by name, then :data:`LAST`."""
+    def rank(path: Path) -> tuple[int, int, str]:
+        if path.stem in LONGEST_FIRST:
+            return (0, LONGEST_FIRST.index(path.stem), path.name)
+        return (2 if path.stem in LAST else 1, 0, path.name)
+    return sorted(notebooks, key=rank)
+
+
+def build_info(hardware_name_or_path: str) -> str:
+    """Markdown for the front page: which hardware and which version built this book."""
+    hardware = load_hardware(hardware_name_or_path)
+    today = _dt.date.today().isoformat()
+    return "\n".join(
+        [
+            "```{admonition} This build",
+            ":class: note",
+            f"Built on {today} with lgacc {__version__} for hardware **{hardware.name}**"
+            + (f" ({hardware.description})" if hardware.description else "")
+            + f": peak {hardware.peak_flop_per_s / 1e12:g} Tflop/s, {hardware.memory_bytes / GIB:g} GiB per GPU,"
+            f" {hardware.gpus_per_node} GPUs per NVLink node.",
+            "",
+            f"Source of the spec: {hardware.source}",
+            "```",
+            "",
+        ]
+    )
+
+
+def run_all(
+    hardware: str = DEFAULT_HARDWARE,
+    notebooks: Sequence[Path] | None = None,
+    output_dir: Path = OUTPUT_DIR,
+    kernel: str = DEFAULT_KERNEL,
+    timeout_s: int = DEFAULT_TIMEOUT_S,
+    jobs: int = MAX_JOBS,
+) -> list[NotebookResult]:
+    """Run ``notebooks`` (default: all of ``notebooks/``) with ``hardware``; at most 2 at once."""
+    load_hardware(hardware)  # fail here, clearly, rather than inside every notebook
+    parameter = hardware_parameter(hardware)
+    notebooks = execution_order(notebooks if notebooks is not None else NOTEBOOK_DIR.glob("*.ipynb"))
+    if not notebooks:
+        raise UserInputError(f"no notebooks found in {NOTEBOOK_DIR}")
+    if not 1 <= jobs <= MAX_JOBS:
+        raise UserInputError(f"jobs must be between 1 and {MAX_JOBS}, got {jobs}")
+    output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / "build_info.md").write_text(build_info(hardware))
+    from lgacc.paper.findings import placeholder_markdown
+
+    if not (output_dir / FINDINGS).exists() or any(n.stem == "scorecard" for n in notebooks):
+        (output_dir / FINDINGS).write_text(placeholder_markdown("the scorecard notebook did not run."))
+    if not (output_dir / ASSUMPTION_EFFECTS).exists() or any(n.stem == "scorecard" for n in notebooks):
+        (output_dir / ASSUMPTION_EFFECTS).write_text(
+            "```{note}\nWhat each switch moves is computed by the scorecard notebook, which did not run.\n```\n")
+    if not (output_dir / DIFFERENCES).exists() or any(n.stem == "scorecard" for n in notebooks):
+        (output_dir / DIFFERENCES).write_text(
+            "```{note}\nThe cells that differ are listed by the scorecard notebook, which did not run.\n```\n")
+    results: list[NotebookResult] = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = []
+        for notebook in notebooks:
+            parameters = _parameters(notebook, parameter, output_dir)
+            futures.append(pool.submit(run_notebook, notebook, output_dir / notebook.name, parameters, kernel,
+                                       timeout_s, notebook.parent, cache_path(notebook, parameters, kernel)))
+        for future in as_completed(futures):
+            result = future.result()
+            print(result.describe(), flush=True)
+            results.append(result)
+    return sorted(results, key=lambda r: r.notebook.name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lgacc.book.run", description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="notebooks to run (default: all of notebooks/)")
+    parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help="shipped spec name or path to a YAML spec")
+    parser.add_argument("--output-dir", type=Path, default=OUTPUT_DIR)
+    parser.add_argument("--kernel", default=DEFAULT_KERNEL, help=f"Jupyter kernel name (default: {DEFAULT_KERNEL})")
+    parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="per-cell timeout in seconds")
+    parser.add_argument("--jobs", type=int, default=MAX_JOBS, help=f"notebooks at once (1 to {MAX_JOBS})")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        results = run_all(args.hardware, args.notebooks or None, args.output_dir, args.kernel, args.timeout, args.jobs)
+    except UserInputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    failed = [r for r in results if not r.ok]
+    elapsed = time.perf_counter() - start
+    if failed:
+        print(f"\n{len(failed)} of {len(results)} notebooks failed ({elapsed:.0f} s):", file=sys.stderr)
+        for result in failed:
+            print(result.describe(), file=sys.stderr)
+        return 1
+    print(f"{len(results)} notebooks executed into {args.output_dir} ({elapsed:.0f} s) for hardware {args.hardware}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,26 @@
+"""The paper and its grading: the printed values, the equation numbers, the prose claims, one
+reproduction per table and figure, the scorecard, the cells that differ and why, the front page's
+findings, and what each assumption switch moves.
+
+* :mod:`.printed` -- the paper's printed values (``data/paper/``) and the rule for "agrees";
+* :mod:`.equations` -- the paper's equation numbers;
+* :mod:`.cells` -- which printed cells are computed and which are inputs echoed back;
+* :mod:`.claims` -- the prose claims, one calculator each, graded;
+* :mod:`.artifacts` and :mod:`.reproductions` -- one builder per LaTeX label;
+* :mod:`.scorecard`, :mod:`.differences`, :mod:`.findings`, :mod:`.assumption_effects`.
+"""
+
+from .printed import (
+    PAPER_DIR,
+    PAPER_HARDWARE,
+    PrintedValue,
+    compare_cell,
+    format_like,
+    load_paper,
+    paper_path,
+    paper_table,
+    parse_printed,
+)
+
+__all__ = ["PAPER_DIR", "PAPER_HARDWARE", "PrintedValue", "compare_cell", "format_like", "load_paper", "paper_path",
+           "paper_table", "parse_printed"]

@@ -1,0 +1,31 @@
+"""The paper's prose claims as numbers: each printed number beside its reproduction, with a verdict.
+
+* :mod:`.grading` -- the printed claims (``data/paper/claims.yaml``), the rules that grade them
+  and the result types;
+* :mod:`.calculators` -- one calculator per claim id;
+* :mod:`.registry` -- every claim computed, graded and kept on disk.
+"""
+
+from .grading import (
+    ABOUT_FACTOR,
+    DIFFERS,
+    EXPLAINED,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    RULES,
+    VERDICTS,
+    WORD_TOLERANCE,
+    Alternative,
+    ClaimResult,
+    Outcome,
+    PrintedClaim,
+    Rule,
+    difference,
+    grade,
+    printed_claims,
+)
+from .registry import calculators, claims_records, reproduce_claims, switch_effects
+
+__all__ = ["ABOUT_FACTOR", "DIFFERS", "EXPLAINED", "NOT_REPRODUCED", "REPRODUCED", "RULES", "VERDICTS",
+           "WORD_TOLERANCE", "Alternative", "ClaimResult", "Outcome", "PrintedClaim", "Rule", "difference", "grade",
+           "printed_claims", "calculators", "claims_records", "reproduce_claims", "switch_effects"]

@@ -1,0 +1,211 @@
+"""The paper's trillion-parameter comparison on today's GPUs.
+
+For each hardware spec, the fastest configuration of each method (baseline,
+partitioned, improved) with 3d parallelism for a model (X_160 by default), and
+the paper's conclusions re-tested on that hardware.  Nothing here is specific
+to one GPU: the specs in ``data/hardware/`` supply every number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import pandas as pd
+
+from lgacc.cache.results import cached
+from lgacc.model.config import Method
+from lgacc.model.hardware import GIB, Hardware, load_hardware
+from lgacc.model.transformer import Transformer, named_model
+from lgacc.search import fastest
+
+TODAYS_HARDWARE = ("a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200-nvl72")
+METHODS = (Method.BASELINE, Method.PARTITIONED, Method.IMPROVED)
+
+#: The paper's headline conclusions, each graded in the sense of its own words.
+#: "cut the shortest training time by half" (abstract): the speed-up rounds to 2 at the
+#: one significant digit of "half", i.e. lies in [1.5, 2.5).
+HALVING_SPEEDUP = (1.5, 2.5)
+#: "allow training at least twice as fast as previous methods" (introduction): no rounding.
+AT_LEAST_TWICE = 2.0
+#: "reducing the memory usage to a tiny fraction of the available GPU memory" (abstract):
+#: read as at most a tenth (a stated reading; the paper gives no number).
+TINY_FRACTION = 0.10
+#: "reducing the minimum training time to one week for a trillion-parameter model"
+#: (introduction): a week or less, i.e. below 1.5 weeks (one week at one significant digit).
+ONE_WEEK_DAYS = 7.0 * 1.5
+
+
+def fastest_by_method(model: Transformer | str, hardware: Hardware | str) -> pd.DataFrame:
+    """One row per method: the fastest 3d configuration on ``hardware`` and what it costs."""
+    model = named_model(model) if isinstance(model, str) else model
+    spec = load_hardware(hardware)
+    # kept on disk per (model, spec): every build of the book compares the same shipped GPUs
+    return cached("fastest_by_method", (model, spec), lambda: _fastest_by_method(model, spec))
+
+
+def _fastest_by_method(model: Transformer, spec: Hardware) -> pd.DataFrame:
+    rows = []
+    for method in METHODS:
+        result = fastest(model, spec, method, "3d", explain=False)
+        evaluation = result.evaluation
+        row = {"hardware": spec.name, "method": method.value, "feasible": evaluation is not None}
+        if evaluation is not None:
+            config = result.config
+            row.update(
+                n_gpu=evaluation.n_gpu,
+                n_b=config.n_b,
+                n_l=config.n_l,
+                n_a=config.n_a,
+                n_mu=config.n_mu,
+                b_mu=config.b_mu,
+                offload=config.offload,
+                efficiency=evaluation.efficiency,
+                time_days=evaluation.time_days,
+                memory_gib=evaluation.memory.total / GIB,
+                memory_fraction=evaluation.memory.total / spec.memory_bytes,
+            )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def compare_hardware(model: Transformer | str = "X160", hardware: Iterable[str] = TODAYS_HARDWARE) -> pd.DataFrame:
+    """:func:`fastest_by_method` for every spec, stacked."""
+    return pd.concat([fastest_by_method(model, name) for name in hardware], ignore_index=True)
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    hardware: str
+    claim: str
+    measure: str
+    holds: bool
+
+
+#: The conclusions in the order the page lists them, with the words each is graded on.
+CLAIMS = {
+    "fastest": "layered accumulation + modular pipeline is the fastest method",
+    "halving": "they cut the shortest training time by half (speed-up 1.5 to 2.5)",
+    "twice": "at least twice as fast as previous methods (speed-up ≥ 2)",
+    "memory": "memory use is a tiny fraction of the GPU's (≤ 10 %)",
+    "week": "a trillion-parameter model trains in a week or less (< 10.5 d)",
+}
+
+
+def conclusions(comparison: pd.DataFrame) -> pd.DataFrame:
+    """The paper's headline conclusions, re-tested on each spec of ``comparison``.
+
+    Each is graded by the reading of its words stated in :data:`CLAIMS` (thresholds
+    above): on the paper's own numbers (13 d and 6.8 d) "at least twice as fast" does
+    not hold (1.9×), which is reported, not read away.
+    """
+    out: list[Conclusion] = []
+    for name, rows in comparison.groupby("hardware", sort=False):
+        by_method = rows.set_index("method")
+        feasible = by_method[by_method["feasible"]]
+        if Method.IMPROVED.value not in feasible.index:
+            out.extend(Conclusion(name, claim, "no feasible configuration", False) for claim in CLAIMS.values())
+            continue
+        improved = feasible.loc[Method.IMPROVED.value]
+        others = feasible.drop(index=Method.IMPROVED.value)
+        best_other = others["time_days"].min() if len(others) else float("inf")
+        speedup = best_other / improved["time_days"]
+        low, high = HALVING_SPEEDUP
+        out += [
+            Conclusion(name, CLAIMS["fastest"], f"{improved['time_days']:.3g} d vs {best_other:.3g} d", bool(speedup > 1)),
+            Conclusion(name, CLAIMS["halving"], f"{speedup:.2f}×", bool(low <= speedup < high)),
+            Conclusion(name, CLAIMS["twice"], f"{speedup:.2f}×", bool(speedup >= AT_LEAST_TWICE)),
+            Conclusion(name, CLAIMS["memory"], f"{improved['memory_gib']:.3g} GiB, {improved['memory_fraction']:.1%}",
+                       bool(improved["memory_fraction"] <= TINY_FRACTION)),
+            Conclusion(name, CLAIMS["week"], f"{improved['time_days']:.3g} d on {int(improved['n_gpu']):,} GPUs",
+                       bool(improved["time_days"] < ONE_WEEK_DAYS)),
+        ]
+    return pd.DataFrame([c.__dict__ for c in out])
+
+
+def conclusions_matrix(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """One row per conclusion, one column per hardware, each cell "measure ✓" or "measure ✗"."""
+    marked = verdicts.assign(cell=[f"{m} {'✓' if h else '✗'}" for m, h in zip(verdicts["measure"], verdicts["holds"])])
+    matrix = marked.pivot(index="claim", columns="hardware", values="cell")
+    order = [c for c in CLAIMS.values() if c in matrix.index]
+    matrix = matrix.loc[order, list(dict.fromkeys(verdicts["hardware"]))].reset_index().rename(columns={"claim": "conclusion"})
+    matrix.columns.name = None
+    return matrix
+
+
+def scaling_by_hardware(hardware: Iterable[str] = TODAYS_HARDWARE, methods: Iterable[str] = ("baseline", "improved"),
+                        xs: Iterable[int] | None = None) -> pd.DataFrame:
+    """``fig:scaling_limited`` redrawn per GPU: the fastest configuration of each method for each
+    X-family model on each spec (the paper's limited scenario: the spec's own nodes and links).
+
+    The rows are :func:`lgacc.scaling.scaling_sweep`'s, stacked with a ``hardware`` column; the
+    search and its rules are the paper figure's, only the spec changes.
+    """
+    from lgacc.scaling import scaling_sweep  # the sweep's plotting stack is needed only here
+
+    frames = [scaling_sweep(name, "limited", tuple(methods), xs).assign(hardware=load_hardware(name).name)
+              for name in hardware]
+    return pd.concat(frames, ignore_index=True)
+
+
+def limits_by_hardware(hardware: Iterable[str] = TODAYS_HARDWARE, days: Iterable[float] | None = None,
+                       method: str = "improved") -> pd.DataFrame:
+    """The largest model each spec trains within each duration (one month and one year by
+    default), by the limited-scenario search of ``fig:scaling_limited``; NaN where none fits."""
+    from lgacc.scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, time_limit
+
+    days = (ONE_MONTH_DAYS, ONE_YEAR_DAYS) if days is None else tuple(days)
+    def limits(spec: Hardware) -> list[dict]:
+        rows = []
+        for target in days:
+            limit = time_limit(target, spec, "limited", method)
+            rows.append({"hardware": spec.name, "days": target, "p": limit.p if limit else float("nan")})
+        return rows
+
+    specs = [load_hardware(name) for name in hardware]
+    # kept on disk per spec, as the comparison above
+    return pd.DataFrame([row for spec in specs
+                         for row in cached("time_limits", (spec, days, method), lambda: limits(spec))])
+
+
+def time_by_hardware_figure(frame: pd.DataFrame):
+    """Training time along the X family, one colour per GPU, improved solid and baseline dashed,
+    drawn like ``fig:scaling_limited``'s time panel (same axes, ticks and reference lines)."""
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    from lgacc.paper.reproductions.fig_scaling_limited import FONT_PT, MARKER, WIDTH_IN, set_time_axis
+    from lgacc.scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS
+
+    figure = Figure(figsize=(WIDTH_IN, 4.8), layout="constrained")
+    ax = figure.subplots()
+    names = list(dict.fromkeys(frame["hardware"]))
+    colors = {name: f"C{i}" for i, name in enumerate(names)}
+    styles = {"improved": "-", "baseline": "--"}
+    times = []
+    for name in names:
+        for method, style in styles.items():
+            rows = frame[(frame.hardware == name) & (frame.method == method) & frame.feasible.astype(bool)]
+            if not rows.empty:
+                ax.plot(rows.p, rows.time_days, style, color=colors[name], **MARKER)
+                times += list(rows.time_days)
+    for days, label in ((ONE_MONTH_DAYS, "one month"), (ONE_YEAR_DAYS, "one year")):
+        ax.axhline(days, color="grey", lw=1, ls="-.")
+        ax.annotate(label, (0.02, days), xycoords=("axes fraction", "data"), ha="left", va="bottom",
+                    fontsize=FONT_PT - 1, color="dimgrey")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.tick_params(labelsize=FONT_PT)
+    ax.set_xlabel("Model size p (parameters)", fontsize=FONT_PT)
+    ax.set_ylabel("Training time (h, d, wk, mo, y)", fontsize=FONT_PT)
+    set_time_axis(ax, times)
+    # start where the first curve rises above the axis's hour: smaller models train in minutes
+    # and would leave most of the width empty
+    shown = frame[frame.feasible.astype(bool) & (frame.time_days >= ax.get_ylim()[0])]
+    if not shown.empty:
+        ax.set_xlim(left=float(shown.p.min()) / 2)
+    handles = [Line2D([], [], color=colors[n], **MARKER, label=n) for n in names]
+    handles += [Line2D([], [], color="black", ls=s, label=m) for m, s in styles.items()]
+    figure.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=FONT_PT - 1, frameon=False)
+    return figure
