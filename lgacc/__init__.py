@@ -5,69 +5,89 @@ The package derives the paper's resource model with sympy, evaluates and searche
 training configurations numerically, simulates the training schedules, and
 reproduces every table and figure of the paper under its LaTeX label.
 
-Package map: each module, its one job, and what it may import (a module imports
-only modules above it in this list; nothing imports ``commands`` or ``cli``).
+Package map.  The folders are the layers, bottom to top: a module imports only from its own
+layer or the layers below, and no two files import each other, directly or around a circle
+(``tests/test_package_map.py`` checks both, and that this map lists every module).  Why these
+layers: the resource model is the paper's appendix and knows nothing of searches or pages; the
+search and the schedule simulator use it; the scaling analysis runs the search over the X family;
+the paper's grading compares all of these with the printed numbers; the studies re-read the
+paper's conclusions under other assumptions, hardware and measured runs; the book and the
+command line only present.
 
-==================================  ====================================================================  ========================================
-module                              job                                                                   may import
-==================================  ====================================================================  ========================================
-``errors``                          :class:`UserInputError`, the positive-integer validator               --
-``units``                           calendar units (a Julian year, a twelfth of it as a month)            --
-``yamlfile``                        the hardened YAML reader of spec files (size, encoding, one-line      errors
+==================================  =====================================================================
+module                              job
+==================================  =====================================================================
+**foundations**                     what every layer may use
+``errors``                          :class:`UserInputError`, the positive-integer validator
+``units``                           calendar units (a Julian year, a twelfth of it as a month)
+``paths``                           where the package, the repository root and ``data/`` are
+``yamlfile``                        the hardened YAML reader of spec files (size, encoding, one-line
                                     errors)
-``symbols``                         the paper's notation as sympy symbols, the glossary                   sympy (pandas only for the glossary)
-``formulas/``                       sympy derivations, one per equation label (``eq:...`` literally)      symbols
-``formulas/overlap``                paper vs physical cost of an overlapped transfer (sympy)              formulas
-``formulas/printed``                the paper's printed LaTeX forms parsed into sympy                     symbols, data/paper
-``equations``                       the paper's equation numbers, by LaTeX's numbering rule               data/paper
-``paper``                           the paper's printed values (data/paper) and the rule for "agrees"     errors, units
-``_codegen``                        generated numeric code cached on disk, keyed by the sources           sympy only when (re)building
-``resultcache``                     slow results kept on disk, keyed by inputs, sources and data/         _codegen (its cache directory)
-``hardware/``                       GPU specs: ``links`` (the links, byte units), ``checks`` (what a        errors, yamlfile
+``cache/``                          what is kept on disk between processes: ``codegen`` (numeric code
+                                    printed from the derivations, keyed by their sources), ``results``
+                                    (results that take seconds, keyed by inputs, sources and data/)
+**model/**                          the resource model: the paper's appendix, as numbers
+``model/symbols``                   the paper's notation as sympy symbols, the glossary
+``model/formulas/``                 sympy derivations, one per equation label (``eq:...`` literally):
+                                    ``derivation`` (the :class:`Derivation` record), ``model``,
+                                    ``compute``, ``tensors``, ``buffering``, ``memory``, ``network``,
+                                    ``bubble``, ``schedules``, ``overlap`` (paper vs physical cost of an
+                                    overlapped transfer), ``printed`` (the printed LaTeX forms parsed)
+``model/transformer``               :class:`Transformer`, the X family, named models, the critical batch
+``model/hardware/``                 GPU specs: ``links`` (the links, byte units), ``checks`` (what a
                                     value may be: ranges, errors), ``spec`` (:class:`Hardware`, its
                                     thresholds), ``files`` (YAML spec files, names and paths)
-``models``                          :class:`Transformer`, named models, the critical batch                _codegen, errors, yamlfile (formulas to
-                                                                                                          rebuild)
-``config``                          :class:`Method`, :class:`TrainingConfig`                              errors
-``assumptions``                     every open choice of the paper as a switch                            errors
-``evaluation_map``                  the evaluator as data; the overlap rules; generated numeric code      _codegen, errors (formulas to rebuild)
-``evaluate_inputs``                 the evaluator's input rules: counts, flags, options, schedule chunks  errors, assumptions, config, models,
-                                                                                                          evaluation_map
-``evaluation_result``               one configuration's result: :class:`Evaluation`, its JSON, the        assumptions, config, evaluation_map,
-                                    sentence for each broken rule                                         hardware, models
-``evaluate``                        one or many configurations -> overheads, time, memory, feasibility    the above (generated code, no sympy)
-``search/``                         rules, candidates, fastest / cheapest, explanations                   evaluate and the above
-``search_reference``                the exhaustive enumerator the tests compare the search with           search (public names only)
-``schedule/``                       event simulation of the training schedules                            formulas, config
-``validation``                      the model against measured training runs (data/validation)            evaluate, models, yamlfile
-``scaling/``                        the scaling analysis over the X family: ``grid`` (models, scenarios,  search, evaluate, resultcache
-                                    one row per model), ``sweeps`` (the figures' data), ``limits`` (the
-                                    size limits of the prose claims)
-``claims``, ``claim_calculators``   the paper's prose claims, one calculator each                         scaling, search, formulas, paper,
-                                                                                                          resultcache
-``today``                           the paper's conclusions graded on today's GPUs                        search, scaling, models, hardware,
-                                                                                                          resultcache
-``sensitivity/``                    the headline results with each assumption moved alone: ``grid``       search, scaling, claims, assumptions,
-                                    (what moves), ``compute`` (the searches), ``conclusions`` (holds /    resultcache
+``model/config``                    :class:`Method`, :class:`TrainingConfig`
+``model/assumptions``               every open choice of the paper as a switch
+``model/evaluator/``                configurations -> overheads, time, memory, feasibility: ``mapping``
+                                    (the evaluator as data, the overlap rules, generated code),
+                                    ``inputs`` (the input rules), ``context`` (one call's arrays and
+                                    derived terms), ``memory`` (the memory terms), ``overheads`` (one
+                                    function per overhead family), ``rules`` (the feasibility rules),
+                                    ``result`` (:class:`Evaluation`, its JSON, the broken rules in
+                                    words), ``evaluate`` (:func:`evaluate_many`, :func:`evaluate`)
+**schedule/**                       event simulation of the training schedules: ``operations``,
+                                    ``programs``, ``lowering``, ``builders``, ``engine``, ``measure``,
+                                    ``analytic``, ``gantt``, ``report``
+**search/**                         the paper's selection rules as a search: ``parallelism``,
+                                    ``request``, ``rules``, ``candidates``, ``core`` (fastest /
+                                    cheapest), ``explain``, ``result``, ``reference`` (the exhaustive
+                                    enumerator the tests compare the search with)
+**scaling/**                        the scaling analysis over the X family: ``grid`` (models,
+                                    scenarios, one row per model), ``sweeps`` (the figures' data),
+                                    ``limits`` (the size limits of the prose claims)
+**paper/**                          the paper and its grading
+``paper/printed``                   the paper's printed values (data/paper) and the rule for "agrees"
+``paper/equations``                 the paper's equation numbers, by LaTeX's numbering rule
+``paper/cells``                     which printed cells are computed and which are inputs echoed back
+``paper/claims/``                   the prose claims: ``grading`` (the printed claims, the rules, the
+                                    result types), ``calculators`` (one per claim), ``registry`` (every
+                                    claim computed, graded, kept on disk)
+``paper/artifacts``                 one builder per paper label, compared with ``data/paper``
+``paper/reproductions/``            one module per table or figure, each defining ``ARTIFACT``
+``paper/scorecard``                 grades of every table, figure and claim
+``paper/differences``               every printed table cell the defaults do not reproduce, and why
+``paper/findings``                  the front page's findings and readable values (pure formatting)
+``paper/assumption_effects``        the printed cells and claims each assumption switch moves
+**studies/**                        the paper's conclusions re-read elsewhere
+``studies/sensitivity/``            the headline results with each assumption moved alone: ``grid``
+                                    (what moves), ``compute`` (the searches), ``conclusions`` (holds /
                                     weakens / reverses), ``presentation`` (tables, chart)
-``findings``                        the front page's findings and readable values (pure formatting)       --
-``cells``                           which printed cells are computed and which are inputs echoed back     --
-``artifacts``, ``reproductions/``   one builder per paper label, compared with ``data/paper``             everything above
-``scorecard``                       grades of every table, figure and claim                               artifacts
-``differences``                     every printed table cell the defaults do not reproduce, and why       artifacts, cells, resultcache
-``assumption_effects``              the printed cells and claims each assumption switch moves             artifacts, assumptions, cells, claims,
-                                                                                                          findings, resultcache
-``notebookcache``                   executed notebooks that cannot see the hardware, kept for every       _codegen, resultcache
+``studies/today``                   the paper's conclusions graded on today's GPUs
+``studies/validation``              the model against measured training runs (data/validation)
+**book/**                           the book's machinery
+``book/notebook/``                  formatting for the notebooks: ``display``, ``formats``,
+                                    ``typeset``, ``tables``, ``downloads``, ``figures``,
+                                    ``comparisons``, ``claims``, ``hardware``
+``book/run``                        the notebook runner (``python -m lgacc.book.run``)
+``book/notebookcache``              executed notebooks that cannot see the hardware, kept for every
                                     build
-``notebook/``, ``run``              formatting for the book (``display``, ``formats``, ``typeset``,         artifacts
-                                    ``tables``, ``downloads``, ``figures``, ``comparisons``, ``claims``,
-                                    ``hardware``); the notebook runner
-``jsgen/``                          the resource model and the search as JavaScript for the calculator    formulas, evaluate, search, hardware,
-                                    page: ``printer`` (sympy -> JavaScript functions), ``records`` (the   models, assumptions, equations
-                                    data), ``bundle`` (the script around the hand-written
-                                    ``runtime.js`` and ``search_runtime.js``), ``command``
-``commands/``, ``cli``              the ``lgacc`` command line (imports only the subcommand it runs)      everything
-==================================  ====================================================================  ========================================
+``book/jsgen/``                     the resource model and the search as JavaScript for the calculator
+                                    page: ``printer``, ``records``, ``bundle``, ``command``
+**command line**                    the ``lgacc`` command (nothing imports it)
+``commands/``                       one module per subcommand (imports only the subcommand it runs)
+``cli``                             the parser, one-line errors, exit codes
+==================================  =====================================================================
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -77,6 +97,6 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0"
 
-from .errors import UserInputError  # noqa: E402
+from lgacc.errors import UserInputError  # noqa: E402
 
 __all__ = ["UserInputError", "__version__"]
