@@ -55,17 +55,7 @@ from ..hardware import Hardware, load_hardware
 from ..transformer import Transformer
 from .context import Context, prepare
 from .inputs import as_count, as_model, check_chunks, check_config, check_options, check_schedule
-from .mapping import (
-    DATA_TRANSFERS,
-    FORMS,
-    OVERHEADS,
-    SCHEDULES,
-    default_schedule,
-    evaluation_map,
-    not_overlapped_overhead,
-    overlapped_overhead,
-    parse_schedule,
-)
+from .mapping import OVERHEADS, default_schedule
 from .memory import memory_terms
 from .overheads import (
     bubble_overhead,
@@ -78,25 +68,7 @@ from .overheads import (
 from .result import Evaluation, MemoryBreakdown, infeasibility_reasons
 from .rules import feasibility
 
-__all__ = [
-    "OVERHEADS",
-    "FORMS",
-    "MemoryBreakdown",
-    "Evaluation",
-    "evaluate",
-    "evaluate_many",
-    "evaluation_map",
-    "overlapped_overhead",
-    "not_overlapped_overhead",
-    "DATA_TRANSFERS",
-    "DEFAULT_STEPS",
-    "DEFAULT_MAX_OVERHEAD",
-    "SECONDS_PER_DAY",
-    "kernel_efficiency",
-    "SCHEDULES",
-    "parse_schedule",
-    "check_schedule",
-]
+__all__ = ["evaluate", "evaluate_many", "kernel_efficiency", "DEFAULT_STEPS", "DEFAULT_MAX_OVERHEAD", "SECONDS_PER_DAY"]
 
 DEFAULT_STEPS = 100_000
 DEFAULT_MAX_OVERHEAD = 0.25
