@@ -6,9 +6,11 @@ the shipped hardware specs (read by :func:`lgacc.model.hardware.load_hardware`, 
 and the book's own, the named models, the spec units, the methods, the assumptions'
 defaults and choices, the evaluator's constants, the search's parallelisms and
 bottleneck constants and rules (:mod:`lgacc.search.rules`), the schedules' names,
-aliases and defaults, and the evaluator's map from (method, partition, pipeline) to
-derivation keys (:mod:`lgacc.model.evaluator.mapping`).  Nothing here is typed in: each value is
-read from the module that owns it.
+aliases and defaults, the evaluator's map from (method, partition, pipeline) to
+derivation keys (:mod:`lgacc.model.evaluator.mapping`), the spec loader's range table
+(:data:`lgacc.model.hardware.RANGES`, so that the page refuses and warns as the loader does) and, per
+spec file, the unit each quantity is given in and the file's comment on it (where the value comes
+from).  Nothing here is typed in: each value is read from the module or file that owns it.
 """
 
 from __future__ import annotations

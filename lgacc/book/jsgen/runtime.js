@@ -13,6 +13,7 @@
   const isRecord = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
   // Any value in a message: JSON where it has one (BigInt, cycles and symbols have none).
   function show(value) {
+    if (typeof value === "number") return String(value);  // NaN and Infinity as such (JSON would say null)
     try {
       const text = JSON.stringify(value);
       if (text !== undefined) return text.length > 80 ? text.slice(0, 77) + "..." : text;
@@ -103,7 +104,7 @@
     const hasDI = dims.d_I !== undefined && dims.d_I !== null && dims.d_I !== "";
     if (hasNI) {
       const nI = positiveInt(owner, "n_I", dims.n_I);
-      if (hasDI && Number(dims.d_I) !== nI * m.d_m) fail(`${owner}: d_I=${show(dims.d_I)} and n_I=${nI} disagree (d_I = n_I d_m); give one`, "d_I");
+      if (hasDI && positiveInt(owner, "d_I", dims.d_I) !== nI * m.d_m) fail(`${owner}: d_I=${show(dims.d_I)} and n_I=${nI} disagree (d_I = n_I d_m); give one`, "d_I");
       m.d_I = nI * m.d_m;
     } else {
       m.d_I = hasDI ? positiveInt(owner, "d_I", dims.d_I) : 4 * m.d_m;
@@ -122,7 +123,11 @@
   }
 
   function parseModel(value) {
-    if (isRecord(value)) return makeModel({ name: "custom", ...value });  // spread: an own "__proto__" key stays data
+    if (isRecord(value)) {
+      const dims = { ...value };  // spread: an own "__proto__" key stays data
+      if (dims.name === undefined) dims.name = "custom";
+      return makeModel(dims);
+    }
     if (value !== undefined && value !== null && typeof value !== "string")
       fail(`model ${show(value)}: expected X<x>, a shipped model's name, or an object of dimensions`, "model");
     const text = String(value === undefined || value === null ? "" : value).trim();
@@ -165,12 +170,12 @@
     const kind = integer ? "a positive integer" : "a positive number";
     if (typeof value !== "number") {
       const hint = typeof value === "string" ? " (write a plain number in the unit the key names, e.g. peak_flop_per_s: 312.0e+12)" : "";
-      const text = typeof value === "string" ? `'${value.slice(0, 80)}'` : show(value);
+      const text = typeof value === "string" ? `'${value.slice(0, 80)}'` : typeof value === "boolean" ? (value ? "True" : "False")
+        : value === null ? "None" : show(value);
       fail(`${origin}: field '${key}': expected ${kind}, got ${pyType(value)} ${text}${hint}`, key);
     }
     if (!isFinite(value) || value <= 0) fail(`${origin}: field '${key}': expected ${kind} (> 0 and finite), got ${pyRepr(value)}`, key);
     if (integer && !Number.isInteger(value)) fail(`${origin}: field '${key}': expected ${kind}, got ${pyRepr(value)}`, key);
-    if (integer && value > Number.MAX_SAFE_INTEGER) fail(`${origin}: field '${key}': ${pyRepr(value)} exceeds the largest supported count 2**53 - 1 = ${Number.MAX_SAFE_INTEGER} (a larger number is not exact in a double)`, key);
     return value;
   }
 
@@ -234,7 +239,7 @@
     }
     if (!present("gpus_per_node")) fail(`${origin}: field 'gpus_per_node': missing; expected a positive integer`, "gpus_per_node");
     hw.gpus_per_node = positiveNumber(origin, "gpus_per_node", value.gpus_per_node, true);
-    checkRange(origin, "gpus_per_node", "gpus_per_node", hw.gpus_per_node, String(hw.gpus_per_node), warnings);
+    checkRange(origin, "gpus_per_node", "gpus_per_node", hw.gpus_per_node, BigInt(hw.gpus_per_node).toString(), warnings);
     // optional: the share of the peak the kernels reach (lgacc.model.evaluator.kernel_efficiency reads it)
     if (present("kernel_efficiency")) {
       const k = positiveNumber(origin, "kernel_efficiency", value.kernel_efficiency, false);
@@ -242,6 +247,8 @@
       if (k < DATA.constants.FLOAT_MIN) fail(`${origin}: field 'kernel_efficiency': ${pyRepr(k)} is subnormal; expected a positive number`, "kernel_efficiency");
       hw.kernel_efficiency = k;
     }
+    if (hw.gpus_per_node > Number.MAX_SAFE_INTEGER)  // the loader takes up to 2**62; a double is exact only to 2**53
+      fail(`${origin}: field 'gpus_per_node': ${pyRepr(hw.gpus_per_node)} exceeds the largest supported count 2**53 - 1 = ${Number.MAX_SAFE_INTEGER} (a larger number is not exact in a double)`, "gpus_per_node");
     return hw;
   }
 
@@ -250,6 +257,7 @@
     if (value === undefined || value === null) return A;
     if (!isRecord(value)) fail(`assumptions=${show(value)} must be an object of assumption names and values`, "assumptions");
     for (const [key, v] of Object.entries(value)) {
+      if (v === undefined) continue;  // not given (JSON has no undefined)
       if (!Object.hasOwn(A, key)) fail(`unknown assumption ${show(key)}; expected one of ${Object.keys(A).join(", ")}`, key);
       const choices = own(DATA.assumptions.choices, key);
       if (choices && !choices.includes(v)) fail(`assumption ${key}=${show(v)} must be one of ${choices.join(", ")}`, key);
@@ -284,6 +292,7 @@
     const hardware = applyToHardware(parseHardware(input.hardware, warnings), A);
     const methodName = typeof input.method === "string" ? input.method.trim().toLowerCase() : "";
     const method = own(DATA.methods, methodName);
+    if (input.method === undefined) fail(`method is required; expected one of ${Object.keys(DATA.methods).join(", ")}`, "method");
     if (!method) fail(`unknown method ${show(input.method)}; expected one of ${Object.keys(DATA.methods).join(", ")}`, "method");
     const owner = "training configuration";
     const c = { method: methodName };
@@ -316,7 +325,8 @@
     const S = DATA.schedules;
     let schedule = null;
     if (value !== undefined && value !== null && value !== "") {
-      let text = String(value).trim().toLowerCase();
+      if (typeof value !== "string") fail(`schedule=${show(value)} must be a schedule's name (or unset: the method's own pipeline)`, "schedule");
+      let text = value.trim().toLowerCase();
       text = own(S.aliases, text) || text;
       if (!S.names.includes(text)) {
         const names = [...S.names, ...Object.entries(S.aliases).map(([a, n]) => `${a} (= ${n})`)].join(", ");
