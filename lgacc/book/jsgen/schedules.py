@@ -152,8 +152,8 @@ _LOOKUP = r"""
   function schedule(input) {
     const p = point(input);
     const bytes = input.transfer_bytes === undefined ? 1 : input.transfer_bytes;
-    if (typeof bytes !== "number" || !isFinite(bytes) || bytes < 0)
-      throw new InputError(`transfer_bytes=${show(bytes)} must be a finite number of bytes >= 0`);
+    if (typeof bytes !== "number" || !isFinite(bytes) || bytes < 0 || !isFinite(bytes * p.v[S.keys.indexOf("pipeline_sends")]))
+      throw new InputError(`transfer_bytes=${show(bytes)} must be a number of bytes >= 0 whose traffic per step is finite`);
     const out = {};
     S.keys.forEach((key, i) => { out[key] = Array.isArray(p.v[i]) ? [...p.v[i]] : p.v[i]; });
     out.schedule = input.schedule;
