@@ -16,6 +16,8 @@ MATHJAX := $(BOOK)/_mathjax/_static/mathjax/es5/tex-chtml.js
 # The calculator page's script, printed from the derivations (lgacc.book.jsgen); html_extra_path copies
 # book/_calculator into the HTML root (outside book/_static, whose .js files go into every page).
 CALCULATOR := $(BOOK)/_calculator/_static/lgacc-calculator.js
+# The schedule explorer's timelines, precomputed by the simulator (lgacc.book.jsgen.schedules).
+SCHEDULES_JS := $(BOOK)/_calculator/_static/lgacc-schedules.js
 
 .PHONY: book test notebooks calculator check-book venv clean
 
@@ -43,6 +45,7 @@ notebooks: $(STAMP)
 
 calculator: $(STAMP)
 	$(BIN)/python -m lgacc.book.jsgen $(CALCULATOR) --hardware $(HARDWARE)
+	$(BIN)/python -m lgacc.book.jsgen.schedules $(SCHEDULES_JS)
 
 book: notebooks $(MATHJAX) calculator
 	rm -rf $(BOOK)/_build

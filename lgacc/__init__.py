@@ -48,7 +48,8 @@ module                              job
                                     words), ``evaluate`` (:func:`evaluate_many`, :func:`evaluate`)
 **schedule/**                       event simulation of the training schedules: ``operations``,
                                     ``programs``, ``lowering``, ``builders``, ``engine``, ``measure``,
-                                    ``analytic``, ``gantt``, ``report``
+                                    ``analytic``, ``gantt``, ``report``, ``summary`` (one step as
+                                    ``lgacc simulate`` prints it, with its timeline)
 **search/**                         the paper's selection rules as a search: ``parallelism``,
                                     ``request``, ``rules``, ``candidates``, ``core`` (fastest /
                                     cheapest), ``explain``, ``result``, ``reference`` (the exhaustive
@@ -83,7 +84,8 @@ module                              job
 ``book/notebookcache``              executed notebooks that cannot see the hardware, kept for every
                                     build
 ``book/jsgen/``                     the resource model and the search as JavaScript for the calculator
-                                    page: ``printer``, ``records``, ``bundle``, ``command``
+                                    page: ``printer``, ``records``, ``bundle``, ``command``; the
+                                    schedule explorer's timelines: ``schedules``
 **command line**                    the ``lgacc`` command (nothing imports it)
 ``commands/``                       one module per subcommand (imports only the subcommand it runs)
 ``cli``                             the parser, one-line errors, exit codes

@@ -15,6 +15,7 @@ import math
 import random
 import shutil
 import subprocess
+import warnings
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from lgacc.errors import UserInputError
 from lgacc.model.assumptions import Assumptions
 from lgacc.model.config import TrainingConfig
 from lgacc.model.evaluator import evaluate
-from lgacc.model.hardware import available_hardware
+from lgacc.model.hardware import HardwareSpecWarning, available_hardware
 from lgacc.model.transformer import Transformer, named_model
 from lgacc.search import fastest
 
@@ -142,12 +143,29 @@ def _random_case(rng: random.Random) -> tuple[dict, Transformer, object]:
 
 
 def python_summary(q: dict, model, hw) -> dict:
+    """The library's summary (the keys the page shares with it) and, as ``warnings``, the spec loader's warnings."""
     config = TrainingConfig(q["method"], n_b=q["n_b"], n_l=q["n_l"], n_a=q["n_a"], n_mu=q["n_mu"], b_mu=q["b_mu"],
                             offload=q["offload"], partitioned=q.get("partitioned"))
     assumptions = Assumptions(**q.get("assumptions", {}))
-    summary = evaluate(model, hw, config, form=q.get("form", "paper"), assumptions=assumptions, schedule=q.get("schedule"),
-                       n_v=q.get("n_v", 1)).summary()
-    return {key: summary[key] for key in KEYS}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summary = evaluate(model, hw, config, form=q.get("form", "paper"), assumptions=assumptions, schedule=q.get("schedule"),
+                           n_v=q.get("n_v", 1)).summary()
+    return {key: summary[key] for key in KEYS} | {"warnings": spec_warnings(caught)}
+
+
+def spec_warnings(caught) -> list[str]:
+    """The loader's warnings without the file they name (the page names its spec instead): ``field '...': ...``."""
+    return [without_origin(str(w.message)) for w in caught if issubclass(w.category, HardwareSpecWarning)]
+
+
+def without_origin(message: str) -> str:
+    return message[message.index("field '"):]
+
+
+def page_summary(js: dict) -> dict:
+    """The page's result in the same terms as :func:`python_summary`."""
+    return {key: js[key] for key in KEYS} | {"warnings": [without_origin(w) for w in js["warnings"]]}
 
 
 def assert_same(python, js, where: str) -> None:
@@ -179,7 +197,7 @@ def test_300_random_configurations_agree_with_the_python_evaluator(module_path):
             errors += 1
             continue
         assert "ok" in js, f"{q}: javascript refuses: {js}"
-        assert_same(expected, js["ok"], json.dumps(q))
+        assert_same(expected, page_summary(js["ok"]), json.dumps(q))
         compared += 1
     assert compared >= 250, f"only {compared} configurations compared ({errors} refused by both)"
     feasible = sum(1 for js in results if js.get("ok", {}).get("feasible"))
@@ -214,9 +232,10 @@ def test_bad_input_gets_one_clear_message(module_path):
 
 
 
+#: The page stops a search after a second; on a busy test machine the comparisons give it the time it needs.
 SEARCH_SCRIPT = """
 const out = input.map((q) => {
-  try { const t = Date.now(); const r = lgacc.fastest(q); r.ms = Date.now() - t; return r; }
+  try { const t = Date.now(); const r = lgacc.fastest(Object.assign({ time_limit_s: 600 }, q)); r.ms = Date.now() - t; return r; }
   catch (e) { return { error: e.message, name: e.name }; }
 });
 process.stdout.write(JSON.stringify(out));
@@ -360,7 +379,8 @@ process.stdout.write(JSON.stringify([page, lgacc.evaluate(Object.assign({ hardwa
     config = TrainingConfig("improved", n_b=3, n_l=2, n_mu=4, offload=True)
     for hardware, js in ((str(SMALL_MEMORY), on_file), ("a100-80gb", default)):
         summary = evaluate(named_model("X32"), hardware, config).summary()
-        assert_same({key: summary[key] for key in KEYS}, js, hardware)
+        assert_same({key: summary[key] for key in KEYS}, {key: js[key] for key in KEYS}, hardware)
+        assert js["warnings"] == []
     shipped = jsgen.write(tmp_path / "shipped.js", "h100-sxm")
     assert run_node(shipped, "process.stdout.write(JSON.stringify(lgacc.DATA.page_hardware));", None) == "h100-sxm"
     assert jsgen.main([str(tmp_path / "bad.js"), "--hardware", "tpu-v9"]) == 2 and not (tmp_path / "bad.js").exists()
@@ -381,3 +401,145 @@ def test_the_hand_written_javascript_is_package_data():
     assert assets == sorted(bundle.RUNTIMES)
     for name in assets:
         assert any(fnmatch.fnmatch(name, glob) for glob in declared["lgacc.book.jsgen"]), name
+
+
+# --- the page's checks of a spec are the spec loader's (one table, lgacc.model.hardware.RANGES) -------------------------
+
+A100 = yaml.safe_load((ROOT / "data" / "hardware" / "a100-80gb.yaml").read_text())
+
+
+def _spec_variant(rng: random.Random) -> dict:
+    """The shipped A100 spec with up to three fields changed: values across every magnitude and at the range
+    bounds, the wrong type, another unit, a key given twice, missing or unknown."""
+    from lgacc.model.hardware import QUANTITIES, RANGES
+
+    spec = dict(A100)
+    # each key of the spec: its field in RANGES and the factor of its unit to SI
+    fields = {f"{stem}_{unit}": (field, factor) for field, (stem, units) in QUANTITIES.items() for unit, factor in units.items()}
+    fields |= {"gpus_per_node": ("gpus_per_node", 1), "kernel_efficiency": ("kernel_efficiency", 1)}
+    for _ in range(rng.choice([0, 1, 1, 1, 2, 3])):
+        key = rng.choice([*(k for k in spec if k in fields), "gpus_per_node", "kernel_efficiency"])
+        field, factor = fields[key]
+        kind = rng.random()
+        r = RANGES[field]
+        if kind < 0.3:  # any magnitude, subnormal to overflowing
+            spec[key] = rng.choice([1, 1, 1, -1]) * 10 ** rng.uniform(-330, 308)
+        elif kind < 0.5 and r.usual_high < r.high:  # accepted but unusual: a warning
+            low, high = rng.choice([(max(r.low, 1e-300), r.usual_low), (r.usual_high, r.high)])
+            spec[key] = 10 ** rng.uniform(math.log10(low), math.log10(high)) / factor
+        elif kind < 0.7:  # at and beside a bound of the table
+            spec[key] = rng.choice(RANGES[field][:4]) / factor * rng.choice([0.5, 1, 1, 2])
+        elif kind < 0.85:  # the wrong type or sign
+            spec[key] = rng.choice(["312 TF", "fast", True, None, 0, -4, -2.5, 2.5])
+        elif kind < 0.9 and key.endswith(("_per_s", "_gib", "_gb", "_bytes")):  # the same quantity in another unit, or twice
+            stem = QUANTITIES[field][0]
+            other = f"{stem}_{rng.choice(list(QUANTITIES[field][1]))}"
+            spec[other] = spec.pop(key) if rng.random() < 0.5 else spec[key]
+        elif kind < 0.95:
+            spec.pop(key, None)
+        else:
+            spec[rng.choice(["peak_tflops", "memory_tib", "constructor"])] = 1
+        if key == "gpus_per_node" and isinstance(spec.get(key), float) and 1 <= spec[key] < 2**53:
+            spec[key] = round(spec[key])
+    # JSON does not tell 4.0 from 4, which Python's messages print apart: whole numbers are written as integers
+    return {key: int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 1e16 else v for key, v in spec.items()}
+
+
+CHECK_SPECS = """
+process.stdout.write(JSON.stringify(input.map((spec) => {
+  try { return { warnings: lgacc.evaluate({ model: "X16", method: "improved", n_b: 1, hardware: spec }).warnings }; }
+  catch (e) { return { error: e.message, name: e.name }; }
+})));
+"""
+
+
+def test_the_page_checks_a_spec_as_the_loader_does(module_path, tmp_path):
+    """400 variants of a spec: where :func:`lgacc.model.hardware.load_hardware` refuses the file, the page refuses the same
+    fields with the same words; where it warns, the page's result lists the same warnings. (Counts above 2**53 are the
+    one difference: a double does not hold them exactly, so the page refuses them.)"""
+    from lgacc.model.hardware import HardwareSpecError, load_hardware
+
+    rng = random.Random(28)
+    specs = [_spec_variant(rng) for _ in range(400)]
+    results = run_node(module_path, CHECK_SPECS, specs)
+    outcomes = {"refused": 0, "warned": 0, "clean": 0}
+    for i, (spec, js) in enumerate(zip(specs, results)):
+        path = tmp_path / f"spec-{i}.yaml"
+        path.write_text(yaml.safe_dump(spec, sort_keys=False))  # in the page's order: the first unknown key is named
+        where = json.dumps(spec, default=str)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                load_hardware(path)
+            except HardwareSpecError as error:
+                assert js.get("name") == "InputError", (where, str(error), js)
+                assert without_origin(js["error"]) == without_origin(str(error)), where
+                outcomes["refused"] += 1
+                continue
+        if isinstance(spec.get("gpus_per_node"), (int, float)) and 2**53 - 1 < spec["gpus_per_node"] <= 2**62:
+            assert "2**53 - 1" in js["error"], (where, js)
+            continue
+        assert "warnings" in js, (where, js)
+        assert [without_origin(w) for w in js["warnings"]] == spec_warnings(caught), where
+        outcomes["warned" if js["warnings"] else "clean"] += 1
+    assert min(outcomes.values()) >= 50, outcomes
+
+
+def test_the_312_flops_peak_is_refused_with_the_loaders_hint(module_path):
+    """Issue #27: a peak typed in Tflop/s (312) is refused and the message says what was meant; 5e11 is accepted with a
+    warning in the result's list; 1e-320 flop/s and 1e308 GiB are refused, never "— days" or "inf GiB"."""
+    spec = {key: value for key, value in A100.items() if key not in ("source", "description")}
+    cases = [spec | {"peak_flop_per_s": 312}, spec | {"peak_flop_per_s": 5e11}, spec | {"peak_flop_per_s": 1e-320},
+             spec | {"memory_gib": 1e308}, spec | {"memory_gib": 20000}, spec | {"gpus_per_node": 100000}]
+    got = run_node(module_path, CHECK_SPECS, cases)
+    assert got[0]["name"] == "InputError" and "(in Tflop/s? write 312.0e+12)" in got[0]["error"]
+    assert got[1]["warnings"] == ['hardware "a100-80gb": field \'peak_flop_per_s\': 5e+11 is below the usual 1e+12 flop/s; '
+                                  'accepted, but check the unit']
+    assert "below the smallest accepted value 1e+09 flop/s" in got[2]["error"]
+    assert "= inf bytes is above the largest accepted value" in got[3]["error"]
+    assert "above the usual 1.1e+13 bytes" in got[4]["warnings"][0] and "above the usual 1000 GPUs" in got[5]["warnings"][0]
+
+
+# --- robustness: names, types and sizes no input should break ----------------------------------------------------------
+
+PROTOTYPE_NAMES = ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]
+
+ROBUST_SCRIPT = """
+const outcome = (f) => { try { const r = f(); return { ok: r }; } catch (e) { return { error: e.message, name: e.name }; } };
+const base = { model: "X160", hardware: "a100-80gb", method: "improved", n_b: 483, n_l: 5, n_a: 16, n_mu: 5, b_mu: 1 };
+const out = {};
+for (const name of input.names) {
+  out[`hardware ${name}`] = outcome(() => lgacc.evaluate({ ...base, hardware: name }));
+  out[`method ${name}`] = outcome(() => lgacc.evaluate({ ...base, method: name }));
+  out[`schedule ${name}`] = outcome(() => lgacc.evaluate({ ...base, schedule: name }));
+  out[`model ${name}`] = outcome(() => lgacc.evaluate({ ...base, model: name }));
+  out[`assumption ${name}`] = outcome(() => lgacc.evaluate({ ...base, assumptions: JSON.parse(`{"${name}": 1}`) }));
+  out[`parallelism ${name}`] = outcome(() => lgacc.fastest({ model: "X16", method: "improved", parallelism: name }));
+}
+out.typed = outcome(() => lgacc.evaluate({ ...base, n_b: "9007199254740993" }));
+out.x = outcome(() => lgacc.evaluate({ ...base, model: "X9007199254740994" }));
+const t0 = Date.now();
+out.huge = outcome(() => lgacc.fastest({ model: "X2000000", hardware: "a100-80gb", method: "improved", parallelism: "3d" }));
+out.huge_ms = Date.now() - t0;
+out.fuzz = require(input.fuzz)(lgacc, 2021, 3000);
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_no_name_or_size_breaks_the_page(module_path):
+    """Issue #28 item 5: names of Object.prototype are no hardware, method, schedule, model, assumption or parallelism
+    of the page (one InputError each, never NaN or a TypeError); an integer beyond 2**53 is quoted as typed; the search
+    of X2000000 stops with a message after about a second; and 3000 fuzzed calls (tests/calculator_fuzz.js) give a
+    result without NaN or one clear InputError."""
+    out = run_node(module_path, ROBUST_SCRIPT, {"names": PROTOTYPE_NAMES, "fuzz": str(ROOT / "tests" / "calculator_fuzz.js")})
+    for name in PROTOTYPE_NAMES:
+        for what in ("hardware", "method", "schedule", "model", "assumption", "parallelism"):
+            got = out[f"{what} {name}"]
+            assert got.get("name") == "InputError" and name in got["error"], (what, name, got)
+    assert "n_b=9007199254740993 exceeds the largest supported count" in out["typed"]["error"]
+    assert "x=9007199254740994 exceeds" in out["x"]["error"]
+    assert out["huge"]["name"] == "InputError" and out["huge"]["error"].startswith("search stopped after 1 s"), out["huge"]
+    assert "X2000000" in out["huge"]["error"] and out["huge_ms"] < 3000, out["huge_ms"]
+    fuzz = out["fuzz"]
+    assert fuzz["problemCount"] == 0, fuzz["problems"]
+    assert fuzz["results"] >= 300 and fuzz["refused"] >= 300, fuzz

@@ -11,9 +11,9 @@ import math
 
 import pandas as pd
 
-from lgacc.schedule import MAX_OPERATIONS, Durations, measure, simulate
-from lgacc.schedule.analytic import schedule_quantity
-from lgacc.schedule.builders import ALIASES, SCHEDULES, pipeline_schedule
+from lgacc.schedule import MAX_OPERATIONS, Durations
+from lgacc.schedule.builders import ALIASES, SCHEDULES
+from lgacc.schedule.summary import simulation
 
 from ._output import dumps
 
@@ -80,49 +80,14 @@ def register(subparsers) -> None:
 
 
 def result(args: argparse.Namespace) -> dict:
-    """The simulation's measurements as plain numbers."""
+    """The simulation's measurements as plain numbers (:func:`lgacc.schedule.summary.simulation`)."""
     durations = Durations(
         forward=args.forward, backward=args.backward, recompute=args.recompute,
         send=args.send, restore=args.restore, reduce=args.reduce,
     )
-    name = ALIASES.get(args.schedule, args.schedule)
-    schedule = pipeline_schedule(
-        name, args.n_l, args.n_mu, args.d_l, n_v=args.n_v, state=args.state, n_b=args.n_b, durations=durations
-    )
-    measured = measure(simulate(schedule))
-    free = args.send == 0 and args.restore == 0 and args.reduce == 0
-    # The closed forms hold with free transfers and n_mu >= n_l (ZB-H1: t_W <= t_F).
-    applies = free and args.n_mu >= args.n_l
-    if name == "zero-bubble":
-        applies = applies and durations.split_backward <= durations.forward
-    share = measured.reduction_hidden_share
-    return {
-        "schedule": args.schedule,
-        "n_l": args.n_l,
-        "n_mu": args.n_mu,
-        "d_l": args.d_l,
-        "n_b": args.n_b,
-        "state": args.state,
-        "bubble_overhead": float(measured.bubble_overhead),
-        "n_v": args.n_v,
-        "analytic_bubble_overhead": float(
-            schedule_quantity(name, "bubble_overhead", args.n_l, args.n_mu, args.d_l, n_v=args.n_v, durations=durations)
-        ) if applies else None,
-        "step_time": float(measured.step_time),
-        "bubble_free_step_time": float(measured.bubble_free_step_time),
-        "busy_fraction_per_device": [float(f) for f in measured.busy_fraction_per_device],
-        "operations": measured.operations,
-        "pipeline_sends": measured.sends,
-        "restores": measured.restores,
-        "reductions": measured.reductions,
-        "network_volume_layers": float(measured.network_volume),
-        "reduction_hidden_share": None if share is None else float(share),
-        "peak_parameter_buffers": measured.peak_parameter_buffers,
-        "peak_gradient_buffers": measured.peak_gradient_buffers,
-        "peak_activation_microbatches": float(measured.peak_activation_microbatches),
-        "pipeline_bytes_per_step": float(measured.sends * args.transfer_bytes),
-        "data_overlap_fraction": float(measured.data_overlap_fraction),
-    }
+    values, _ = simulation(args.schedule, args.n_l, args.n_mu, args.d_l, n_v=args.n_v, n_b=args.n_b, state=args.state,
+                           durations=durations, transfer_bytes=args.transfer_bytes)
+    return values
 
 
 def run(args: argparse.Namespace) -> int:

@@ -24,7 +24,12 @@ Nothing of the resource model is typed here.  One module per job:
   ``runtime.js`` (the composition: it dispatches on that data and combines the printed
   functions as :func:`lgacc.model.evaluator.evaluate_many` does) and ``search_runtime.js``
   (the search), JavaScript files of this package;
-* :mod:`~lgacc.book.jsgen.command` is the command line.
+* :mod:`~lgacc.book.jsgen.command` is the command line;
+* :mod:`~lgacc.book.jsgen.schedules` is the schedule explorer's script (``python -m lgacc.book.jsgen.schedules``):
+  the simulator's timelines and measurements for a grid of schedules, precomputed (no simulator in JavaScript).
+
+Names a reader types are looked up only among the calculator's own keys, a custom spec is checked as the spec loader
+checks a file (the same range table), and a search stops with a message after about a second.
 
 ``tests/test_jsgen.py`` runs the script under node against the Python evaluator and search.
 """

@@ -6,14 +6,18 @@ the shipped hardware specs (read by :func:`lgacc.model.hardware.load_hardware`, 
 and the book's own, the named models, the spec units, the methods, the assumptions'
 defaults and choices, the evaluator's constants, the search's parallelisms and
 bottleneck constants and rules (:mod:`lgacc.search.rules`), the schedules' names,
-aliases and defaults, and the evaluator's map from (method, partition, pipeline) to
-derivation keys (:mod:`lgacc.model.evaluator.mapping`).  Nothing here is typed in: each value is
-read from the module that owns it.
+aliases and defaults, the evaluator's map from (method, partition, pipeline) to
+derivation keys (:mod:`lgacc.model.evaluator.mapping`), the spec loader's range table
+(:data:`lgacc.model.hardware.RANGES`, so that the page refuses and warns as the loader does) and, per
+spec file, the unit each quantity is given in and the file's comment on it (where the value comes
+from).  Nothing here is typed in: each value is read from the module or file that owns it.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +26,19 @@ from lgacc.model import transformer as models_module
 from lgacc.model.assumptions import CHOICES, DEFAULT_ASSUMPTIONS, FIELDS, GIB_TO_GB
 from lgacc.model.config import Method
 from lgacc.model.evaluator import mapping as evaluation_map
-from lgacc.model.hardware import DEFAULT_HARDWARE, GIB, QUANTITIES, allowed_keys, available_hardware, load_hardware
+from lgacc.model.hardware import (
+    DEFAULT_HARDWARE,
+    GIB,
+    LINKS,
+    QUANTITIES,
+    RANGES,
+    TEXT_FIELDS,
+    allowed_keys,
+    available_hardware,
+    hardware_path,
+    is_path,
+    load_hardware,
+)
 from lgacc.paper.equations import equation_anchor, equation_name, equation_numbers
 from lgacc.search import Parallelism
 from lgacc.search import rules as search_rules
@@ -42,6 +58,26 @@ def _hardware_record(hardware) -> dict[str, Any]:
 def _model_record(model, stem: str) -> dict[str, Any]:
     keys = ("name", "d_l", "d_m", "d_a", "d_h", "d_s", "d_I", "gated", "d_kv")
     return {key: getattr(model, key) for key in keys} | {"file": stem}
+
+
+#: ``key: value  # comment`` in a spec file: the comment says where the value comes from.
+_COMMENTED = re.compile(r"^([a-z_]+)\s*:[^#\n]*#\s*(.+?)\s*$")
+
+
+def _spec_file_notes(name_or_path: str) -> dict[str, Any]:
+    """What the page says about each field of a spec file: its ``source``, the key each quantity is given under (so the
+    field shows the file's own unit: 100 GB/s, not 93.13 GiB/s) and the file's comment on that line, if any."""
+    path = Path(name_or_path) if is_path(name_or_path) else hardware_path(name_or_path)
+    hardware = load_hardware(name_or_path)
+    text = path.read_text(encoding="utf-8")
+    comments = {match[1]: match[2] for line in text.splitlines() if (match := _COMMENTED.match(line))}
+    keys = {}
+    for field, (stem, units) in QUANTITIES.items():
+        keys[field] = next((f"{stem}_{unit}" for unit in units if re.search(rf"^{stem}_{unit}\s*:", text, re.M)), None)
+    keys["gpus_per_node"] = "gpus_per_node"
+    link_names = dict(hardware.link_names)
+    return {"source": hardware.source, "keys": keys, "comments": {k: v for k, v in comments.items() if k in keys.values()},
+            "link_names": link_names}
 
 
 def _search_data() -> dict[str, Any]:
@@ -74,6 +110,9 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]], book_hardware:
     :func:`lgacc.book.jsgen.printer.expressions` gives; ``book_hardware`` (the book's ``HARDWARE``, a shipped name or a
     spec file) is the page's preselected spec."""
     page_hardware, specs = _book_hardware(book_hardware)
+    notes = {name: _spec_file_notes(name) for name in available_hardware()}
+    if page_hardware not in notes:  # the book's own spec file
+        notes[page_hardware] = _spec_file_notes(book_hardware)
     m = evaluation_map
     described = m.evaluation_map()
     return {
@@ -88,6 +127,8 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]], book_hardware:
             "GIB": GIB,
             "GIB_TO_GB": GIB_TO_GB,
             "K_c": models_module.critical_batch_constant(),
+            # the smallest normal double: a spec value below it is refused as subnormal (lgacc.model.hardware.checks)
+            "FLOAT_MIN": sys.float_info.min,
         },
         "methods": {m.value: {"layered": m.layered, "default_partitioned": m.default_partitioned} for m in Method},
         "maps": {
@@ -105,6 +146,11 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]], book_hardware:
         "default_hardware": DEFAULT_HARDWARE,
         "page_hardware": page_hardware,
         "hardware_keys": allowed_keys(),
+        "hardware_notes": notes,
+        # the spec loader's accepted and usual ranges, in SI units (lgacc.model.hardware.checks.RANGES): one table
+        "ranges": {field: r._asdict() for field, r in RANGES.items()},
+        "text_fields": list(TEXT_FIELDS),
+        "links": {link.key: {"name": link.name, "description": link.description} for link in LINKS},
         "spec_units": {field: {"stem": stem, "units": dict(units)} for field, (stem, units) in QUANTITIES.items()},
         "models": {name: _model_record(models_module.load_model(str(path)), path.stem)
                    for name, path in models_module.shipped_model_files().items()},

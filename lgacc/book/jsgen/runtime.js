@@ -1,6 +1,25 @@
   class InputError extends Error {}
   InputError.prototype.name = "InputError";
-  function fail(message) { throw new InputError(message); }
+  // ``field``: the input key at fault (a spec's key, such as memory_gib), for the page to mark its field.
+  function fail(message, field) {
+    const error = new InputError(message);
+    if (field !== undefined) error.field = field;
+    throw error;
+  }
+
+  // A name typed by a reader is looked up only among a table's own keys: "constructor", "toString" or "__proto__"
+  // name nothing of ours (obj[name] would find Object.prototype's).
+  const own = (table, key) => (typeof key === "string" && Object.hasOwn(table, key) ? table[key] : undefined);
+  const isRecord = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+  // Any value in a message: JSON where it has one (BigInt, cycles and symbols have none).
+  function show(value) {
+    if (typeof value === "number") return String(value);  // NaN and Infinity as such (JSON would say null)
+    try {
+      const text = JSON.stringify(value);
+      if (text !== undefined) return text.length > 80 ? text.slice(0, 77) + "..." : text;
+    } catch (error) { /* below */ }
+    try { return String(value).slice(0, 80); } catch (error) { return `a ${typeof value}`; }
+  }
 
   // Python's format(x, ".<n>g") and format(x, "g") for the reasons' numbers (exact ties round to even, as Python does).
   function fmtG(x, n) {
@@ -42,48 +61,55 @@
     return text;
   }
 
+  // A count: a whole number from 1 to 2**53 - 1, the integers a double holds exactly. A typed integer beyond them
+  // is quoted as typed (9007199254740993 would otherwise read as ...992).
   function positiveInt(owner, field, value) {
     let v = value;
-    if (v === undefined || v === null || (typeof v === "string" && v.trim() === "")) fail(`${owner}: ${field} is missing; expected a positive integer`);
-    if (typeof v === "string" && /^\s*\d+\s*$/.test(v)) v = Number(v);
-    if (typeof v !== "number" || !Number.isInteger(v)) fail(`${owner}: ${field}=${JSON.stringify(value)} must be a positive integer`);
-    if (v < 1) fail(`${owner}: ${field}=${v} must be a positive integer (>= 1)`);
-    if (v > Number.MAX_SAFE_INTEGER) fail(`${owner}: ${field}=${v} exceeds the largest supported count 2**53 - 1`);
+    if (v === undefined || v === null || (typeof v === "string" && v.trim() === "")) fail(`${owner}: ${field} is missing; expected a positive integer`, field);
+    if (typeof v === "string" && /^\s*\d+\s*$/.test(v)) {
+      if (BigInt(v.trim()) > BigInt(Number.MAX_SAFE_INTEGER)) fail(`${owner}: ${field}=${v.trim()} exceeds the largest supported count 2**53 - 1 = ${Number.MAX_SAFE_INTEGER}`, field);
+      v = Number(v);
+    }
+    if (typeof v !== "number" || !Number.isInteger(v)) fail(`${owner}: ${field}=${show(value)} must be a positive integer`, field);
+    if (v < 1) fail(`${owner}: ${field}=${v} must be a positive integer (>= 1)`, field);
+    if (v > Number.MAX_SAFE_INTEGER) fail(`${owner}: ${field}=${show(value)} exceeds the largest supported count 2**53 - 1 = ${Number.MAX_SAFE_INTEGER} (a larger number is not exact in a double)`, field);
     return v;
   }
 
   function flag(owner, field, value, allowNull) {
     if (value === undefined || (allowNull && value === null)) return allowNull ? null : false;
     if (value === true || value === false) return value;
-    fail(`${owner}: ${field}=${JSON.stringify(value)} must be true or false${allowNull ? " or unset" : ""}`);
+    fail(`${owner}: ${field}=${show(value)} must be true or false${allowNull ? " or unset" : ""}`, field);
   }
 
   // lgacc.model.transformer.Transformer: d_I from n_I (default 4 d_m), d_kv key/value heads (default d_a), gated feed-forward;
   // n_I becomes the equivalent factor of the paper's printed forms, (layer weights / d_m^2 - 4) / 2.
   function makeModel(dims) {
+    if (typeof dims.name !== "string" || dims.name.trim() === "") fail(`model ${show(dims.name)}: name must be a non-empty string`, "name");
     const owner = `model ${JSON.stringify(dims.name)}`;
     // the keys of a model file (lgacc.model.transformer): the vocabulary and the published counts do not enter the evaluation
     const known = new Set([...DATA.model_keys, "file"]);
-    for (const key of Object.keys(dims)) if (!known.has(key)) fail(`${owner}: unknown key ${JSON.stringify(key)}; allowed keys are ${DATA.model_keys.join(", ")}`);
-    if (dims.d_v !== undefined && dims.d_v !== null && dims.d_v !== 0 && !(Number.isInteger(dims.d_v) && dims.d_v > 0))
-      fail(`${owner}: d_v=${JSON.stringify(dims.d_v)} must be a whole number >= 0 (0: vocabulary not counted)`);
+    for (const key of Object.keys(dims)) if (!known.has(key)) fail(`${owner}: unknown key ${show(key)}; allowed keys are ${DATA.model_keys.join(", ")}`, key);
+    if (dims.d_v !== undefined && dims.d_v !== null && dims.d_v !== 0 && !(Number.isSafeInteger(dims.d_v) && dims.d_v > 0))
+      fail(`${owner}: d_v=${show(dims.d_v)} must be a whole number >= 0 (0: vocabulary not counted)`, "d_v");
     if (dims.tied_embeddings !== undefined) flag(owner, "tied_embeddings", dims.tied_embeddings, false);
     const m = { name: dims.name };
     for (const field of ["d_l", "d_a", "d_h", "d_s"]) m[field] = positiveInt(owner, field, dims[field]);
     m.d_m = dims.d_m === undefined || dims.d_m === "" ? m.d_a * m.d_h : positiveInt(owner, "d_m", dims.d_m);
-    if (m.d_m !== m.d_a * m.d_h) fail(`${owner}: d_m=${m.d_m} must equal d_a * d_h = ${m.d_a} * ${m.d_h} = ${m.d_a * m.d_h}`);
+    if (m.d_m !== m.d_a * m.d_h) fail(`${owner}: d_m=${m.d_m} must equal d_a * d_h = ${m.d_a} * ${m.d_h} = ${m.d_a * m.d_h}`, "d_m");
     m.gated = flag(owner, "gated", dims.gated, false);
     m.d_kv = dims.d_kv === undefined || dims.d_kv === null ? m.d_a : positiveInt(owner, "d_kv", dims.d_kv);
-    if (m.d_a % m.d_kv) fail(`${owner}: d_a=${m.d_a} must be divisible by d_kv=${m.d_kv} (key/value heads)`);
+    if (m.d_a % m.d_kv) fail(`${owner}: d_a=${m.d_a} must be divisible by d_kv=${m.d_kv} (key/value heads)`, "d_kv");
     const hasNI = dims.n_I !== undefined && dims.n_I !== null && dims.n_I !== "";
     const hasDI = dims.d_I !== undefined && dims.d_I !== null && dims.d_I !== "";
     if (hasNI) {
       const nI = positiveInt(owner, "n_I", dims.n_I);
-      if (hasDI && Number(dims.d_I) !== nI * m.d_m) fail(`${owner}: d_I=${dims.d_I} and n_I=${nI} disagree (d_I = n_I d_m); give one`);
+      if (hasDI && positiveInt(owner, "d_I", dims.d_I) !== nI * m.d_m) fail(`${owner}: d_I=${show(dims.d_I)} and n_I=${nI} disagree (d_I = n_I d_m); give one`, "d_I");
       m.d_I = nI * m.d_m;
     } else {
       m.d_I = hasDI ? positiveInt(owner, "d_I", dims.d_I) : 4 * m.d_m;
     }
+    if (!Number.isSafeInteger(m.d_I)) fail(`${owner}: d_I = n_I d_m = ${fmtG(m.d_I, 4)} exceeds the largest supported count 2**53 - 1`, "d_I");
     const suffix = m.gated ? "_gated" : "";
     m.layer_weights = MODEL[`layer_weights${suffix}`](m.d_m, m.d_h, m.d_kv, m.d_I);
     m.p_l = MODEL[`p_l${suffix}`](m.d_m, m.d_h, m.d_kv, m.d_I);
@@ -91,76 +117,153 @@
     m.p = m.d_l * m.p_l;
     m.p_leading = m.d_l * m.layer_weights;
     m.critical_batch = MODEL.critical_batch(DATA.constants.K_c, m.p_leading, m.d_s);
+    if (!(isFinite(m.p) && isFinite(m.critical_batch) && m.critical_batch > 0))
+      fail(`${owner}: ${fmtG(m.p, 4)} parameters are beyond the range the page computes in (doubles up to 1.8e+308)`);
     return m;
   }
 
   function parseModel(value) {
-    if (value !== null && typeof value === "object") return makeModel(Object.assign({ name: "custom" }, value));
-    const text = String(value === undefined ? "" : value).trim();
+    if (isRecord(value)) {
+      const dims = { ...value };  // spread: an own "__proto__" key stays data
+      if (dims.name === undefined) dims.name = "custom";
+      return makeModel(dims);
+    }
+    if (value !== undefined && value !== null && typeof value !== "string")
+      fail(`model ${show(value)}: expected X<x>, a shipped model's name, or an object of dimensions`, "model");
+    const text = String(value === undefined || value === null ? "" : value).trim();
     const match = /^x_?\[?(\d+)\]?$/i.exec(text);
     if (match) {
+      if (BigInt(match[1]) > BigInt(Number.MAX_SAFE_INTEGER)) fail(`X family: x=${match[1]} exceeds the largest supported count 2**53 - 1`, "model");
       const x = Number(match[1]);
-      if (x < 1) fail(`X family: x=${x} must be a positive integer (>= 1)`);
-      if (x % 2) fail(`X family: x=${x} must be even, so that d_a = x/2 is a whole number of heads`);
-      return makeModel(Object.assign({ name: `X${x}` }, MODEL.x_family(x)));
+      if (x < 1) fail(`X family: x=${x} must be a positive integer (>= 1)`, "model");
+      if (x % 2) fail(`X family: x=${x} must be even, so that d_a = x/2 is a whole number of heads`, "model");
+      return makeModel({ name: `X${x}`, ...MODEL.x_family(x) });
     }
     const squash = (s) => s.toLowerCase().replace(/[-_]/g, "");
     for (const [name, dims] of Object.entries(DATA.models)) {
       if (squash(name) === squash(text) || squash(dims.file) === squash(text)) {
-        const copy = Object.assign({}, dims);
+        const copy = { ...dims };
         delete copy.file;
         return makeModel(copy);
       }
     }
-    fail(`unknown model ${JSON.stringify(text)}; expected X<x> with an even x (e.g. X160), one of ${Object.keys(DATA.models).join(", ")}, or an object of dimensions`);
+    fail(`unknown model ${JSON.stringify(text)}; expected X<x> with an even x (e.g. X160), one of ${Object.keys(DATA.models).join(", ")}, or an object of dimensions`, "model");
   }
 
-  // A hardware spec: a shipped name, or an object with the spec's keys (each quantity once, in one unit).
-  function parseHardware(value) {
+  // Python's repr of a number as a spec file gives it: an integer as itself, a float in its shortest form (1e-05, 4.0).
+  function pyRepr(x) {
+    if (typeof x !== "number") return show(x);
+    if (Number.isNaN(x)) return "nan";
+    if (!isFinite(x)) return x > 0 ? "inf" : "-inf";
+    if (Number.isInteger(x) && Math.abs(x) < 1e16) return String(x);
+    const [mant, e] = x.toExponential().split("e");
+    const exp = Number(e);
+    if (exp < -4 || exp >= 16) return `${mant}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+    const text = String(x);
+    return text.includes(".") ? text : text + ".0";
+  }
+  const PY_TYPES = { string: "str", boolean: "bool", bigint: "int", number: "float" };
+  const pyType = (v) => (v === null ? "NoneType" : Array.isArray(v) ? "list" : typeof v === "object" ? "dict" : PY_TYPES[typeof v] || typeof v);
+
+  // lgacc.model.hardware.checks.as_positive_number: a finite positive number (an integer where integer).
+  function positiveNumber(origin, key, value, integer) {
+    const kind = integer ? "a positive integer" : "a positive number";
+    if (typeof value !== "number") {
+      const hint = typeof value === "string" ? " (write a plain number in the unit the key names, e.g. peak_flop_per_s: 312.0e+12)" : "";
+      const text = typeof value === "string" ? `'${value.slice(0, 80)}'` : typeof value === "boolean" ? (value ? "True" : "False")
+        : value === null ? "None" : show(value);
+      fail(`${origin}: field '${key}': expected ${kind}, got ${pyType(value)} ${text}${hint}`, key);
+    }
+    if (!isFinite(value) || value <= 0) fail(`${origin}: field '${key}': expected ${kind} (> 0 and finite), got ${pyRepr(value)}`, key);
+    if (integer && !Number.isInteger(value)) fail(`${origin}: field '${key}': expected ${kind}, got ${pyRepr(value)}`, key);
+    return value;
+  }
+
+  // lgacc.model.hardware.checks.check_range on the same table (DATA.ranges, printed from its RANGES): an error outside the
+  // accepted range, a warning (pushed on `warnings`, in the loader's words) outside the usual one.
+  function checkRange(origin, key, field, si, given, warnings) {
+    const r = DATA.ranges[field];
+    const asSi = given === fmtG(si) ? "" : ` = ${fmtG(si, 4)} ${r.unit}`;
+    if (!isFinite(si) || si > r.high)
+      fail(`${origin}: field '${key}': ${given}${asSi} is above the largest accepted value ${fmtG(r.high, 4)} ${r.unit}; check the unit`, key);
+    if (si < r.low || (si === r.low && !r.low_inclusive)) {
+      const bound = r.low_inclusive ? "smallest accepted value" : "exclusive lower bound";
+      const peak = DATA.ranges.peak_flop_per_s;
+      let hint = "";
+      if (field === "peak_flop_per_s" && peak.usual_low <= si * 1e12 && si * 1e12 <= peak.usual_high)
+        hint = Number.isInteger(si) ? ` (in Tflop/s? write ${fmtG(si)}.0e+12)` : ` (in Tflop/s? write ${fmtG(si * 1e12, 4)})`;
+      fail(`${origin}: field '${key}': ${given}${asSi} is below the ${bound} ${fmtG(r.low, 4)} ${r.unit}; check the unit${hint}`, key);
+    }
+    if (warnings && !(r.usual_low <= si && si <= r.usual_high)) {
+      const side = si < r.usual_low ? "below" : "above";
+      const bound = side === "below" ? r.usual_low : r.usual_high;
+      warnings.push(`${origin}: field '${key}': ${given}${asSi} is ${side} the usual ${fmtG(bound, 4)} ${r.unit}; accepted, but check the unit`);
+    }
+  }
+
+  // A hardware spec: a shipped name, or an object with the spec's keys (each quantity once, in one unit), checked as
+  // lgacc.model.hardware.hardware_from_mapping checks a spec file, in its order; its warnings go to `warnings`.
+  function parseHardware(value, warnings) {
     if (value === undefined || value === null || value === "") value = DATA.default_hardware;
     if (typeof value === "string") {
-      const hw = DATA.hardware[value.trim()];
-      if (!hw) fail(`hardware ${JSON.stringify(value)}: no such hardware; known names are ${Object.keys(DATA.hardware).join(", ")}`);
-      return Object.assign({}, hw);
+      const hw = own(DATA.hardware, value.trim());
+      if (!hw) fail(`hardware ${JSON.stringify(value)}: no such hardware; known names are ${Object.keys(DATA.hardware).join(", ")}`, "hardware");
+      return { ...hw };
     }
-    if (typeof value !== "object") fail(`hardware ${JSON.stringify(value)}: expected a shipped name or an object of the spec's keys`);
-    const origin = `hardware ${JSON.stringify(value.name || "custom")}`;
-    const hw = { name: value.name || "custom", description: value.description || "" };
+    if (!isRecord(value)) fail(`hardware ${show(value)}: expected a shipped name or an object of the spec's keys`, "hardware");
+    const name = typeof value.name === "string" && value.name.trim() !== "" ? value.name.trim() : "custom";
+    const origin = `hardware ${JSON.stringify(name)}`;
     const allowed = new Set(DATA.hardware_keys);  // the keys lgacc.model.hardware accepts in a spec file
-    for (const [field, spec] of Object.entries(DATA.spec_units)) {
-      const given = Object.keys(spec.units).filter((unit) => value[`${spec.stem}_${unit}`] !== undefined);
-      for (const unit of Object.keys(spec.units)) allowed.add(`${spec.stem}_${unit}`);
-      const choices = Object.keys(spec.units).map((u) => `${spec.stem}_${u}`).join(" or ");
-      if (given.length === 0) fail(`${origin}: field '${choices}': missing; expected a positive number`);
-      if (given.length > 1) fail(`${origin}: field '${spec.stem}_${given[0]}': given more than once; keep one`);
-      const key = `${spec.stem}_${given[0]}`;
-      let v = value[key];
-      if (typeof v === "string" && v.trim() !== "" && isFinite(Number(v))) v = Number(v);
-      if (typeof v !== "number" || !isFinite(v) || v <= 0) fail(`${origin}: field '${key}': expected a positive number, got ${JSON.stringify(value[key])}`);
-      hw[field] = v * spec.units[given[0]];
-    }
     for (const key of Object.keys(value)) {
-      if (!allowed.has(key)) fail(`${origin}: field '${key}': unknown key; allowed keys are: ${DATA.hardware_keys.join(", ")}`);
+      if (!allowed.has(key)) fail(`${origin}: field '${key.slice(0, 80)}': unknown key; allowed keys are: ${DATA.hardware_keys.join(", ")}`, key);
     }
-    hw.gpus_per_node = positiveInt(origin, "gpus_per_node", value.gpus_per_node);
-    if (allowed.has("kernel_efficiency") && value.kernel_efficiency !== undefined) {
-      const k = value.kernel_efficiency;  // in (0, 1], as lgacc.model.hardware checks it
-      if (typeof k !== "number" || !(k > 0 && k <= 1)) fail(`${origin}: field 'kernel_efficiency': expected a number in (0, 1], got ${JSON.stringify(k)}`);
+    const hw = { name, description: "" };
+    for (const field of DATA.text_fields) {  // optional here (the page's own spec has no source), non-empty text if given
+      if (!Object.hasOwn(value, field) || value[field] === undefined) continue;
+      if (typeof value[field] !== "string" || value[field].trim() === "") fail(`${origin}: field '${field}': expected a non-empty string, got ${show(value[field])}`, field);
+      hw[field] = value[field].trim();
+    }
+    hw.name = name;
+    const present = (key) => Object.hasOwn(value, key) && value[key] !== undefined;
+    for (const [field, spec] of Object.entries(DATA.spec_units)) {
+      const units = Object.keys(spec.units);
+      const given = units.filter((unit) => present(`${spec.stem}_${unit}`));
+      const choices = units.map((u) => `${spec.stem}_${u}`).join(" or ");
+      if (given.length === 0) fail(`${origin}: field '${choices}': missing; expected a positive number`, `${spec.stem}_${units[units.length - 1]}`);
+      if (given.length > 1) fail(`${origin}: field '${spec.stem}_${given[0]}': given more than once (${given.map((u) => `${spec.stem}_${u}`).join(", ")}); keep one`, `${spec.stem}_${given[0]}`);
+      const key = `${spec.stem}_${given[0]}`;
+      const number = positiveNumber(origin, key, value[key], false);
+      const si = number * spec.units[given[0]];
+      checkRange(origin, key, field, si, fmtG(number), warnings);
+      hw[field] = si;
+    }
+    if (!present("gpus_per_node")) fail(`${origin}: field 'gpus_per_node': missing; expected a positive integer`, "gpus_per_node");
+    hw.gpus_per_node = positiveNumber(origin, "gpus_per_node", value.gpus_per_node, true);
+    checkRange(origin, "gpus_per_node", "gpus_per_node", hw.gpus_per_node, BigInt(hw.gpus_per_node).toString(), warnings);
+    // optional: the share of the peak the kernels reach (lgacc.model.evaluator.kernel_efficiency reads it)
+    if (present("kernel_efficiency")) {
+      const k = positiveNumber(origin, "kernel_efficiency", value.kernel_efficiency, false);
+      checkRange(origin, "kernel_efficiency", "kernel_efficiency", k, fmtG(k), warnings);
+      if (k < DATA.constants.FLOAT_MIN) fail(`${origin}: field 'kernel_efficiency': ${pyRepr(k)} is subnormal; expected a positive number`, "kernel_efficiency");
       hw.kernel_efficiency = k;
     }
+    if (hw.gpus_per_node > Number.MAX_SAFE_INTEGER)  // the loader takes up to 2**62; a double is exact only to 2**53
+      fail(`${origin}: field 'gpus_per_node': ${pyRepr(hw.gpus_per_node)} exceeds the largest supported count 2**53 - 1 = ${Number.MAX_SAFE_INTEGER} (a larger number is not exact in a double)`, "gpus_per_node");
     return hw;
   }
 
   function parseAssumptions(value) {
-    const A = Object.assign({}, DATA.assumptions.defaults);
+    const A = { ...DATA.assumptions.defaults };
     if (value === undefined || value === null) return A;
+    if (!isRecord(value)) fail(`assumptions=${show(value)} must be an object of assumption names and values`, "assumptions");
     for (const [key, v] of Object.entries(value)) {
-      if (!(key in A)) fail(`unknown assumption ${JSON.stringify(key)}; expected one of ${Object.keys(A).join(", ")}`);
-      const choices = DATA.assumptions.choices[key];
-      if (choices && !choices.includes(v)) fail(`assumption ${key}=${JSON.stringify(v)} must be one of ${choices.join(", ")}`);
-      if (typeof A[key] === "boolean" && typeof v !== "boolean") fail(`assumption ${key}=${JSON.stringify(v)} must be true or false`);
+      if (v === undefined) continue;  // not given (JSON has no undefined)
+      if (!Object.hasOwn(A, key)) fail(`unknown assumption ${show(key)}; expected one of ${Object.keys(A).join(", ")}`, key);
+      const choices = own(DATA.assumptions.choices, key);
+      if (choices && !choices.includes(v)) fail(`assumption ${key}=${show(v)} must be one of ${choices.join(", ")}`, key);
+      if (typeof A[key] === "boolean" && typeof v !== "boolean") fail(`assumption ${key}=${show(v)} must be true or false`, key);
       if (typeof A[key] === "number" && !(typeof v === "number" && v > 0 && isFinite(v) && (key !== "overlap_efficiency" || v <= 1)))
-        fail(`assumption ${key}=${JSON.stringify(v)} must be ${key === "overlap_efficiency" ? "in (0, 1]" : "positive and finite"}`);
+        fail(`assumption ${key}=${show(v)} must be ${key === "overlap_efficiency" ? "in (0, 1]" : "positive and finite"}`, key);
       A[key] = v;
     }
     return A;
@@ -169,45 +272,52 @@
   // assumption gb="GB": the spec's numbers read as decimal GB (lgacc.model.assumptions.apply_to_hardware).
   function applyToHardware(hw, A) {
     if (A.gb === "GiB") return hw;
-    const out = Object.assign({}, hw);
+    const out = { ...hw };
     for (const field of Object.keys(DATA.spec_units)) if (field !== "peak_flop_per_s") out[field] = hw[field] * DATA.constants.GIB_TO_GB;
     return out;
   }
-
   const threshold = (hw, link) => hw.peak_flop_per_s / hw[`${link}_bandwidth_bytes_per_s`];
   const pick = (rows, where) => rows.find((row) => Object.keys(where).every((k) => row[k] === where[k]));
 
+  const INPUT_KEYS = ["model", "hardware", "method", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "partitioned",
+                      "schedule", "n_v", "max_overhead", "steps", "form", "assumptions"];
+
   function parseInput(input) {
-    if (input === null || typeof input !== "object") fail("input must be an object with keys model, hardware, method, n_b, ...");
-    const known = new Set(["model", "hardware", "method", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "partitioned",
-                           "schedule", "n_v", "max_overhead", "steps", "form", "assumptions"]);
-    for (const key of Object.keys(input)) if (!known.has(key)) fail(`unknown input key ${JSON.stringify(key)}; expected one of ${[...known].join(", ")}`);
+    if (!isRecord(input)) fail("input must be an object with keys model, hardware, method, n_b, ...");
+    const known = new Set(INPUT_KEYS);
+    for (const key of Object.keys(input)) if (!known.has(key)) fail(`unknown input key ${show(key)}; expected one of ${INPUT_KEYS.join(", ")}`, key);
     const model = parseModel(input.model);
     const A = parseAssumptions(input.assumptions);
-    const hardware = applyToHardware(parseHardware(input.hardware), A);
-    const methodName = String(input.method === undefined ? "" : input.method).trim().toLowerCase();
-    const method = DATA.methods[methodName];
-    if (!method) fail(`unknown method ${JSON.stringify(input.method)}; expected one of ${Object.keys(DATA.methods).join(", ")}`);
+    const warnings = [];  // the spec loader's warnings: possible but unusual values (check the unit)
+    const hardware = applyToHardware(parseHardware(input.hardware, warnings), A);
+    const methodName = typeof input.method === "string" ? input.method.trim().toLowerCase() : "";
+    const method = own(DATA.methods, methodName);
+    if (input.method === undefined) fail(`method is required; expected one of ${Object.keys(DATA.methods).join(", ")}`, "method");
+    if (!method) fail(`unknown method ${show(input.method)}; expected one of ${Object.keys(DATA.methods).join(", ")}`, "method");
     const owner = "training configuration";
     const c = { method: methodName };
-    if (input.n_b === undefined) fail(`${owner}: n_b is required (data-parallel degree)`);
+    if (input.n_b === undefined) fail(`${owner}: n_b is required (data-parallel degree)`, "n_b");
     for (const field of ["n_b", "n_l", "n_a", "n_mu", "b_mu"]) c[field] = positiveInt(owner, field, input[field] === undefined ? 1 : input[field]);
     c.offload = flag(owner, "offload", input.offload, false);
     c.partitioned = flag(owner, "partitioned", input.partitioned, true);
     const maxOverhead = input.max_overhead === undefined ? DATA.constants.DEFAULT_MAX_OVERHEAD : input.max_overhead;
     if (typeof maxOverhead !== "number" || !(maxOverhead > 0) || !isFinite(maxOverhead))
-      fail(`max_overhead=${JSON.stringify(maxOverhead)} must be a positive number (eq:overhead_condition's epsilon)`);
+      fail(`max_overhead=${show(maxOverhead)} must be a positive number (eq:overhead_condition's epsilon)`, "max_overhead");
     const steps = input.steps === undefined ? DATA.constants.DEFAULT_STEPS : positiveInt("options", "steps", input.steps);
     const form = input.form === undefined ? "paper" : input.form;
-    if (!DATA.forms.includes(form)) fail(`form=${JSON.stringify(form)} must be one of ${DATA.forms.join(", ")}`);
-    if (c.n_l > model.d_l) fail(`${owner}: n_l=${c.n_l} exceeds the ${model.name} layer count d_l=${model.d_l} (a pipeline stage needs at least one layer)`);
-    if (A.heads_cap && c.n_a > model.d_a) fail(`${owner}: n_a=${c.n_a} exceeds the ${model.name} head count d_a=${model.d_a} (tensor parallelism splits the attention heads)`);
+    if (!DATA.forms.includes(form)) fail(`form=${show(form)} must be one of ${DATA.forms.join(", ")}`, "form");
+    if (c.n_l > model.d_l) fail(`${owner}: n_l=${c.n_l} exceeds the ${model.name} layer count d_l=${model.d_l} (a pipeline stage needs at least one layer)`, "n_l");
+    if (A.heads_cap && c.n_a > model.d_a) fail(`${owner}: n_a=${c.n_a} exceeds the ${model.name} head count d_a=${model.d_a} (tensor parallelism splits the attention heads)`, "n_a");
     Object.assign(c, parseSchedule(input.schedule, input.n_v));
     if (c.n_l > 1 && c.n_l * c.n_v > model.d_l)
-      fail(`${owner}: n_l n_v = ${c.n_l} x ${c.n_v} = ${c.n_l * c.n_v} exceeds the ${model.name} layer count d_l=${model.d_l} (a chunk of the ${c.schedule} schedule needs at least one layer)`);
+      fail(`${owner}: n_l n_v = ${c.n_l} x ${c.n_v} = ${c.n_l * c.n_v} exceeds the ${model.name} layer count d_l=${model.d_l} (a chunk of the ${c.schedule} schedule needs at least one layer)`, "n_v");
     for (const [name, v] of [["the batch b = n_b n_mu b_mu", c.n_b * c.n_mu * c.b_mu], ["the GPU count n_gpu = n_b n_l n_a", c.n_b * c.n_l * c.n_a]])
       if (v >= 2 ** 53) fail(`${name} = ${fmtG(v, 3)} is beyond the supported range (below 2**53)`);
-    return { model, hardware, A, method, c, maxOverhead, steps, form };
+    // the batch limit and the token count scale with it: a count a double holds exactly
+    const b_c = model.critical_batch * A.critical_batch_scale;
+    if (!(b_c < 2 ** 53))
+      fail(`the critical batch b_c = ${fmtG(b_c, 4)} of ${model.name} (critical_batch_scale=${fmtG(A.critical_batch_scale)}) is beyond the supported range (below 2**53)`, "critical_batch_scale");
+    return { model, hardware, A, method, c, maxOverhead, steps, form, warnings };
   }
 
   // lgacc.model.evaluator.check_schedule: a schedule's name or alias (null: the method's own pipeline) and its chunks n_v.
@@ -215,23 +325,27 @@
     const S = DATA.schedules;
     let schedule = null;
     if (value !== undefined && value !== null && value !== "") {
-      let text = String(value).trim().toLowerCase();
-      text = S.aliases[text] || text;
+      if (typeof value !== "string") fail(`schedule=${show(value)} must be a schedule's name (or unset: the method's own pipeline)`, "schedule");
+      let text = value.trim().toLowerCase();
+      text = own(S.aliases, text) || text;
       if (!S.names.includes(text)) {
         const names = [...S.names, ...Object.entries(S.aliases).map(([a, n]) => `${a} (= ${n})`)].join(", ");
-        fail(`unknown schedule ${JSON.stringify(String(value))}; expected one of ${names}`);
+        fail(`unknown schedule ${JSON.stringify(String(value))}; expected one of ${names}`, "schedule");
       }
       schedule = text;
     }
     let v = n_v === undefined || n_v === null || n_v === "" ? 1 : n_v;
-    if (typeof v === "string" && /^\s*\d+\s*$/.test(v)) v = Number(v);
-    if (typeof v === "boolean") fail(`n_v=${v ? "True" : "False"} must be a positive integer, not a boolean`);
-    if (typeof v !== "number" || !Number.isInteger(v)) fail(`n_v must be positive integers, got ${JSON.stringify(n_v)}`);
-    if (v < 1) fail(`n_v must be positive integers (>= 1), got ${v}`);
-    if (v > Number.MAX_SAFE_INTEGER) fail(`n_v=${v} exceeds the largest supported count 2**53 - 1`);
+    if (typeof v === "string" && /^\s*\d+\s*$/.test(v)) {
+      if (BigInt(v.trim()) > BigInt(Number.MAX_SAFE_INTEGER)) fail(`n_v=${v.trim()} exceeds the largest supported count 2**53 - 1`, "n_v");
+      v = Number(v);
+    }
+    if (typeof v === "boolean") fail(`n_v=${v ? "True" : "False"} must be a positive integer, not a boolean`, "n_v");
+    if (typeof v !== "number" || !Number.isInteger(v)) fail(`n_v must be positive integers, got ${show(n_v)}`, "n_v");
+    if (v < 1) fail(`n_v must be positive integers (>= 1), got ${v}`, "n_v");
+    if (v > Number.MAX_SAFE_INTEGER) fail(`n_v=${show(n_v)} exceeds the largest supported count 2**53 - 1`, "n_v");
     if (!S.chunked.includes(schedule) && v !== 1) {
       const which = schedule === null ? "no schedule is given" : `schedule ${schedule} has one chunk per device`;
-      fail(`n_v=${v}: ${which}; n_v (chunks per device) applies to ${S.chunked.join(" and ")} only`);
+      fail(`n_v=${v}: ${which}; n_v (chunks per device) applies to ${S.chunked.join(" and ")} only`, "n_v");
     }
     return { schedule, n_v: v };
   }
@@ -381,14 +495,14 @@
   }
 
   const finite = (x) => (isFinite(x) ? x : null);
-  const method_layered = (c) => DATA.methods[c.method].layered;
+  const method_layered = (c) => own(DATA.methods, c.method).layered;
 
-  function summary(model, hw, c, r, maxOverhead) {
+  function summary(model, hw, c, r, maxOverhead, warnings) {
     const GIB = DATA.constants.GIB;
     const why = reasons(model, hw, c, r, maxOverhead);
     const overheads = {};
     for (const name of DATA.overheads) overheads[name] = finite(r.overheads[name]);
-    return {
+    const s = {
       b: r.b, n_gpu: r.n_gpu, efficiency: finite(r.efficiency), time_days: finite(r.time_days),
       step_time_s: finite(r.step_time_s),
       memory_gib: {
@@ -396,16 +510,29 @@
         offloadable: r.offloadable / GIB, non_offloadable: r.non_offloadable / GIB,
       },
       overheads, feasible: r.feasible && why.length === 0, reasons: why,
-      schedule: c.schedule === null || c.schedule === undefined ? DATA.schedules.default[String(method_layered(c))] : c.schedule,
+      schedule: c.schedule === null || c.schedule === undefined ? own(DATA.schedules.default, String(method_layered(c))) : c.schedule,
       n_v: c.n_v === undefined ? 1 : c.n_v,
+      warnings: warnings === undefined ? [] : [...warnings],
     };
+    checkNumbers(model, r, s);
+    return s;
+  }
+
+  // No result is NaN, and none shows an infinite memory or a feasible configuration without a time: numbers that leave
+  // the range of a double (a model of 1e200 parameters) are refused in one line instead.
+  function checkNumbers(model, r, s) {
+    const numbers = [r.efficiency, r.time_days, r.step_time_s, ...Object.values(r.overheads), ...Object.values(s.memory_gib)];
+    const beyond = `${model.name}: its numbers leave the range of a double (up to 1.8e+308) on this configuration`;
+    if (numbers.some(Number.isNaN)) fail(`${beyond} (a result is not a number)`);
+    if (!Object.values(s.memory_gib).every(isFinite)) fail(`${beyond} (the memory per GPU is infinite)`);
+    if (s.feasible && !(s.efficiency > 0 && s.time_days !== null && s.step_time_s !== null)) fail(`${beyond} (the training time is not finite)`);
   }
 
   function details(input) {
     const q = parseInput(input);
     const r = compose(q.model, q.hardware, q.method, q.c, q.A, q.maxOverhead, q.steps, q.form);
     return {
-      summary: summary(q.model, q.hardware, q.c, r, q.maxOverhead), raw: r, model: q.model, hardware: q.hardware,
+      summary: summary(q.model, q.hardware, q.c, r, q.maxOverhead, q.warnings), raw: r, model: q.model, hardware: q.hardware,
       config: q.c, memory_limit_gib: q.hardware.memory_bytes / DATA.constants.GIB, critical_batch: r.critical_batch,
       max_overhead: q.maxOverhead,
     };

@@ -3,28 +3,55 @@
   const OVERLAPPED = DATA.search.overlapped;
   const SEARCH_RULES = DATA.search.rules;
 
-  function range(lo, hi) { const out = []; for (let i = lo; i <= hi; i++) out.push(i); return out; }
   const pyBool = (v) => (v ? "True" : "False");
+  // The page's search stops after this long (seconds), or once it lists this many candidates (memory): a model whose
+  // search space is too large for a page gets a message instead of a frozen tab; lgacc optimize searches it in full.
+  const SEARCH_TIME_LIMIT_S = 1;
+  const SEARCH_MAX_CANDIDATES = 2000000;
+
+  // A clock for one search: tick() stops it, with a message naming the model, once its time is spent.
+  function searchClock(limitS, model, bc, progress) {
+    const now = () => (typeof performance !== "undefined" ? performance.now() : Date.now());
+    const deadline = now() + 1000 * limitS;
+    let calls = 0;
+    const stop = (why) => {
+      const e = new InputError(`search stopped ${why} with ${progress()}: the search space of ${model.name} `
+        + `(d_l=${model.d_l}, d_a=${model.d_a}, critical batch ${fmtG(bc, 4)}) is too large for this page; `
+        + "lgacc optimize searches it in full");
+      e.stopped = true;
+      throw e;
+    };
+    const tick = (force) => {
+      if ((++calls & 255) !== 0 && !force) return;
+      if (now() > deadline) stop(`after ${fmtG(limitS)} s`);
+    };
+    return { tick, stop };
+  }
 
   // lgacc.search.fastest: the candidates of lgacc.search.candidates, the masks of lgacc.search.rules,
   // its preference order, and lgacc.search.explain.infeasible_reason when nothing passes.
+  // time_limit_s (default SEARCH_TIME_LIMIT_S) bounds the time it may take.
   function fastest(input) {
-    if (input === null || typeof input !== "object") fail("search input must be an object with keys model, hardware, method, parallelism, ...");
-    const base = Object.assign({}, input, { n_b: 1, n_l: 1, n_a: 1, n_mu: 1, b_mu: 1, offload: false });
+    if (!isRecord(input)) fail("search input must be an object with keys model, hardware, method, parallelism, ...");
+    const base = { ...input, n_b: 1, n_l: 1, n_a: 1, n_mu: 1, b_mu: 1, offload: false };
     const parallelismName = input.parallelism === undefined ? "3d" : input.parallelism;
-    delete base.parallelism; delete base.allow_offload; delete base.max_gpus;
-    const allowed = PARALLELISMS[parallelismName];
-    if (!allowed) fail(`unknown parallelism ${JSON.stringify(parallelismName)}; expected one of ${Object.keys(PARALLELISMS).join(", ")}`);
+    delete base.parallelism; delete base.allow_offload; delete base.max_gpus; delete base.time_limit_s;
+    const allowed = own(PARALLELISMS, parallelismName);
+    if (!allowed) fail(`unknown parallelism ${show(parallelismName)}; expected one of ${Object.keys(PARALLELISMS).join(", ")}`, "parallelism");
     const [useData, usePipe, useTensor] = allowed;
     const allowOffload = input.allow_offload === undefined ? true : flag("search", "allow_offload", input.allow_offload, false);
+    const limitS = input.time_limit_s === undefined ? SEARCH_TIME_LIMIT_S : input.time_limit_s;
+    if (typeof limitS !== "number" || !(limitS > 0) || !isFinite(limitS)) fail(`time_limit_s=${show(limitS)} must be a positive number of seconds`, "time_limit_s");
     const q = parseInput(base);
     const { model, hardware, A, method, maxOverhead, steps } = q;
+    let evaluated = 0, listed = 0;
+    function range(lo, hi) { const out = []; for (let i = lo; i <= hi; i++) { tick(); out.push(i); } return out; }
     const form = "paper";  // lgacc optimize evaluates the paper's printed forms
     const partitioned = q.c.partitioned;
     const { schedule, n_v } = q.c;
     // lgacc.search.request.SearchRequest.create: the chunks must fit the model
-    if (n_v > model.d_l) fail(`n_v=${n_v} exceeds the ${model.name} layer count d_l=${model.d_l} (a chunk needs at least one layer)`);
-    if (A.divisible_layers && model.d_l % n_v) fail(`n_v=${n_v} does not divide the ${model.name} layer count d_l=${model.d_l}: no pipeline holds whole chunks (assumption divisible_layers)`);
+    if (n_v > model.d_l) fail(`n_v=${n_v} exceeds the ${model.name} layer count d_l=${model.d_l} (a chunk needs at least one layer)`, "n_v");
+    if (A.divisible_layers && model.d_l % n_v) fail(`n_v=${n_v} does not divide the ${model.name} layer count d_l=${model.d_l}: no pipeline holds whole chunks (assumption divisible_layers)`, "n_v");
     // interleaved with chunks runs the micro-batches in rounds of n_l (lgacc.search.core._rounds)
     const rounds = schedule === "interleaved" && n_v > 1;
     const part = partitioned === null ? method.default_partitioned : partitioned;
@@ -32,10 +59,12 @@
     const baselineLike = !method.layered && !part;
     const bc = model.critical_batch * A.critical_batch_scale;
     const B = Math.floor(bc);
+    const clock = searchClock(limitS, model, bc, () => `${evaluated} configurations evaluated and ${listed} listed`);
+    const tick = clock.tick;
     let maxGpus = null;
     if (input.max_gpus !== undefined && input.max_gpus !== null && input.max_gpus !== "") {
       if (typeof input.max_gpus !== "number" || !Number.isInteger(input.max_gpus) || input.max_gpus < 1)
-        fail(`max_gpus=${JSON.stringify(input.max_gpus)} must be a positive integer`);
+        fail(`max_gpus=${show(input.max_gpus)} must be a positive integer`, "max_gpus");
       // lgacc.search.request: more GPUs than the largest configuration can use changes nothing
       maxGpus = Math.min(input.max_gpus, Math.max(1, B) * model.d_l * 2 * model.d_a);
     }
@@ -46,8 +75,8 @@
     const n_ls = (usePipe && !noPipeline ? range(1, model.d_l) : [1]).filter((n) => layersAllowed(n) && withinBudget(n));
     const n_as = (useTensor ? range(1, (A.heads_cap ? 1 : 2) * model.d_a) : [1]).filter((n) => headsAllowed(n) && withinBudget(n));
     const offloads = allowOffload ? [false, true] : [false];
-    const run = (c) => compose(model, hardware, method, Object.assign({ method: q.c.method, partitioned, schedule, n_v }, c), A,
-                               maxOverhead, steps, form);
+    const run = (c) => { tick(true); return compose(model, hardware, method, { method: q.c.method, partitioned, schedule, n_v, ...c }, A,
+                                                    maxOverhead, steps, form); };
     const free = (r, n_l) => OVERLAPPED.every((k) => r.overheads[k] <= TOLERANCE)
       && (r.overheads.data <= TOLERANCE || (baselineLike && n_l > 1));
     // lgacc.search.rules.request_masks, in the order of RULES: those that need no evaluation, then the others
@@ -76,14 +105,13 @@
     for (let k = 5; k <= Math.max(5, B.toString(2).length); k++) probeSet.add(2 ** k);
     probeSet.add(B);
     const probes = [...probeSet].filter((p) => p <= B).sort((x, y) => x - y);
-    let evaluated = 0;
     // (n_b, n_mu) with n_mu = floor(K / n_b), K = floor(B / b_mu), and n_b the largest for its n_mu (lgacc.search.candidates.levels)
     const levelCache = new Map();
     const levels = (b_mu) => {
       if (!levelCache.has(b_mu)) {
         const K = Math.floor(B / b_mu);
         const nbs = new Set();
-        for (let root = 1; root * root <= K; root++) { nbs.add(root); nbs.add(Math.floor(K / root)); }
+        for (let root = 1; root * root <= K; root++) { tick(); nbs.add(root); nbs.add(Math.floor(K / root)); }
         const rows = [];
         for (const n_b of [...nbs].sort((x, y) => x - y)) {
           const n_mu = Math.floor(K / n_b);
@@ -96,12 +124,13 @@
     // the lattice just below the critical batch (lgacc.search.candidates.lattice), within the GPU budget
     const lattice = (n_l, n_a, bmuMax) => {
       let rows = [];
-      for (let b_mu = 1; b_mu <= Math.min(bmuMax, B); b_mu++) for (const [n_b, n_mu] of levels(b_mu)) rows.push([n_b, n_mu, b_mu]);
+      for (let b_mu = 1; b_mu <= Math.min(bmuMax, B); b_mu++) for (const [n_b, n_mu] of levels(b_mu)) { tick(); rows.push([n_b, n_mu, b_mu]); }
       if (maxGpus !== null) {
         const cap = Math.floor(maxGpus / (n_l * n_a));
         if (cap < 1) return [];
         rows = rows.filter(([n_b]) => n_b <= cap);
         for (let b_mu = 1; b_mu <= bmuMax; b_mu++) {
+          tick();
           const K = Math.floor(B / b_mu);
           if (K >= 1 && K > cap && Math.floor(K / Math.max(Math.floor(K / cap), 1)) !== cap) rows.push([cap, Math.floor(K / cap), b_mu]);
         }
@@ -121,11 +150,14 @@
       }
       for (const [n_b, n_mu, b_mu] of lattice(n_l, n_a, cap)) {
         // rounds of n_l: n_mu rounded down to a multiple of n_l (lgacc.search.core._schedule_candidates)
+        tick();
+        if (++listed > SEARCH_MAX_CANDIDATES) clock.stop(`at ${SEARCH_MAX_CANDIDATES} candidates`);
         candidates.push({ n_b, n_l, n_a, n_mu: rounds && n_l > 1 ? n_l * Math.floor(n_mu / n_l) : n_mu, b_mu, offload });
       }
     }
     if (candidates.length === 0) {
-      return { feasible: false, evaluated, reasons: ["critical batch: no configuration of this parallelism fits below the critical batch"] };
+      return { feasible: false, evaluated, warnings: q.warnings,
+               reasons: ["critical batch: no configuration of this parallelism fits below the critical batch"] };
     }
     const better = (x, y) => {
       // lgacc.search.rules.preference_keys: (highest n_l for the baseline with a pipeline), time, n_gpu, b_mu, offload, -n_a
@@ -148,6 +180,7 @@
     });
     let best = null, gpuDays = null, level = null;
     for (const i of order) {
+      tick();
       const c = candidates[i];
       if (byLayers && c.n_l !== level) { if (best !== null) break; level = c.n_l; }
       if (best !== null && gpuDays !== null && gpuDays / gpus(c) > best.r.time_days * (1 + 1e-12)) {
@@ -162,20 +195,23 @@
       if (best === null || better(entry, best)) best = entry;
     }
     const chosenInput = (c) => {
-      const chosen = Object.assign({}, base, c, { partitioned });
+      const chosen = { ...base, ...c, partitioned };
       if (chosen.partitioned === null) delete chosen.partitioned;
       delete chosen.form;
       return chosen;
     };
-    if (best === null) return { feasible: false, evaluated, reasons: [infeasibleReason(candidates, plainMasks, evaluatedMasks, run, chosenInput)] };
-    return Object.assign(evaluate(chosenInput(best.c)), { n_b: best.c.n_b, n_l: best.c.n_l, n_a: best.c.n_a,
-                                                          n_mu: best.c.n_mu, b_mu: best.c.b_mu, offload: best.c.offload, evaluated });
+    if (best === null) {
+      return { feasible: false, evaluated, warnings: q.warnings,
+               reasons: [infeasibleReason(candidates, plainMasks, evaluatedMasks, run, chosenInput, tick)] };
+    }
+    return { ...evaluate(chosenInput(best.c)), n_b: best.c.n_b, n_l: best.c.n_l, n_a: best.c.n_a, n_mu: best.c.n_mu,
+             b_mu: best.c.b_mu, offload: best.c.offload, evaluated };
   }
 
   // lgacc.search.explain.infeasible_reason: the rule that removed the last candidates, with the evaluator's
   // reasons for the fastest candidate alive before it.
-  function infeasibleReason(candidates, plainMasks, evaluatedMasks, run, chosenInput) {
-    let alive = candidates.map((c) => ({ c, m: plainMasks(c) }));
+  function infeasibleReason(candidates, plainMasks, evaluatedMasks, run, chosenInput, tick) {
+    let alive = candidates.map((c) => { tick(); return { c, m: plainMasks(c) }; });
     let evaluatedAll = false;
     for (const name of Object.keys(SEARCH_RULES)) {
       if (!(name in alive[0].m) && !evaluatedAll) {  // the survivors of the plain rules, evaluated once

@@ -56,10 +56,12 @@ _BANDWIDTH_RANGE = Range(1e3, 1e6, 1e14, 1e17, "bytes/s")
 #: Accepted and usual ranges, in SI units, per field of :class:`Hardware`.
 RANGES: dict[str, Range] = {
     "peak_flop_per_s": Range(1e9, 1e12, 1e17, 1e21, "flop/s"),
-    "memory_bytes": Range(float(2**20), float(GIB), float(2**46), float(2**60), "bytes"),
+    # Above 10 TiB per GPU (no GPU has a tenth of it) a unit mistake is likelier than the memory.
+    "memory_bytes": Range(float(2**20), float(GIB), float(10 * 2**40), float(2**60), "bytes"),
     **{f"{key}_bandwidth_bytes_per_s": _BANDWIDTH_RANGE for key in LINK_KEYS},
-    # The scaling figures' "unlimited node" is 2**40 GPUs: the upper bound leaves room for it.
-    "gpus_per_node": Range(1, 1, 4096, 2**62, "GPUs"),
+    # The scaling figures' "unlimited node" is 2**40 GPUs: the upper bound leaves room for it; the largest NVLink
+    # domains today hold 72 to 576 GPUs, so more than 1000 in a node is worth a warning.
+    "gpus_per_node": Range(1, 1, 1000, 2**62, "GPUs"),
     "kernel_efficiency": Range(0.0, 0.05, 1.0, 1.0, "(dimensionless)", low_inclusive=False),
 }
 
