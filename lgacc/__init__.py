@@ -32,7 +32,9 @@ module                              job
                                     ``derivation`` (the :class:`Derivation` record), ``model``,
                                     ``compute``, ``tensors``, ``buffering``, ``memory``, ``network``,
                                     ``bubble``, ``schedules``, ``overlap`` (paper vs physical cost of an
-                                    overlapped transfer), ``printed`` (the printed LaTeX forms parsed)
+                                    overlapped transfer), ``ring`` (data-parallel bytes per link of a
+                                    node: ring and hierarchical collectives), ``printed`` (the printed
+                                    LaTeX forms parsed)
 ``model/transformer``               :class:`Transformer`, the X family, named models, the critical batch
 ``model/hardware/``                 GPU specs: ``links`` (the links, byte units), ``checks`` (what a
                                     value may be: ranges, errors), ``spec`` (:class:`Hardware`, its
