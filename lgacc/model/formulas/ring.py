@@ -102,7 +102,7 @@ def flat_ring_link_bytes(size: sympy.Expr, n: sympy.Expr, peers: sympy.Expr = g)
     channels_on_card = C / peers
     card = 2 * channels_on_card * per_channel  # sent as the exit, received as the entry
     nvlink = 2 * (C - channels_on_card) * per_channel
-    return {"card": sympy.simplify(card), "nvlink": sympy.simplify(nvlink)}
+    return {"card": sympy.factor(card), "nvlink": sympy.factor(nvlink)}
 
 
 def hierarchical_link_bytes(size: sympy.Expr, n: sympy.Expr, peers: sympy.Expr = g) -> dict[str, sympy.Expr]:
@@ -110,16 +110,17 @@ def hierarchical_link_bytes(size: sympy.Expr, n: sympy.Expr, peers: sympy.Expr =
     over ``n`` ranks, ``peers`` per node: a ring of the ``peers`` members inside the node (NVLink), then
     a ring of the ``1 / peers`` shard across the ``n / peers`` nodes, each member on its own card."""
     nodes = n / peers
-    return {"card": sympy.simplify(all_gather_bytes(size / peers, nodes)), "nvlink": sympy.simplify(all_gather_bytes(size, peers))}
+    return {"card": sympy.factor(all_gather_bytes(size / peers, nodes)), "nvlink": sympy.factor(all_gather_bytes(size, peers))}
 
 
+@cache
 def link_shares(kind: str = "ring") -> dict[str, sympy.Expr]:
     """The share of the paper's per-GPU bytes (:func:`.network.all_gather_bytes` over ``n_b``, every edge
     leaving the node) that each link carries: ``{"card": s_card, "nvlink": s_NVL}`` for a group spanning
     two nodes or more."""
     bytes_by_link = (flat_ring_link_bytes if kind == "ring" else hierarchical_link_bytes)(S, n_b)
     paper = all_gather_bytes(S, n_b)
-    return {link: sympy.simplify(value / paper) for link, value in bytes_by_link.items()}
+    return {link: sympy.factor(value / paper) for link, value in bytes_by_link.items()}
 
 
 def _shares_with_one_node() -> tuple[sympy.Expr, sympy.Expr]:
@@ -166,8 +167,14 @@ def _link_intensity(key: str, link: str, kind: str = "ring") -> sympy.Expr:
     count = flat_ring_link_bytes if kind == "ring" else hierarchical_link_bytes
     passes = network.data_transfers(method, partitioned, pipelined=pipelined,
                                     link_bytes=lambda size, n: count(size, n)[link])
-    _, binding = network._binding({name: flops / size for name, (flops, size, _) in passes.items()})
-    return sympy.simplify(binding)
+    intensities = [sympy.factor(flops / size) for flops, size, _ in passes.values()]
+    binding = intensities[0]
+    for other in intensities[1:]:  # the passes differ by a constant factor (checked): keep the lowest
+        ratio = sympy.cancel(other / binding)
+        if not ratio.is_number:
+            raise ValueError(f"{key}: cannot order the passes, ratio {ratio}")
+        binding = other if ratio < 1 else binding
+    return binding
 
 
 def _ring_data_derivation(key: str) -> Derivation:
@@ -182,7 +189,7 @@ def _ring_data_derivation(key: str) -> Derivation:
         limit=leading_order(exact.subs(g, 1), n_b),
         approximation="g = 1 (every data-parallel peer on its own node: the paper's per-GPU count), (n_b - 1)/n_b -> 1",
         details={
-            "card intensity, leading order": sympy.simplify(leading_order(exact, n_b)),
+            "card intensity, leading order": leading_order(exact, n_b),
             "NVLink intensity": _link_intensity(key, "nvlink"),
             "card intensity, hierarchical": _link_intensity(key, "card", "hierarchical"),
             "NVLink intensity, hierarchical": _link_intensity(key, "nvlink", "hierarchical"),
@@ -203,7 +210,7 @@ def ring_threshold_derivation() -> Derivation:
     """eq:overlap_condition for a data-parallel transfer under the ring: ``nu_b >= nu_DP``, with ``nu_DP`` of
     :func:`ring_threshold`; at ``g = 1`` it is the paper's ``nu_b >= nu_IB``."""
     exact = ring_threshold()
-    card, nvlink = (sympy.simplify(v) for v in link_shares("ring").values())
+    card, nvlink = link_shares("ring").values()
     spanning = sympy.Max(card * _nu_ib, nvlink * _nu_nvl)  # a group over two nodes or more
     return Derivation(
         key="data_network_threshold_ring",
@@ -211,14 +218,14 @@ def ring_threshold_derivation() -> Derivation:
         title="Data-parallel threshold over the card and NVLink, ring",
         exact=exact,
         paper=_nu_ib,
-        limit=sympy.simplify(spanning.subs(g, 1)),
+        limit=spanning.subs(g, 1),
         approximation="g = 1 (every data-parallel peer on its own node)",
         details={
             "card share": card,
             "NVLink share": nvlink,
             "NVLink binds when": sympy.Gt((g - 1) * _nu_nvl, _nu_ib),
-            "hierarchical card share": sympy.simplify(link_shares("hierarchical")["card"]),
-            "hierarchical NVLink share": sympy.simplify(link_shares("hierarchical")["nvlink"]),
+            "hierarchical card share": link_shares("hierarchical")["card"],
+            "hierarchical NVLink share": link_shares("hierarchical")["nvlink"],
         },
     )
 
