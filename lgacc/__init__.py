@@ -77,6 +77,8 @@ module                              job
                                     weakens / reverses), ``presentation`` (tables, chart)
 ``studies/today``                   the paper's conclusions graded on today's GPUs
 ``studies/validation``              the model against measured training runs (data/validation)
+``studies/zero``                    the paper's verdict on ZeRO (partitioned vs baseline and improved)
+                                    re-graded per data-parallel network reading; more columns plug in
 **book/**                           the book's machinery
 ``book/notebook/``                  formatting for the notebooks: ``display``, ``formats``,
                                     ``typeset``, ``tables``, ``downloads``, ``figures``,

@@ -110,7 +110,8 @@ def hierarchical_link_bytes(size: sympy.Expr, n: sympy.Expr, peers: sympy.Expr =
     over ``n`` ranks, ``peers`` per node: a ring of the ``peers`` members inside the node (NVLink), then
     a ring of the ``1 / peers`` shard across the ``n / peers`` nodes, each member on its own card."""
     nodes = n / peers
-    return {"card": sympy.factor(all_gather_bytes(size / peers, nodes)), "nvlink": sympy.factor(all_gather_bytes(size, peers))}
+    return {"card": sympy.factor(all_gather_bytes(size / peers, nodes)),
+            "nvlink": sympy.factor(all_gather_bytes(size, peers))}
 
 
 @cache
