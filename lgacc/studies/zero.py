@@ -271,14 +271,16 @@ class Study:
 
 
 def study(hardware: Hardware | str = "a100-80gb", columns: Sequence[Column] | None = None,
-          extra: Sequence[Column] = (), scenarios: Sequence[str] = SCENARIOS) -> Study:
+          extra: Sequence[Column] = (), scenarios: Sequence[str] = SCENARIOS,
+          xs: Sequence[int] | None = None) -> Study:
     """Every table of the study for ``columns`` (default: :func:`ideal_columns`) and the ``extra`` ones: the hook
-    that adds a column (the calibrated model's, for one) to every table and verdict."""
+    that adds a column (the calibrated model's, for one) to every table and verdict.  ``xs``: the sweeps'
+    models (default: the scaling figures', :func:`lgacc.scaling.sweep_xs`)."""
     chosen = (*(ideal_columns() if columns is None else columns), *extra)
     names = [c.name for c in chosen]
     if len(set(names)) != len(names):
         raise ValueError(f"column names must differ: {names}")
     trillion = pd.concat([trillion_rows(c, hardware) for c in chosen], ignore_index=True)
-    sweeps = pd.concat([scaling_rows(c, hardware, s) for c in chosen for s in scenarios], ignore_index=True)
+    sweeps = pd.concat([scaling_rows(c, hardware, s, xs) for c in chosen for s in scenarios], ignore_index=True)
     per_model = sweep_margins(sweeps)
     return Study(tuple(chosen), trillion, trillion_margins(trillion), sweeps, per_model, verdicts(per_model))
