@@ -284,3 +284,48 @@ def study(hardware: Hardware | str = "a100-80gb", columns: Sequence[Column] | No
     sweeps = pd.concat([scaling_rows(c, hardware, s, xs) for c in chosen for s in scenarios], ignore_index=True)
     per_model = sweep_margins(sweeps)
     return Study(tuple(chosen), trillion, trillion_margins(trillion), sweeps, per_model, verdicts(per_model))
+
+
+# --- presentation: what the sensitivity chapter shows ----------------------------------------------
+
+
+def trillion_view(result: Study) -> pd.DataFrame:
+    """table:parallel_methods_comparison's rows side by side, one time column per column of the study (days),
+    with the configuration each column finds where the columns differ."""
+    frame = result.trillion
+    times = frame.pivot_table(index=["parallelism", "method"], columns="column", values="time_days", sort=False)
+    out = times.reindex(columns=[c.name for c in result.columns]).reset_index()
+    out.columns.name = None
+    for column in result.columns:
+        rows = frame[frame.column == column.name].set_index(["parallelism", "method"])
+        out[f"{column.name}: n_b × n_l × n_a, b_mu"] = [
+            "—" if not rows.loc[(p, m)].feasible else
+            f"{int(rows.loc[(p, m)].n_b)} × {int(rows.loc[(p, m)].n_l)} × {int(rows.loc[(p, m)].n_a)}, "
+            f"{int(rows.loc[(p, m)].b_mu)}" for p, m in zip(out.parallelism, out.method)]
+    return out
+
+
+def margins_figure(result: Study, scenario: str = "limited"):
+    """Two panels along the X family of ``scenario``: the partitioned method's shortest time over the baseline's
+    (above 1: the partition costs time) and over the improved method's, one line per column of the study."""
+    import matplotlib.pyplot as plt
+
+    frame = result.sweep_margins[result.sweep_margins.scenario == scenario]
+    figure, axes = plt.subplots(1, 2, figsize=(8.0, 3.3), sharex=True)
+    styles = ("-", "--", ":", "-.")
+    for axis, key, title in ((axes[0], "partitioned / baseline", "partitioned / baseline"),
+                             (axes[1], "partitioned / improved", "partitioned / improved")):
+        for index, column in enumerate(result.columns):
+            rows = frame[frame.column == column.name].dropna(subset=[key])
+            axis.plot(rows.p, rows[key], styles[index % len(styles)], marker="o", markersize=3,
+                      label=f"{column.name} ({column.model})")
+        axis.axhline(1.0, color="black", linewidth=0.8)
+        axis.axvline(LARGE_MODEL_PARAMETERS, color="grey", linewidth=0.6, linestyle=":")
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel("parameters", fontsize=10)
+        axis.set_title(f"time, {title}", fontsize=10)
+        axis.tick_params(labelsize=9)
+    axes[0].legend(fontsize=9, frameon=False)
+    figure.tight_layout()
+    return figure
