@@ -309,7 +309,9 @@ def margins_figure(result: Study, scenario: str = "limited"):
     """Two panels along the X family of ``scenario``: the partitioned method's shortest time over the baseline's
     (above 1: the partition costs time) and over the improved method's, one line per column of the study."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
+    plain = FuncFormatter(lambda value, _: f"{value:g}")
     frame = result.sweep_margins[result.sweep_margins.scenario == scenario]
     figure, axes = plt.subplots(1, 2, figsize=(8.0, 3.3), sharex=True)
     styles = ("-", "--", ":", "-.")
@@ -323,6 +325,8 @@ def margins_figure(result: Study, scenario: str = "limited"):
         axis.axvline(LARGE_MODEL_PARAMETERS, color="grey", linewidth=0.6, linestyle=":")
         axis.set_xscale("log")
         axis.set_yscale("log")
+        axis.yaxis.set_major_formatter(plain)
+        axis.yaxis.set_minor_formatter(plain)
         axis.set_xlabel("parameters", fontsize=10)
         axis.set_title(f"time, {title}", fontsize=10)
         axis.tick_params(labelsize=9)
