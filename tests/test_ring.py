@@ -246,3 +246,34 @@ def test_the_map_names_the_switch_and_its_functions():
     assert network["functions"] == {k: list(v) for k, v in RING_ARGUMENTS.items()}
     assert {k: len(args) for k, (args, _) in ring.evaluator_functions().items()} == \
         {k: len(v) for k, v in RING_ARGUMENTS.items()}
+
+
+def test_the_search_under_the_ring_is_as_fast_as_the_exhaustive_reference():
+    """The search prunes to the largest n_b per micro-batch count, which assumes more replicas never cost
+    efficiency; under the ring the peers per node grow with n_b, so check it against the reference on small
+    models and node sizes where g varies (InfiniBand and NVLink scaled so that the data rule binds)."""
+    import random
+
+    from lgacc.search import fastest
+    from lgacc.search.reference import reference_fastest
+    from lgacc.model.transformer import x_model
+
+    rng = random.Random(2929)
+    compared = moved = 0
+    for case in range(12):
+        hardware = A100.replace(
+            memory_bytes=A100.memory_bytes * 2 ** rng.uniform(-16, -8),
+            infiniband_bandwidth_bytes_per_s=A100.infiniband_bandwidth_bytes_per_s * 30 * 2 ** rng.uniform(-3, 3),
+            nvlink_bandwidth_bytes_per_s=A100.nvlink_bandwidth_bytes_per_s * 30 * 2 ** rng.uniform(-3, 3),
+            gpus_per_node=rng.choice([2, 4, 8, 16]))
+        model, method = x_model(rng.choice([2, 4, 6])), rng.choice(["baseline", "partitioned", "improved"])
+        parallelism = rng.choice(["Data", "Data + tensor", "3d"])
+        found = fastest(model, hardware, method, parallelism, explain=False, assumptions=RING)
+        best, _ = reference_fastest(model, hardware, method, parallelism, assumptions=RING)
+        assert found.feasible == (best is not None), case
+        if best is not None:
+            assert found.evaluation.time_days == pytest.approx(best["time_days"], rel=1e-9), (case, found.config, best)
+            paper = fastest(model, hardware, method, parallelism, explain=False)
+            moved += paper.evaluation is None or paper.evaluation.time_days != found.evaluation.time_days
+            compared += 1
+    assert compared >= 8 and moved >= compared // 2, (compared, moved)  # the cases exercise the ring
