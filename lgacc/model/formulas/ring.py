@@ -46,8 +46,8 @@ from functools import cache
 import sympy
 
 from ..symbols import n_b, nu
-from .derivation import Derivation, leading_order
 from . import network
+from .derivation import Derivation, leading_order
 from .network import all_gather_bytes
 
 __all__ = [
