@@ -32,7 +32,9 @@ module                              job
                                     ``derivation`` (the :class:`Derivation` record), ``model``,
                                     ``compute``, ``tensors``, ``buffering``, ``memory``, ``network``,
                                     ``bubble``, ``schedules``, ``overlap`` (paper vs physical cost of an
-                                    overlapped transfer), ``printed`` (the printed LaTeX forms parsed)
+                                    overlapped transfer), ``ring`` (data-parallel bytes per link of a
+                                    node: ring and hierarchical collectives), ``printed`` (the printed
+                                    LaTeX forms parsed)
 ``model/transformer``               :class:`Transformer`, the X family, named models, the critical batch
 ``model/hardware/``                 GPU specs: ``links`` (the links, byte units), ``checks`` (what a
                                     value may be: ranges, errors), ``spec`` (:class:`Hardware`, its
@@ -76,6 +78,8 @@ module                              job
                                     weakens / reverses), ``presentation`` (tables, chart)
 ``studies/today``                   the paper's conclusions graded on today's GPUs
 ``studies/validation``              the model against measured training runs (data/validation)
+``studies/zero``                    the paper's verdict on ZeRO (partitioned vs baseline and improved)
+                                    re-graded per data-parallel network reading; more columns plug in
 **book/**                           the book's machinery
 ``book/notebook/``                  formatting for the notebooks: ``display``, ``formats``,
                                     ``typeset``, ``tables``, ``downloads``, ``figures``,

@@ -132,6 +132,7 @@ def _random_case(rng: random.Random) -> tuple[dict, Transformer, object]:
             "critical_batch_scale": rng.choice([1.0, 0.5, 2.0]),
             "gb": rng.choice(["GiB", "GB"]),
             "divisible_layers": rng.random() < 0.7,
+            "dp_network": rng.choice(["per-gpu", "ring"]),
         }
     if rng.random() < 0.35:  # a named pipeline schedule (lgacc evaluate --schedule, --n-v)
         q["schedule"] = rng.choice(SCHEDULES)
@@ -202,6 +203,33 @@ def test_300_random_configurations_agree_with_the_python_evaluator(module_path):
     assert compared >= 250, f"only {compared} configurations compared ({errors} refused by both)"
     feasible = sum(1 for js in results if js.get("ok", {}).get("feasible"))
     assert 30 <= feasible <= compared - 30, f"{feasible} of {compared} feasible: the sample does not exercise both outcomes"
+
+
+def test_the_data_parallel_ring_agrees_with_the_python_evaluator(module_path):
+    """dp_network="ring" on random configurations, every other assumption as drawn: the JavaScript ring (printed
+    from lgacc.model.formulas.ring, composed in runtime.js) is the Python one, and it moves the data overhead or
+    the PCIe link somewhere, so the comparison exercises it."""
+    rng = random.Random(29)
+    cases = []
+    for _ in range(80):
+        q, model, hw = _random_case(rng)
+        q["assumptions"] = {**q.get("assumptions", {}), "dp_network": "ring"}
+        cases.append((q, model, hw))
+    results = run_node(module_path, EVALUATE_ALL, [q for q, _, _ in cases])
+    compared = moved = 0
+    for (q, model, hw), js in zip(cases, results):
+        try:
+            expected = python_summary(q, model, hw)
+        except UserInputError:
+            assert "error" in js, q
+            continue
+        assert "ok" in js, f"{q}: javascript refuses: {js}"
+        assert_same(expected, js["ok"], json.dumps(q))
+        paper = python_summary({**q, "assumptions": {**q["assumptions"], "dp_network": "per-gpu"}}, model, hw)
+        moved += any(paper["overheads"][k] != expected["overheads"][k] for k in ("data", "pcie"))
+        compared += 1
+    assert compared >= 65, compared
+    assert moved >= 15, f"the ring moved the data or PCIe overhead in only {moved} of {compared} configurations"
 
 
 BAD_INPUTS = [

@@ -31,6 +31,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "pipeline_placement": ("inter-node", "intra-node"),
     "pipeline_overlap": ("extra-micro-batches", "always", "never"),
     "convention": ("paper", "physical"),
+    "dp_network": ("per-gpu", "ring"),
 }
 _CHOICES = CHOICES  # the name lgacc.paper.assumption_effects imports
 
@@ -91,6 +92,15 @@ FIELDS: dict[str, tuple[str, str]] = {
         "(steps x b_c x d_s) of the training time.",
         "eq:critical_batch with the paper's fitted constant (1.0).",
     ),
+    "dp_network": (
+        "Which links carry the data-parallel traffic: 'per-gpu' (every byte through the GPU's own InfiniBand "
+        "link, the paper's count); 'ring' (as ring and hierarchical collectives move it: with g = min(n_b, "
+        "G / n_a) peers of a group on each node, 1/g of the bytes through the GPU's card and (g - 1)/g over "
+        "NVLink, the slower link binding; lgacc.model.formulas.ring).",
+        "'In a data parallel scenario, network operations use a ring topology which effectively makes the "
+        "entire Ethernet bandwidth available to a single device. We ignore this fact for simplicity' "
+        "(sec:hardware, footnote); the appendix counts 8 (n_b - 1) p / n_gpu bytes per GPU.",
+    ),
 }
 
 
@@ -108,6 +118,7 @@ class Assumptions:
     convention: str = "paper"
     overlap_efficiency: float = 1.0
     critical_batch_scale: float = 1.0
+    dp_network: str = "per-gpu"
 
     def __post_init__(self) -> None:
         for name in ("divisible_layers", "divisible_heads", "heads_cap"):

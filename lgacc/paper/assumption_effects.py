@@ -8,6 +8,11 @@ changes, or when its verdict (agrees or not) does (:func:`table_effects`).  The
 tables are cheap to rebuild (a few searches each), so every switch is tried on
 every table.
 
+A switch about the network is also tried on the scaling figures it bears on (:data:`FIGURE_SWITCHES`,
+:func:`figure_effects`): each series of the figure's sweep rebuilt under the switch, the models whose
+shortest time moves counted, X160's time shown before and after.  A sweep is a search per model and
+series, so only the switches listed there are tried.
+
 The prose claims are not recomputed here (their scaling searches take tens of
 seconds per switch): the claims study of :mod:`lgacc.paper.claims` already recomputes
 each claim the defaults do not reproduce under the switches that bear on it, and
@@ -34,12 +39,20 @@ from lgacc.model.hardware import Hardware, load_hardware
 from .artifacts import registry
 from .cells import AGREES, flag_column, is_echoed, quantities
 
-__all__ = ["MOVED_VALUES", "CellEffect", "ClaimEffect", "switch_settings", "table_effects", "claim_effects",
-           "effects_summary", "effects_markdown"]
+__all__ = ["MOVED_VALUES", "FIGURE_SWITCHES", "CellEffect", "ClaimEffect", "FigureEffect", "switch_settings",
+           "table_effects", "claim_effects", "figure_effects", "effects_summary", "effects_markdown"]
 
 #: Where a switch takes numbers rather than choices, the values it is moved to: a 10 % loss of
 #: every overlapped transfer's bandwidth; the critical-batch constant halved and doubled.
 MOVED_VALUES: dict[str, tuple[float, ...]] = {"overlap_efficiency": (0.9,), "critical_batch_scale": (0.5, 2.0)}
+
+#: The switches also tried on scaling figures, and the figures, by their scenario of :mod:`lgacc.scaling`:
+#: the data-parallel network on the paper's figure and on the Ethernet one (sec:slow_network).
+FIGURE_SWITCHES: dict[tuple[str, Any], tuple[str, ...]] = {("dp_network", "ring"): ("limited", "ethernet")}
+_FIGURE_LABELS = {"limited": "fig:scaling_limited", "unlimited": "fig:scaling_unlimited",
+                  "ethernet": "fig:scaling_Ethernet"}
+#: A shortest time moves when it changes by more than this relative amount (or its feasibility changes).
+FIGURE_TOLERANCE = 1e-3
 
 #: The columns that name a row of a comparison, in the order they are joined.
 _ROW_KEYS = ("model", "name", "phase", "parallelism", "method", "target")
@@ -216,6 +229,80 @@ def _claims_of(claims: Sequence[ClaimEffect], name: str, shown: str) -> list[Cla
     return [c for c in claims if (c.switch, c.value) == (name, shown)]
 
 
+@dataclass(frozen=True)
+class FigureEffect:
+    """One series of a scaling figure under a switch: the models compared, those whose shortest time moves (or
+    whose feasibility changes), the extreme ratios switched / default, and X160's time before and after."""
+
+    switch: str
+    value: str
+    figure: str
+    series: str
+    models: int
+    moved: int
+    lowest_ratio: float
+    highest_ratio: float
+    x160_default_days: float
+    x160_switched_days: float
+
+
+def _series_effect(name: str, value: Any, scenario: str, series: str, before: pd.DataFrame,
+                   after: pd.DataFrame) -> FigureEffect:
+    from lgacc.model.transformer import TRILLION_X
+
+    b = before[before.method == series].set_index("x")
+    a = after[after.method == series].set_index("x").reindex(b.index)
+    both = b.feasible.astype(bool) & a.feasible.astype(bool)
+    ratio = (a.time_days / b.time_days)[both]
+    moved = int((abs(ratio - 1) > FIGURE_TOLERANCE).sum() + (b.feasible.astype(bool) != a.feasible.astype(bool)).sum())
+
+    def at_x160(frame: pd.DataFrame) -> float:
+        return float(frame.time_days.get(TRILLION_X, math.nan)) if bool(frame.feasible.get(TRILLION_X, False)) else math.nan
+
+    return FigureEffect(name, setting_text(name, value).split("=", 1)[1], _FIGURE_LABELS[scenario], series,
+                        int(len(b)), moved, float(ratio.min()) if len(ratio) else math.nan,
+                        float(ratio.max()) if len(ratio) else math.nan, at_x160(b), at_x160(a))
+
+
+def figure_effects(hardware: str | Hardware, settings: Sequence[tuple[str, Any]] | None = None) -> list[FigureEffect]:
+    """Every series of the scaling figures of :data:`FIGURE_SWITCHES` rebuilt under its switch (those of
+    ``settings`` only, when given), against the figure's own sweep (both kept on disk by
+    :func:`lgacc.scaling.scaling_sweep`)."""
+    from lgacc.scaling import scaling_sweep
+
+    spec = load_hardware(hardware)
+    chosen = FIGURE_SWITCHES if settings is None else {k: v for k, v in FIGURE_SWITCHES.items() if k in set(settings)}
+    effects = []
+    for (name, value), scenarios in chosen.items():
+        assumptions = Assumptions().replace(**{name: value})
+        for scenario in scenarios:
+            before = scaling_sweep(spec, scenario)
+            after = scaling_sweep(spec, scenario, assumptions=assumptions)
+            effects += [_series_effect(name, value, scenario, series, before, after)
+                        for series in dict.fromkeys(before.method)]
+    return effects
+
+
+def _figure_markdown(figures: Sequence[FigureEffect]) -> list[str]:
+    if not figures:
+        return []
+    from .findings import readable_value
+
+    def days(value: float) -> str:
+        return "—" if not math.isfinite(value) else readable_value(value, "days")
+
+    lines = ["**Scaling figures.** A switch about the network is also tried on the figures it bears on: each series "
+             "rebuilt under it; *moved* counts the models whose shortest time changes (or which become feasible or "
+             "infeasible); the ratios are switched over default times.", ""]
+    lines += _markdown_table(
+        ["switch", "figure", "series", "models moved", "ratio range", "X160 default", "X160 switched"],
+        [(f"`{f.switch}` = {f.value}", f"`{f.figure}`", f.series, f"{f.moved} of {f.models}",
+          "—" if not math.isfinite(f.lowest_ratio) else f"{f.lowest_ratio:.2f}–{f.highest_ratio:.2f}",
+          days(f.x160_default_days), days(f.x160_switched_days)) for f in figures],
+    )
+    return lines
+
+
 def effects_summary(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect],
                     settings: Sequence[tuple[str, Any]] | None = None) -> pd.DataFrame:
     """One row per switch setting: cells it moves, verdicts it changes (✓ to ✗ and ✗ to ✓), claims tried,
@@ -258,8 +345,10 @@ def _number(value: float | None, unit: str = "") -> str:
 
 
 def effects_markdown(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect], hardware_name: str,
-                     settings: Sequence[tuple[str, Any]] | None = None) -> str:
-    """The assumptions page's section: a summary per switch, then per switch the cells and claims it moves."""
+                     settings: Sequence[tuple[str, Any]] | None = None,
+                     figures: Sequence[FigureEffect] = ()) -> str:
+    """The assumptions page's section: a summary per switch, the scaling figures the network switches move
+    (``figures``, :func:`figure_effects`), then per switch the cells and claims it moves."""
     settings = switch_settings() if settings is None else list(settings)
     summary = effects_summary(cells, claims, settings)
     tables = ", ".join(f"`{label}`" for label in assumption_tables())
@@ -276,6 +365,7 @@ def effects_markdown(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect],
         [(r.switch, r.value, r.cells_moved, r.cells_now_agree, r.cells_now_differ, r.claims_tried,
           r.claims_moved, r.claims_now_agree) for r in summary.itertuples()],
     )
+    lines += _figure_markdown(figures)
     for name, value in settings:
         shown = setting_text(name, value).split("=", 1)[1]
         mine = [c for c in cells if (c.switch, c.value) == (name, shown)]
@@ -308,6 +398,8 @@ def effects_markdown(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect],
     return "\n".join(lines)
 
 
-def effects_records(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect]) -> dict[str, list[dict]]:
-    """JSON-ready: ``{"cells": [...], "claims": [...]}``."""
-    return {"cells": [asdict(c) for c in cells], "claims": [asdict(c) for c in claims]}
+def effects_records(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect],
+                    figures: Sequence[FigureEffect] = ()) -> dict[str, list[dict]]:
+    """JSON-ready: ``{"cells": [...], "claims": [...], "figures": [...]}``."""
+    return {"cells": [asdict(c) for c in cells], "claims": [asdict(c) for c in claims],
+            "figures": [asdict(f) for f in figures]}

@@ -35,6 +35,7 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from lgacc.cache.results import cached
+from lgacc.model.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from lgacc.model.evaluator import evaluate_many
 from lgacc.model.hardware import GIB, Hardware, load_hardware
 from lgacc.model.transformer import x_model
@@ -61,9 +62,10 @@ def scaling_sweep(
     xs: Iterable[int] | None = None,
     *,
     progress: bool = False,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
 ) -> pd.DataFrame:
     """Fastest configuration per (model, method) in a scenario (``fig:scaling_limited``,
-    ``fig:scaling_unlimited``, ``fig:scaling_Ethernet``).
+    ``fig:scaling_unlimited``, ``fig:scaling_Ethernet``), under ``assumptions`` (the paper's by default).
 
     ``methods`` are series names of :data:`VARIANTS`; by default the scenario's
     (:func:`scenario_methods`: the Ethernet sweep adds :data:`NOT_PARTITIONED`,
@@ -79,10 +81,12 @@ def scaling_sweep(
     pairs = [(x, m) for m in methods for x in xs]
 
     def compute() -> pd.DataFrame:
-        rows = [fastest_row(x, spec, m, scenario) for x, m in progress_bar(pairs, len(pairs), progress, f"{scenario} sweep")]
+        rows = [fastest_row(x, spec, m, scenario, assumptions=assumptions)
+                for x, m in progress_bar(pairs, len(pairs), progress, f"{scenario} sweep")]
         return pd.DataFrame(rows, columns=list(COLUMNS))
     # kept on disk: a figure's page, today's-hardware chapter and the tests redraw the same sweeps
-    return cached("sweep", (spec, scenario, pairs), compute)
+    key = (spec, scenario, pairs) if assumptions == DEFAULT_ASSUMPTIONS else (spec, scenario, pairs, assumptions)
+    return cached("sweep", key, compute)
 
 
 def unpartitioned_helps(frame: pd.DataFrame, margin: float = 1e-3) -> pd.DataFrame:

@@ -14,7 +14,9 @@ JavaScript object of functions:
   last argument;
 * :func:`model_js`: the model's parameter counts, the critical batch and the X family
   (:mod:`lgacc.model.formulas.model`);
-* :func:`rules_js`: the two overlap rules (:mod:`lgacc.model.formulas.overlap`) applied to a symbol.
+* :func:`rules_js`: the two overlap rules (:mod:`lgacc.model.formulas.overlap`) applied to a symbol;
+* :func:`ring_js`: the functions of the assumption ``dp_network="ring"`` (:mod:`lgacc.model.formulas.ring`),
+  with the argument names of :data:`lgacc.model.evaluator.mapping.RING_ARGUMENTS`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from lgacc.model.evaluator import mapping as evaluation_map
 from lgacc.model.formulas import model as model_formulas
 from lgacc.model.formulas.overlap import not_overlapped_overhead, paper_overlapped_overhead
 
-__all__ = ["ARGUMENTS", "expressions", "javascript_function", "expressions_js", "schedules_js", "model_js", "rules_js"]
+__all__ = ["ARGUMENTS", "expressions", "javascript_function", "expressions_js", "schedules_js", "model_js", "rules_js",
+           "ring_js"]
 
 #: Arguments of every generated function, in the order the evaluator calls its generated functions.
 ARGUMENTS = evaluation_map.ARGUMENTS
@@ -113,3 +116,14 @@ def rules_js() -> str:
             f"    overlapped: {javascript_function((ratio,), ('ratio',), paper_overlapped_overhead(ratio))},\n"
             f"    not_overlapped: {javascript_function((ratio,), ('ratio',), not_overlapped_overhead(ratio))},\n"
             "  }")
+
+
+def ring_js() -> str:
+    """``peers``, ``card_share`` and ``threshold`` of the data-parallel ring (``dp_network="ring"``), as the evaluator's
+    generated code computes them (:func:`lgacc.model.evaluator.mapping.ring_functions`)."""
+    from lgacc.model.formulas.ring import evaluator_functions
+
+    names = evaluation_map.RING_ARGUMENTS
+    lines = [f"    {name}: {javascript_function(tuple(args), names[name], expr)},"
+             for name, (args, expr) in evaluator_functions().items()]
+    return "{\n" + "\n".join(lines) + "\n  }"

@@ -359,6 +359,13 @@
       && (sched !== "interleaved" || n_v === 1 || n_mu % n_l === 0);
   }
 
+  // lgacc.model.evaluator.overheads.data_network: "per-gpu" (the paper) or "ring" (DP_NETWORK, lgacc.model.formulas.ring).
+  function dataNetwork(hw, A, n_b, inner, nu_ib, nu_nvlink) {
+    if (A.dp_network !== "ring") return { threshold: nu_ib, card_share: 1.0 };
+    const g = DP_NETWORK.peers(n_b, inner, hw.gpus_per_node);
+    return { threshold: DP_NETWORK.threshold(nu_ib, nu_nvlink, n_b, g), card_share: DP_NETWORK.card_share(n_b, g) };
+  }
+
   // One configuration, as lgacc.model.evaluator.evaluate_many computes it.
   function compose(model, hw, method, c, A, maxOverhead, steps, form) {
     const f = FUNCTIONS[form];
@@ -418,7 +425,9 @@
     // a layered schedule hides the reduction behind its window, relative to the modular pipeline's
     const window = sched !== null && pipelined && layered ? term("data_window") : 1.0;
     const nu_data = n_b > 1 ? call(dataCase.derivation) * window : Infinity;
-    const ratio_data = nu_ib / nu_data;
+    // assumption dp_network: the threshold the paper's per-GPU nu_b meets, the share of its bytes through the card
+    const dp = dataNetwork(hw, A, n_b, n_a * (pipe_on_nvlink ? n_l : 1), nu_ib, nu_nvlink);
+    const ratio_data = dp.threshold / nu_data;
     let data = dataCase.overlapped ? overlapped(dataCase.physical, ratio_data * loss) : RULES.not_overlapped(ratio_data);
     if (sched !== null && pipelined && !layered && !part) {
       // a replicated state under a schedule that does not hide the reduction behind every micro-batch: the
@@ -434,7 +443,7 @@
     const state_offload = off ? overlapped("state_offload", nu_cpu / nu_state) : 0.0;
     const checkpoint_offload = off ? overlapped("checkpoint_offload", nu_cpu / nu_checkpoint) : 0.0;
     // The node's PCIe link carries the offload and every transfer that leaves the node.
-    let inverse = 1 / nu_state + 1 / nu_checkpoint + 1 / nu_data + (pipe_on_nvlink ? 0.0 : 1 / nu_pipe);
+    let inverse = 1 / nu_state + 1 / nu_checkpoint + dp.card_share / nu_data + (pipe_on_nvlink ? 0.0 : 1 / nu_pipe);
     inverse = inverse + (tensor_on_ib ? 1 / nu_tensor : 0.0);
     const nu_pcie = 1 / inverse;
     const pcie = off ? RULES.overlapped(threshold(hw, "pcie") * loss / nu_pcie) : 0.0;

@@ -44,6 +44,8 @@ __all__ = [
     "functions",
     "physical_functions",
     "schedule_functions",
+    "RING_ARGUMENTS",
+    "ring_functions",
 ]
 
 #: Named overheads, in the order they are reported.
@@ -100,6 +102,15 @@ BUBBLE = {False: "bubble_standard", True: "bubble_modular"}
 
 # --- pipeline schedules (--schedule): each term from lgacc.model.formulas.schedules.evaluator_terms ----
 
+#: The functions of the assumption ``dp_network="ring"`` and their arguments, in the order of
+#: :func:`lgacc.model.formulas.ring.evaluator_functions` (``n_inner``: the model-parallel ranks inside a node
+#: before the data ranks; ``G``: GPUs per node; ``g``: data-parallel peers per node).
+RING_ARGUMENTS = {
+    "peers": ("n_b", "n_inner", "G"),
+    "card_share": ("n_b", "g"),
+    "threshold": ("nu_infiniband", "nu_nvlink", "n_b", "g"),
+}
+
 #: The schedules the evaluator takes; the same names as :data:`lgacc.model.formulas.schedules.SCHEDULES`.
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "breadth-first", "zero-bubble", "modular")
 #: Other names accepted for a schedule: the paper's "standard" pipeline is GPipe.
@@ -153,6 +164,13 @@ def evaluation_map() -> dict[str, Any]:
                 for k, (key, ov, kind) in DATA_TRANSFERS.items()
             },
             "absent_when": "n_b == 1",
+            "network": {
+                "per-gpu": "the paper's count: every byte through the GPU's own link, threshold nu_infiniband",
+                "ring": "g = peers(n_b, n_a (n_l n_a when the pipeline is on NVLink), gpus_per_node); threshold "
+                        "threshold(nu_infiniband, nu_nvlink, n_b, g) in place of nu_infiniband; the PCIe rule counts "
+                        "card_share(n_b, g) of the bytes (lgacc.model.formulas.ring)",
+                "functions": {name: list(args) for name, args in RING_ARGUMENTS.items()},
+            },
         },
         "pipeline": {
             "link": {"inter-node": "infiniband", "intra-node": "nvlink if n_l n_a <= gpus_per_node else infiniband"},
@@ -292,6 +310,23 @@ def schedule_functions(form: str) -> dict[str, Any]:
 
 def functions(form: str) -> dict[str, Any]:
     return _generated(form)["FUNCTIONS"]
+
+
+def _ring_expressions():
+    from ..formulas.ring import evaluator_functions
+
+    return evaluator_functions(), {}
+
+
+@cache
+def _generated_ring() -> dict[str, Any]:
+    return _codegen.compiled("dp-ring", _SOURCES, _ring_expressions)
+
+
+def ring_functions() -> dict[str, Any]:
+    """The numeric code of the assumption ``dp_network="ring"`` (:func:`lgacc.model.formulas.ring.evaluator_functions`):
+    ``peers(n_b, n_inner, G)``, ``card_share(n_b, g)``, ``threshold(nu_infiniband, nu_nvlink, n_b, g)``."""
+    return _generated_ring()["FUNCTIONS"]
 
 
 def physical_functions(form: str) -> dict[str, tuple[tuple[Any, float], ...]]:

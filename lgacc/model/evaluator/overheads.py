@@ -21,6 +21,7 @@ from .mapping import (
     STATE_OFFLOAD,
     not_overlapped_overhead,
     overlapped_overhead,
+    ring_functions,
 )
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "bubble_overhead",
     "tensor_overhead",
     "pipeline_overhead",
+    "pipeline_on_nvlink",
+    "data_network",
     "data_overhead",
     "offload_overheads",
 ]
@@ -42,6 +45,9 @@ class Transfer:
     overhead: np.ndarray
     nu: np.ndarray
     leaves_node: np.ndarray
+    #: the share of the bytes through the GPU's network card, which the PCIe rule counts (the data-parallel
+    #: transfer under ``dp_network="ring"``; 1 otherwise)
+    card_share: np.ndarray | float = 1.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,10 +98,7 @@ def pipeline_overhead(ctx: Context, layered: np.ndarray) -> Transfer:
     intensity: overlapped per the assumption ``pipeline_overlap`` (by default with enough extra micro-batches,
     ``n_mu >= n_l (1 + nu_net / nu_l)``), else not."""
     hardware, A, nl = ctx.hardware, ctx.assumptions, ctx.n_l
-    if A.pipeline_placement == "intra-node":
-        on_nvlink = nl * ctx.n_a <= hardware.gpus_per_node
-    else:
-        on_nvlink = np.zeros(ctx.shape, bool)
+    on_nvlink = pipeline_on_nvlink(ctx)
     link = np.where(on_nvlink, hardware.threshold("nvlink"), hardware.threshold("infiniband"))
     if ctx.schedule is None:
         nu = np.where(nl > 1, ctx.by_case(PIPELINE_TRANSFERS, [layered], lambda e: ctx.call(e[0])), np.inf)
@@ -116,19 +119,49 @@ def pipeline_overhead(ctx: Context, layered: np.ndarray) -> Transfer:
     return Transfer(overhead, nu, ~on_nvlink)
 
 
+def pipeline_on_nvlink(ctx: Context) -> np.ndarray:
+    """Where the pipeline transfers run on NVLink: under ``pipeline_placement="intra-node"``, when the whole
+    model-parallel group fits a node (``n_l n_a <= gpus_per_node``); never under the paper's placement."""
+    if ctx.assumptions.pipeline_placement == "intra-node":
+        return ctx.n_l * ctx.n_a <= ctx.hardware.gpus_per_node
+    return np.zeros(ctx.shape, bool)
+
+
+def data_network(ctx: Context) -> tuple[np.ndarray | float, np.ndarray | float]:
+    """``(nu_net, card_share)`` of the data-parallel transfer: the threshold its per-GPU intensity (the paper's
+    ``nu_b``) is compared with, and the share of its bytes through the GPU's card (assumption ``dp_network``).
+
+    ``per-gpu`` (the paper): every byte through the GPU's own InfiniBand link, ``nu_IB`` and 1.  ``ring``: the
+    group's ``g`` peers on each node (ranks placed tensor, then pipeline when it runs on NVLink, then data)
+    send ``1/g`` of the bytes through their cards and the rest over NVLink, the slower link binding:
+    ``max(nu_IB / g, nu_NVL (g - 1) / g)``, or ``nu_NVL`` for a group inside one node
+    (:mod:`lgacc.model.formulas.ring`)."""
+    hardware = ctx.hardware
+    nu_ib = hardware.threshold("infiniband")
+    if ctx.assumptions.dp_network == "per-gpu":
+        return nu_ib, 1.0
+    ring = ring_functions()
+    n_b = ctx.n_b.astype(float)
+    inner = (ctx.n_a * np.where(pipeline_on_nvlink(ctx), ctx.n_l, 1)).astype(float)
+    g = ring["peers"](n_b, inner, float(hardware.gpus_per_node))
+    threshold = ring["threshold"](nu_ib, hardware.threshold("nvlink"), n_b, g)
+    share = ring["card_share"](n_b, g)
+    return np.broadcast_to(np.asarray(threshold, float), ctx.shape), np.broadcast_to(np.asarray(share, float), ctx.shape)
+
+
 def data_overhead(ctx: Context, layered: np.ndarray) -> Transfer:
-    """The gradient reduction over InfiniBand: eq:data_intensity_base, eq:data_intensity_base_pipe (not
+    """The gradient reduction over the network of :func:`data_network`: eq:data_intensity_base, eq:data_intensity_base_pipe (not
     overlapped), eq:data_intensity_base_partition, eq:data_intensity_improved or
     eq:data_intensity_improved_partition by ``(layered, partitioned, pipelined)``; a named schedule widens or
     narrows the reduction window."""
     nb = ctx.n_b
-    nu_ib = ctx.hardware.threshold("infiniband")
+    nu_net, card_share = data_network(ctx)
     case = [layered, ctx.partitioned, ctx.n_l > 1]
     nu = np.where(nb > 1, ctx.by_case(DATA_TRANSFERS, case, lambda e: ctx.call(e[0])), np.inf)
     if ctx.schedule is not None:
         # a layered schedule hides the reduction behind its window, relative to the modular pipeline's
         nu = nu * np.where(ctx.pipelined & layered, ctx.term("data_window"), 1.0)
-    ratio = nu_ib / nu
+    ratio = nu_net / nu
     overhead = ctx.by_case(
         DATA_TRANSFERS, case,
         lambda e: ctx.overlapped(e[2], ratio * ctx.loss) if e[1] else not_overlapped_overhead(ratio),
@@ -141,21 +174,23 @@ def data_overhead(ctx: Context, layered: np.ndarray) -> Transfer:
         behind = ctx.pipelined & ~layered & ~ctx.partitioned & (window > 0)
         hidden = ctx.overlapped("data_base", ratio * ctx.loss / np.where(behind, window, 1.0))
         overhead = np.where(behind, np.minimum(overhead, hidden), overhead)
-    return Transfer(np.where(nb > 1, overhead, 0.0), nu, np.ones(ctx.shape, bool))
+    return Transfer(np.where(nb > 1, overhead, 0.0), nu, np.ones(ctx.shape, bool), card_share)
 
 
 def offload_overheads(ctx: Context, layered: np.ndarray, data: Transfer, pipeline: Transfer,
                       tensor: Transfer) -> Offload:
     """eq:state_offload_intensity and eq:checkpoint_offload_intensity against the CPU-GPU link (overlapped),
     and the HGX node's PCIe link, which carries the offload and every transfer that leaves the node: the
-    sum of ``1 / nu`` over those transfers must stay above the PCIe threshold."""
+    sum of ``1 / nu`` over those transfers must stay above the PCIe threshold.  The data-parallel transfer
+    counts its bytes through the card (``card_share / nu``: all of them under ``dp_network="per-gpu"``; under
+    ``ring``, the NVLink share never crosses PCIe)."""
     off, loss, hardware = ctx.offload, ctx.loss, ctx.hardware
     nu_cpu = hardware.threshold("cpu_gpu") * loss
     nu_state = np.where(off, ctx.by_case(STATE_OFFLOAD, [layered, ctx.partitioned], ctx.call), np.inf)
     nu_checkpoint = np.where(off, ctx.call("checkpoint_offload_intensity"), np.inf)
     state = np.where(off, ctx.overlapped("state_offload", nu_cpu / nu_state), 0.0)
     checkpoint = np.where(off, ctx.overlapped("checkpoint_offload", nu_cpu / nu_checkpoint), 0.0)
-    inverse = 1 / nu_state + 1 / nu_checkpoint + 1 / data.nu + np.where(pipeline.leaves_node, 1 / pipeline.nu, 0.0)
+    inverse = 1 / nu_state + 1 / nu_checkpoint + data.card_share / data.nu + np.where(pipeline.leaves_node, 1 / pipeline.nu, 0.0)
     inverse = inverse + np.where(tensor.leaves_node, 1 / tensor.nu, 0.0)
     nu_pcie = 1 / inverse
     pcie = np.where(off, overlapped_overhead(hardware.threshold("pcie") * loss / nu_pcie), 0.0)

@@ -19,6 +19,9 @@ Modules:
 * :mod:`.memory` -- training state, checkpoints, buffers (the peak of mixed buffering),
   activations, each counted tensor by tensor;
 * :mod:`.network` -- data, pipeline and tensor intensities, offload intensities, conditions;
+* :mod:`.ring` -- the data-parallel bytes on each link of a node under ring and hierarchical
+  collectives (assumption ``dp_network``): the ring forms of the data intensities, kept apart from
+  :func:`derivations` (the paper's own);
 * :mod:`.bubble` -- the pipeline bubble, standard and modular;
 * :mod:`.printed` -- the paper's printed formulas, parsed from their LaTeX in ``data/paper/``
   (the memory derivations take their ``paper`` side from there).

@@ -77,7 +77,8 @@ _PER_DEVICE = 1 / n_b  # a device computes 1 / n_b of the batch on its model sha
 # --- data parallel ------------------------------------------------------------
 
 
-def data_transfers(method: str, partitioned: bool, *, pipelined: bool = False) -> dict[str, tuple[sympy.Expr, sympy.Expr, sympy.Expr]]:
+def data_transfers(method: str, partitioned: bool, *, pipelined: bool = False,
+                   link_bytes=None) -> dict[str, tuple[sympy.Expr, sympy.Expr, sympy.Expr]]:
     """Per pass, ``(flops, bytes, repeats)``: the compute a data-parallel transfer overlaps, its bytes
     (in + out, per device), and how many times per step it happens.
 
@@ -86,10 +87,14 @@ def data_transfers(method: str, partitioned: bool, *, pipelined: bool = False) -
     micro-batch only) or ``"layered"`` (layered gradient accumulation: once per
     batch, overlapped with the whole pass).  ``pipelined`` (standard,
     non-partitioned) compares the reduction with the whole batch: not overlapped.
+    ``link_bytes(size, n)``, when given, counts the bytes of one reduce-scatter or all-gather on
+    one link instead of the paper's (every byte through the device's own link; :mod:`.ring`).
     """
+    scatter = reduce_scatter_bytes if link_bytes is None else link_bytes
+    gather_bytes = all_gather_bytes if link_bytes is None else link_bytes
     grads = HALF * _SHARD  # bytes of the device group's half-precision gradients
-    reduce = reduce_scatter_bytes(grads, n_b) + all_gather_bytes(grads, n_b)
-    gather = all_gather_bytes(grads, n_b)
+    reduce = scatter(grads, n_b) + gather_bytes(grads, n_b)
+    gather = gather_bytes(grads, n_b)
     batch = b * _PER_DEVICE
     micro = b * _PER_DEVICE / n_mu
     one = sympy.Integer(1)
