@@ -50,9 +50,10 @@ module                              job
                                     ``programs``, ``lowering``, ``builders``, ``engine``, ``measure``,
                                     ``analytic``, ``gantt``, ``report``
 **search/**                         the paper's selection rules as a search: ``parallelism``,
-                                    ``request``, ``rules``, ``candidates``, ``core`` (fastest /
-                                    cheapest), ``explain``, ``result``, ``reference`` (the exhaustive
-                                    enumerator the tests compare the search with)
+                                    ``request``, ``rules``, ``bounds`` (the degrees and budgets that
+                                    keep a search's arrays bounded), ``candidates``, ``core`` (fastest
+                                    / cheapest), ``explain``, ``result``, ``reference`` (the
+                                    exhaustive enumerator the tests compare the search with)
 **scaling/**                        the scaling analysis over the X family: ``grid`` (models,
                                     scenarios, one row per model), ``sweeps`` (the figures' data),
                                     ``limits`` (the size limits of the prose claims)

@@ -8,7 +8,7 @@ from typing import Mapping
 
 import numpy as np
 
-from lgacc.errors import UserInputError
+from lgacc.errors import UserInputError, positive_finite
 from lgacc.model.assumptions import DEFAULT_ASSUMPTIONS, Assumptions, critical_batch
 from lgacc.model.config import Method, TrainingConfig, parse_method
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, Evaluation, check_schedule, evaluate, evaluate_many
@@ -55,9 +55,9 @@ class SearchRequest:
             raise UserInputError(f"model={model!r} must be a Transformer or a model name")
         if not isinstance(assumptions, Assumptions):
             raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.model.assumptions.Assumptions")
-        if isinstance(max_overhead, (bool, np.bool_)) or not isinstance(max_overhead, (int, float, np.integer, np.floating)) \
-                or not (0 < max_overhead < float("inf")):
-            raise UserInputError(f"max_overhead={max_overhead!r} must be a positive number (eq:overhead_condition's epsilon)")
+        if positive_finite(max_overhead) is None:
+            raise UserInputError(f"max_overhead={str(max_overhead)[:40]} must be a positive finite number "
+                                 "(eq:overhead_condition's epsilon)")
         if not isinstance(allow_offload, (bool, np.bool_)):
             raise UserInputError(f"allow_offload={allow_offload!r} must be true or false")
         if partitioned is not None and not isinstance(partitioned, (bool, np.bool_)):
