@@ -25,7 +25,9 @@ module                              job
                                     errors)
 ``cache/``                          what is kept on disk between processes: ``codegen`` (numeric code
                                     printed from the derivations, keyed by their sources), ``results``
-                                    (results that take seconds, keyed by inputs, sources and data/)
+                                    (results that take seconds, keyed by inputs, sources and data/),
+                                    ``jsondata`` (the data-only JSON results are kept in), ``sealed``
+                                    (every entry with the digest of its content, checked on load)
 **model/**                          the resource model: the paper's appendix, as numbers
 ``model/symbols``                   the paper's notation as sympy symbols, the glossary
 ``model/formulas/``                 sympy derivations, one per equation label (``eq:...`` literally):
