@@ -60,7 +60,8 @@ RANGES: dict[str, Range] = {
     **{f"{key}_bandwidth_bytes_per_s": _BANDWIDTH_RANGE for key in LINK_KEYS},
     # The scaling figures' "unlimited node" is 2**40 GPUs: the upper bound leaves room for it.
     "gpus_per_node": Range(1, 1, 4096, 2**62, "GPUs"),
-    "kernel_efficiency": Range(0.0, 0.05, 1.0, 1.0, "(dimensionless)", low_inclusive=False),
+    # Below a thousandth of the peak a spec is a unit mistake, and training times overflow (1e-300: inf days).
+    "kernel_efficiency": Range(1e-3, 0.05, 1.0, 1.0, "(dimensionless)"),
 }
 
 #: Text fields of :class:`Hardware`, each with whether it is required (non-empty).
