@@ -46,12 +46,95 @@ def too_large(subject: str, count: float, limit: int, rule: str) -> UserInputErr
                           f"covers within its time and memory bounds; give --max-gpus or a smaller model")
 
 
+#: Trial division covers the factors up to this; what remains of a number below 2**63 is then 1, a prime,
+#: a prime squared or the product of two primes (three factors above it would exceed 2**63).
+_SMALL_FACTORS = 1 << 21
+
+
 @lru_cache(maxsize=64)
 def _factor(n: int) -> dict[int, int]:
-    """Prime factorisation of ``1 <= n < 2**63`` (sympy's, for numbers too large to test every divisor)."""
-    from sympy import factorint
+    """Prime factorisation of ``1 <= n < 2**63``: trial division up to :data:`_SMALL_FACTORS` (one numpy
+    pass), then Miller-Rabin and Pollard's rho on the rest (at most two primes; sympy is not imported)."""
+    found: dict[int, int] = {}
+    limit = min(_SMALL_FACTORS, _isqrt(n))
+    if limit >= 2:
+        trial = np.arange(2, limit + 1, dtype=np.int64)
+        for d in trial[n % trial == 0].tolist():  # increasing: a composite no longer divides what is left
+            while n % d == 0:
+                found[d] = found.get(d, 0) + 1
+                n //= d
+    if n == 1:
+        return found
+    if n < _SMALL_FACTORS * _SMALL_FACTORS or _is_prime(n):
+        rest = [n]
+    else:
+        root = _isqrt(n)
+        p = root if root * root == n else _rho(n)
+        rest = [p, n // p]
+    for prime in rest:
+        found[prime] = found.get(prime, 0) + 1
+    return found
 
-    return {int(p): int(e) for p, e in factorint(n).items()}
+
+def _isqrt(n: int) -> int:
+    import math
+
+    return math.isqrt(n)
+
+
+def _is_prime(n: int) -> bool:
+    """Miller-Rabin with the first twelve primes as bases: exact below 3.3e24."""
+    if n < 2:
+        return False
+    bases = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+    if n in bases:
+        return True
+    if any(n % b == 0 for b in bases):
+        return False
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in bases:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _rho(n: int) -> int:
+    """A nontrivial factor of the composite odd ``n`` (Pollard's rho, Brent's cycle finding)."""
+    import math
+
+    for c in range(1, 100):
+        y, m, g, r, q = 2, 128, 1, 1, 1
+        x = ys = y
+        while g == 1:
+            x = y
+            for _ in range(r):
+                y = (y * y + c) % n
+            k = 0
+            while k < r and g == 1:
+                ys = y
+                for _ in range(min(m, r - k)):
+                    y = (y * y + c) % n
+                    q = q * abs(x - y) % n
+                g = math.gcd(q, n)
+                k += m
+            r *= 2
+        if g == n:
+            g = 1
+            while g == 1:
+                ys = (ys * ys + c) % n
+                g = math.gcd(abs(x - ys), n)
+        if g != n:
+            return g
+    raise ArithmeticError(f"no factor of {n} found")  # not reached for a composite below 2**63
 
 
 def divisors(n: int, upper: int | None = None) -> np.ndarray:
