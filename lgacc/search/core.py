@@ -165,7 +165,8 @@ def fastest(
     ``partitioned=False`` with the improved method is the dotted line of
     ``fig:scaling_Ethernet``.  Raises nothing for an impossible request: the
     result has ``evaluation=None`` and ``binding`` names the rule that removed
-    the last candidates.  ``schedule`` and ``n_v`` choose the pipeline schedule whose closed
+    the last candidates.  A search beyond the budgets of :mod:`.bounds` (a model too
+    large to search in bounded time and memory) raises a one-line ``UserInputError``.  ``schedule`` and ``n_v`` choose the pipeline schedule whose closed
     forms the evaluator uses (``None``: the method's own, as the paper).
     """
     request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
@@ -285,10 +286,16 @@ def _cheapest_candidates(request: SearchRequest, c, gpu_days: float, target_days
     Counted before it is built: at most :data:`~.bounds.MAX_CANDIDATES`."""
     B = request.batch_limit
     max_gpus = request.max_gpus
-    keys = np.stack([c["n_l"], c["n_a"], c["offload"].astype(np.int64), c["b_mu"]], axis=1)
-    _, first = np.unique(keys, axis=0, return_index=True)
-    # the groups as a set filled in the candidates' order (the order the search has always visited them in)
-    groups = {(int(l), int(a), bool(o), int(m)) for l, a, o, m in keys[np.sort(first)].tolist()}
+    # the groups as a set filled in the candidates' order (the order the search has always visited them in):
+    # a key seen again changes no set, so the first row of each run of equal keys is all the set needs
+    n = c["n_b"].size
+    starts = np.zeros(n, bool)
+    starts[:1] = True
+    for key in ("n_l", "n_a", "offload", "b_mu"):
+        starts[1:] |= c[key][1:] != c[key][:-1]
+    rows = np.flatnonzero(starts)
+    groups = {(int(l), int(a), bool(o), int(m)) for l, a, o, m in
+              zip(c["n_l"][rows].tolist(), c["n_a"][rows].tolist(), c["offload"][rows].tolist(), c["b_mu"][rows].tolist())}
     ranges = []
     for n_l, n_a, off, b_mu in groups:
         top = B // (b_mu * n_l)
