@@ -66,4 +66,4 @@ check-book: $(STAMP)
 	@echo "Screenshots of every page: $(abspath $(SCREENSHOTS))/"
 
 clean:
-	rm -rf $(BOOK)/_build $(BOOK)/generated $(BOOK)/_mathjax $(BOOK)/_calculator build
+	rm -rf $(BOOK)/_build $(BOOK)/generated $(BOOK)/.generated.* $(BOOK)/_mathjax $(BOOK)/_calculator build

@@ -25,7 +25,9 @@ module                              job
                                     errors)
 ``cache/``                          what is kept on disk between processes: ``codegen`` (numeric code
                                     printed from the derivations, keyed by their sources), ``results``
-                                    (results that take seconds, keyed by inputs, sources and data/)
+                                    (results that take seconds, keyed by inputs, sources and data/),
+                                    ``jsondata`` (the data-only JSON results are kept in), ``sealed``
+                                    (every entry with the digest of its content, checked on load)
 **model/**                          the resource model: the paper's appendix, as numbers
 ``model/symbols``                   the paper's notation as sympy symbols, the glossary
 ``model/formulas/``                 sympy derivations, one per equation label (``eq:...`` literally):
@@ -53,9 +55,10 @@ module                              job
                                     ``analytic``, ``gantt``, ``report``, ``summary`` (one step as
                                     ``lgacc simulate`` prints it, with its timeline)
 **search/**                         the paper's selection rules as a search: ``parallelism``,
-                                    ``request``, ``rules``, ``candidates``, ``core`` (fastest /
-                                    cheapest), ``explain``, ``result``, ``reference`` (the exhaustive
-                                    enumerator the tests compare the search with)
+                                    ``request``, ``rules``, ``bounds`` (the degrees and budgets that
+                                    keep a search's arrays bounded), ``candidates``, ``core`` (fastest
+                                    / cheapest), ``explain``, ``result``, ``reference`` (the
+                                    exhaustive enumerator the tests compare the search with)
 **scaling/**                        the scaling analysis over the X family: ``grid`` (models,
                                     scenarios, one row per model), ``sweeps`` (the figures' data),
                                     ``limits`` (the size limits of the prose claims)

@@ -16,6 +16,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import re
 import sys
 import warnings
 from typing import NoReturn, Sequence
@@ -75,8 +76,35 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
+#: A value that argparse would take for an option because of its leading minus: -1e308, -inf, -nan, -.5.
+_NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d|inf\b|infinity\b|nan\b)", re.IGNORECASE)
+
+
+def attach_negative_values(argv: Sequence[str]) -> list[str]:
+    """``--option -1e308`` as ``--option=-1e308``: argparse reads only plain negative numbers (``-5``, ``-0.5``)
+    as values, so ``--max-overhead -1e308`` or ``--n-a -inf`` would fail with "expected one argument"
+    instead of the option's own rule.
+
+    >>> attach_negative_values(["optimize", "--max-overhead", "-1e308", "--n-a", "-inf", "--", "-x"])
+    ['optimize', '--max-overhead=-1e308', '--n-a=-inf', '--', '-x']
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return out + list(argv[i:])
+        if arg.startswith("--") and "=" not in arg and i + 1 < len(argv) and _NEGATIVE_VALUE.match(argv[i + 1]):
+            out.append(f"{arg}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = attach_negative_values(list(sys.argv[1:] if argv is None else argv))
     first = next((arg for arg in argv if not arg.startswith("-")), None)
     parser = build_parser(first)
     try:

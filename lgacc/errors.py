@@ -36,3 +36,15 @@ def positive_int(owner: str, field: str, value) -> int:
     if value > MAX_INT64:
         raise UserInputError(f"{owner}: {field}={value} must be at most 2**63 - 1 = {MAX_INT64}")
     return value
+
+
+def positive_finite(value) -> float | None:
+    """``value`` as a float when it is a real number (not a boolean) in ``(0, inf)`` that a float holds,
+    else ``None``: ``10**400`` is too large for a float, not an overflow in the arithmetic after."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(value, numbers.Real):
+        return None
+    try:
+        number = float(value)
+    except (OverflowError, ValueError, TypeError):
+        return None
+    return number if 0 < number < float("inf") else None

@@ -5,7 +5,8 @@ raises :class:`lgacc.errors.UserInputError` in one line naming the file and
 the rule it breaks.  Compared with ``yaml.safe_load`` it
 
 * reads at most :data:`MAX_BYTES` (1 MB) and only UTF-8 text;
-* turns every OS error (missing, unreadable, a folder) into that one line;
+* turns every OS error (missing, unreadable, a folder) into that one line, and reads only
+  regular files (``/dev/zero`` or a FIFO would never end);
 * rejects anchors and aliases (an "alias bomb" of a few lines expands to
   gigabytes), duplicate keys (YAML would silently keep the last), and nesting
   deeper than :data:`MAX_DEPTH` (Python's recursion limit otherwise);
@@ -17,7 +18,9 @@ the rule it breaks.  Compared with ``yaml.safe_load`` it
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +28,7 @@ import yaml
 
 from lgacc.errors import UserInputError
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "SpecFileError", "load_yaml_mapping", "parse_yaml_mapping"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "SpecFileError", "load_yaml_mapping", "parse_yaml_mapping", "file_problem"]
 
 #: Largest spec file read, in bytes: a spec is a few dozen lines.
 MAX_BYTES = 1_000_000
@@ -109,6 +112,8 @@ def _construct_int(loader, node):
 
 def _construct_float(loader, node):
     text = loader.construct_scalar(node).lower()
+    if text == ".nan":  # a number, for the field's own rule to refuse by name
+        return float("nan")
     if text.endswith("inf"):
         return float("-inf") if text.startswith("-") else float("inf")
     return float(text)
@@ -142,8 +147,14 @@ def load_yaml_mapping(path: str | Path, owner: str = "spec file") -> dict:
     """
     origin = f"{owner} {str(path)!r}"
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
+        problem = file_problem(Path(path))
+        if problem is None:
+            # not blocking: a FIFO put in the file's place after the check must not hang the reader
+            with open(path, "rb", opener=_nonblocking) as handle:
+                if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    raw = handle.read(MAX_BYTES + 1)
+                else:
+                    problem = NOT_REGULAR
     except FileNotFoundError:
         raise SpecFileError(f"{origin}: no such file") from None
     except IsADirectoryError:
@@ -153,6 +164,8 @@ def load_yaml_mapping(path: str | Path, owner: str = "spec file") -> dict:
     except (OSError, ValueError) as error:  # ENAMETOOLONG, a NUL byte in the name, ...
         reason = getattr(error, "strerror", None) or str(error)
         raise SpecFileError(f"{origin}: cannot be read: {reason}") from None
+    if problem:
+        raise SpecFileError(f"{origin}: {problem}")
     if len(raw) > MAX_BYTES:
         raise SpecFileError(f"{origin}: larger than {MAX_BYTES:,} bytes; a spec file is a few dozen lines")
     try:
@@ -162,6 +175,30 @@ def load_yaml_mapping(path: str | Path, owner: str = "spec file") -> dict:
             f"{origin}: not UTF-8 text (byte 0x{raw[error.start]:02x} at offset {error.start}); save the file as UTF-8"
         ) from None
     return parse_yaml_mapping(text.removeprefix("\ufeff"), origin)
+
+
+def _nonblocking(path, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
+#: Why a device, a FIFO or a socket is not read as a spec (reading /dev/zero never ends, a FIFO waits).
+NOT_REGULAR = "is not a regular file (a device, a FIFO or a socket); expected a YAML file"
+
+
+def file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a spec file (missing, a folder, not a regular file), or ``None``; OS errors
+    other than a missing file propagate."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except NotADirectoryError:
+        return "no such file (a folder on its path is a file)"
+    if stat.S_ISDIR(mode):
+        return "is a folder, expected a YAML file"
+    if not stat.S_ISREG(mode):
+        return NOT_REGULAR
+    return None
 
 
 def _one_line(error: BaseException) -> str:

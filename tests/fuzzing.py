@@ -44,6 +44,13 @@ EXAMPLES = {
     "api_config": 150,
     "model_files": 150,
     "run_files": 80,
+    # issue #28 (tests/test_fuzz_reliability.py)
+    "edge_numbers": 40,
+    "edge_durations": 50,
+    "figure_names": 25,
+    "deep_models": 10,
+    "api_edges": 60,
+    "damaged_caches": 45,
 }
 
 

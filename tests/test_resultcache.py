@@ -33,7 +33,7 @@ def test_second_call_reads_the_first_result(cache):
     assert resultcache.cached("demo", ("X160", 1), count({"t": 9.5})) == {"t": 9.5}
     assert resultcache.cached("demo", ("X160", 1), count({"t": -1.0})) == {"t": 9.5}  # not computed again
     assert count.calls == 1
-    assert len(list(cache.glob("demo-*.pickle"))) == 1
+    assert len(list(cache.glob("demo-*.json"))) == 1
 
 
 def test_other_inputs_or_names_are_computed(cache):
@@ -98,7 +98,7 @@ def test_unwritable_directory_computes_and_returns(monkeypatch, tmp_path):
 def test_a_truncated_file_is_recomputed(cache):
     count = Counter()
     resultcache.cached("demo", "inputs", count(1))
-    (path,) = cache.glob("demo-*.pickle")
+    (path,) = cache.glob("demo-*.json")
     path.write_bytes(path.read_bytes()[:3])
     assert resultcache.cached("demo", "inputs", count(2)) == 2
     assert resultcache.cached("demo", "inputs", count(3)) == 2

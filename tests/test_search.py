@@ -327,10 +327,11 @@ def test_doctests_of_the_search_and_evaluator():
     """The examples in the docstrings run (pytest is not configured with --doctest-modules)."""
     import doctest
 
+    import lgacc.search.bounds
     import lgacc.search.rules
 
-    result = doctest.testmod(lgacc.search.rules)
-    assert result.attempted >= 1 and result.failed == 0
+    results = [doctest.testmod(module) for module in (lgacc.search.rules, lgacc.search.bounds)]
+    assert sum(r.attempted for r in results) >= 1 and sum(r.failed for r in results) == 0
 
 
 def test_divisibility_assumption_reaches_the_search():

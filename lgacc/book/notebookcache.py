@@ -13,6 +13,9 @@ book for a new spec executes only the pages that spec can change.
   the packages that shape an executed notebook's outputs.  Edit the notebook, a
   formula, a printed value or upgrade pandas, and the page is executed again.
 * **Only successes are kept**: a notebook that fails is executed again next time.
+* **Verified**: the kept copy carries the SHA-256 of its text (:mod:`lgacc.cache.sealed`); one
+  whose digest or key does not check out, or that is not a notebook's JSON (cut short, edited), is
+  executed again and replaced, never copied into the book.
 * **Location**: the generated-code cache directory (``$LGACC_CACHE_DIR`` or
   ``~/.cache/lgacc``), subdirectory ``notebooks``.  If it cannot be written, the
   notebook is executed and not kept.
@@ -24,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
 import tempfile
 from importlib import metadata
@@ -32,12 +34,15 @@ from pathlib import Path
 
 from lgacc.cache.codegen import cache_dir
 from lgacc.cache.results import inputs_digest
+from lgacc.cache.sealed import read_sealed, write_sealed
 
 __all__ = ["HARDWARE_PARAMETER", "cache_path", "is_hardware_free", "keep", "restore"]
 
 #: The parameter through which the runner gives a notebook the build's hardware; a notebook whose
 #: parameters cell does not declare it cannot read the hardware, so its executed copy can be reused.
 HARDWARE_PARAMETER = "hardware"
+#: The kind of the sealed entries (:mod:`lgacc.cache.sealed`).
+KIND = "notebook"
 #: Packages whose version can change what an executed notebook shows (tables, figures, math).
 OUTPUT_PACKAGES = ("ipykernel", "ipython", "matplotlib", "nbformat", "numpy", "pandas", "papermill", "sympy")
 
@@ -66,30 +71,45 @@ def cache_path(notebook: Path, parameters: dict, kernel: str) -> Path | None:
     for part in (notebook.read_bytes(), json.dumps(parameters, sort_keys=True).encode(), kernel.encode(),
                  inputs_digest().encode(), _versions().encode()):
         digest.update(hashlib.sha256(part).digest())
-    return cache_dir() / "notebooks" / f"{notebook.stem}-{digest.hexdigest()[:32]}.ipynb"
+    return cache_dir() / "notebooks" / f"{notebook.stem}-{digest.hexdigest()[:32]}.kept"
+
+
+def _key(kept: Path) -> str:
+    return kept.stem.rpartition("-")[2]
 
 
 def restore(kept: Path | None, output: Path) -> bool:
-    """Copy the kept executed notebook to ``output``; ``False`` when there is none."""
-    if kept is None or not kept.is_file():
+    """Write the kept executed notebook to ``output``; ``False`` when there is none, or when it does not
+    check out (its digest, its key, or JSON of a notebook with cells): then it is executed again."""
+    if kept is None:
+        return False
+    text = read_sealed(kept, KIND, _key(kept))
+    if text is None:
+        return False
+    try:
+        notebook = json.loads(text)
+    except ValueError:
+        return False
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list) or "nbformat" not in notebook:
         return False
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(kept, output)
+        handle, scratch = tempfile.mkstemp(dir=output.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        os.replace(scratch, output)
     except OSError:
         return False
     return True
 
 
 def keep(output: Path, kept: Path | None) -> None:
-    """Keep the executed notebook ``output`` at ``kept`` (atomically); silently skipped if impossible."""
+    """Keep the executed notebook ``output`` at ``kept``, sealed with its digest (atomically); silently
+    skipped if impossible."""
     if kept is None:
         return
     try:
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        handle, scratch = tempfile.mkstemp(dir=kept.parent, suffix=".tmp")
-        os.close(handle)
-        shutil.copyfile(output, scratch)
-        os.replace(scratch, kept)
-    except OSError:
+        text = output.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
         return
+    write_sealed(kept, KIND, _key(kept), text)

@@ -11,16 +11,24 @@ exits non-zero.
 
 It also writes ``book/generated/build_info.md``, included by the front page, so
 the book says which hardware it was built for.
+
+A build goes into a scratch folder beside ``book/generated/`` that takes its place at the end, so
+the folder never mixes two specs' pages.  Ctrl-C (or ``kill``) stops the build within a second,
+with one line; the workers die with the runner even when it is killed outright.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
+import hashlib
+import os
 import re
+import shutil
+import signal
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -40,6 +48,7 @@ MAX_JOBS = 2
 FINDINGS = "findings.md"  # included by the front page; the scorecard notebook overwrites it
 ASSUMPTION_EFFECTS = "assumption_effects.md"  # included by the assumptions page; written beside FINDINGS
 DIFFERENCES = "differences.md"  # included by the assumptions page; written beside FINDINGS
+SPEC_FILE = ".spec"  # which spec the folder's pages were built for (:func:`building`)
 #: Notebooks started first, longest first, so that two workers finish together.  ``claims`` comes
 #: last: it reads the claims the scorecard computed (:mod:`lgacc.cache.results`) instead of computing
 #: them again, or waits for them.
@@ -223,38 +232,153 @@ def run_all(
     timeout_s: int = DEFAULT_TIMEOUT_S,
     jobs: int = MAX_JOBS,
 ) -> list[NotebookResult]:
-    """Run ``notebooks`` (default: all of ``notebooks/``) with ``hardware``; at most 2 at once."""
+    """Run ``notebooks`` (default: all of ``notebooks/``) with ``hardware``; at most 2 at once.
+
+    The notebooks are executed into a scratch folder beside ``output_dir``, which then takes its place
+    (:func:`building`): ``output_dir`` holds one spec's pages, never a mix of two builds, whether a
+    build ends, fails or is interrupted."""
     load_hardware(hardware)  # fail here, clearly, rather than inside every notebook
     parameter = hardware_parameter(hardware)
+    subset = notebooks is not None
     notebooks = execution_order(notebooks if notebooks is not None else NOTEBOOK_DIR.glob("*.ipynb"))
     if not notebooks:
         raise UserInputError(f"no notebooks found in {NOTEBOOK_DIR}")
     if not 1 <= jobs <= MAX_JOBS:
         raise UserInputError(f"jobs must be between 1 and {MAX_JOBS}, got {jobs}")
-    output_dir.mkdir(parents=True, exist_ok=True)
-    (output_dir / "build_info.md").write_text(build_info(hardware))
+    with building(output_dir, _spec_id(hardware, parameter), keep_others=subset) as scratch:
+        _write_placeholders(scratch, hardware, notebooks)
+        tasks = []
+        for notebook in notebooks:
+            parameters = _parameters(notebook, parameter, scratch)
+            tasks.append((notebook, scratch / notebook.name, parameters, kernel, timeout_s, notebook.parent,
+                          cache_path(notebook, parameters, kernel)))
+        results = _execute(tasks, jobs, scratch, output_dir)
+    return sorted(results, key=lambda r: r.notebook.name)
+
+
+def _write_placeholders(folder: Path, hardware: str, notebooks: Sequence[Path]) -> None:
+    """``build_info.md``, and the pages the scorecard notebook writes, as placeholders until it does."""
+    (folder / "build_info.md").write_text(build_info(hardware))
     from lgacc.paper.findings import placeholder_markdown
 
-    if not (output_dir / FINDINGS).exists() or any(n.stem == "scorecard" for n in notebooks):
-        (output_dir / FINDINGS).write_text(placeholder_markdown("the scorecard notebook did not run."))
-    if not (output_dir / ASSUMPTION_EFFECTS).exists() or any(n.stem == "scorecard" for n in notebooks):
-        (output_dir / ASSUMPTION_EFFECTS).write_text(
+    scorecard = any(n.stem == "scorecard" for n in notebooks)
+    if not (folder / FINDINGS).exists() or scorecard:
+        (folder / FINDINGS).write_text(placeholder_markdown("the scorecard notebook did not run."))
+    if not (folder / ASSUMPTION_EFFECTS).exists() or scorecard:
+        (folder / ASSUMPTION_EFFECTS).write_text(
             "```{note}\nWhat each switch moves is computed by the scorecard notebook, which did not run.\n```\n")
-    if not (output_dir / DIFFERENCES).exists() or any(n.stem == "scorecard" for n in notebooks):
-        (output_dir / DIFFERENCES).write_text(
+    if not (folder / DIFFERENCES).exists() or scorecard:
+        (folder / DIFFERENCES).write_text(
             "```{note}\nThe cells that differ are listed by the scorecard notebook, which did not run.\n```\n")
-    results: list[NotebookResult] = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = []
-        for notebook in notebooks:
-            parameters = _parameters(notebook, parameter, output_dir)
-            futures.append(pool.submit(run_notebook, notebook, output_dir / notebook.name, parameters, kernel,
-                                       timeout_s, notebook.parent, cache_path(notebook, parameters, kernel)))
-        for future in as_completed(futures):
-            result = future.result()
+
+
+def _run_task(task: tuple) -> NotebookResult:
+    return run_notebook(*task)
+
+
+def _execute(tasks: list[tuple], jobs: int, scratch: Path, output_dir: Path) -> list[NotebookResult]:
+    """Run the tasks in a pool of workers that die with the runner (:func:`_worker_setup`); each result is
+    printed as it comes, with its path in ``output_dir`` (where the scratch folder is about to go)."""
+    import dataclasses
+    import multiprocessing
+
+    results = []
+    pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_worker_setup, initargs=(os.getpid(),))
+    try:
+        for result in pool.imap_unordered(_run_task, tasks):
+            result = dataclasses.replace(result, output=output_dir / result.output.relative_to(scratch))
             print(result.describe(), flush=True)
             results.append(result)
-    return sorted(results, key=lambda r: r.notebook.name)
+        pool.close()
+    finally:
+        pool.terminate()  # an interrupted build stops its workers at once (their kernels follow them)
+        pool.join()
+    return results
+
+
+def _worker_setup(runner: int) -> None:
+    """In each worker: Ctrl-C is the runner's to handle (no traceback per worker), and the worker stops with
+    the runner, even if the runner is killed (Linux's parent-death signal), taking its notebook's kernel
+    with it (:func:`_stop_worker`; else the kernel leaves within a second by ipykernel's parent poller)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_worker)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the pool's own shutdown is all there is
+        pass
+    if os.getppid() != runner:  # the runner died before the signal was set
+        os._exit(1)
+
+
+def _stop_worker(signum, frame) -> None:
+    """A worker told to stop takes its notebook's kernel with it (silently), then leaves at once."""
+    try:
+        import psutil
+
+        for child in psutil.Process().children(recursive=True):
+            child.kill()
+    except Exception:  # noqa: BLE001 - psutil missing or a child already gone: the kernel's poller remains
+        pass
+    os._exit(1)
+
+
+def _spec_id(hardware: str, parameter: str) -> str:
+    """What a build is for: the hardware as the notebooks receive it, and the spec's bytes."""
+    digest = hashlib.sha256(hardware_path(hardware).read_bytes()).hexdigest()
+    return f"{parameter}\n{digest}\n"
+
+
+@contextlib.contextmanager
+def building(output_dir: Path, spec_id: str, keep_others: bool = False):
+    """A scratch folder beside ``output_dir`` to build into, which replaces ``output_dir`` at the end.
+
+    One build at a time per folder (a lock beside it).  ``keep_others``: a build of some notebooks
+    starts from the pages already there, if they were built for the same spec (``.spec``), else from
+    nothing.  On an exception (an interrupt included) the scratch folder is removed and ``output_dir``
+    is left as it was; a folder left by a killed build is removed by the next."""
+    parent = output_dir.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    scratch, old = parent / f".{output_dir.name}.next", parent / f".{output_dir.name}.old"
+    with open(parent / f".{output_dir.name}.lock", "a") as lock:
+        _exclusive(lock)
+        for leftover in (scratch, old):
+            shutil.rmtree(leftover, ignore_errors=True)
+        try:
+            if keep_others and _read(output_dir / SPEC_FILE) == spec_id:
+                shutil.copytree(output_dir, scratch)
+            else:
+                scratch.mkdir()
+            (scratch / SPEC_FILE).write_text(spec_id)
+            yield scratch
+        except BaseException:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        if output_dir.exists():
+            os.replace(output_dir, old)
+        os.replace(scratch, output_dir)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _exclusive(handle) -> None:
+    try:
+        import fcntl
+
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    except (ImportError, OSError):  # no advisory locks: concurrent builds are the caller's to avoid
+        pass
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except OSError:
+        return None
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -267,11 +391,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=MAX_JOBS, help=f"notebooks at once (1 to {MAX_JOBS})")
     args = parser.parse_args(argv)
     start = time.perf_counter()
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops a build as Ctrl-C does
     try:
         results = run_all(args.hardware, args.notebooks or None, args.output_dir, args.kernel, args.timeout, args.jobs)
     except UserInputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"python -m lgacc.book.run: interrupted after {time.perf_counter() - start:.0f} s; the running "
+              f"notebooks were stopped and {args.output_dir} is as it was", file=sys.stderr)
+        return 130
     failed = [r for r in results if not r.ok]
     elapsed = time.perf_counter() - start
     if failed:

@@ -13,6 +13,10 @@ sympy*.
 * **Location**: ``$LGACC_CACHE_DIR``, else ``$XDG_CACHE_HOME/lgacc``, else
   ``~/.cache/lgacc``.  If the directory cannot be written (read-only home, CI
   sandbox), the generated code is kept in memory for the process only.
+* **Verified before it runs**: the file carries the SHA-256 of its code on its first line
+  (:mod:`lgacc.cache.sealed`); code whose digest, key or tables do not check out (edited, cut
+  short, renamed) is never executed but rebuilt and replaced.  A read-only cache that holds the
+  right file is read.
 * **Writes are atomic**: a temporary file in the same directory, then
   :func:`os.replace`; a concurrent reader sees the old file or the new one.
 """
@@ -21,13 +25,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from .sealed import read_sealed, write_sealed
+
 __all__ = ["cache_dir", "source_key", "compiled", "generate_source"]
 
-_FORMAT = "1"  # bump when the layout of the generated module changes
+_FORMAT = "2"  # bump when the layout of the generated module changes (2: sealed with its digest)
 
 
 def cache_dir() -> Path:
@@ -73,51 +78,47 @@ def generate_source(functions: Mapping[str, tuple[tuple[Any, ...], Any]], consta
     return "\n".join(lines) + "\n"
 
 
-def _load(text: str, origin: str) -> dict[str, Any]:
+def _load(text: str, origin: str) -> dict[str, Any] | None:
+    """The namespace of verified generated code, or ``None`` if it does not define its two tables."""
     namespace: dict[str, Any] = {"__name__": f"lgacc._generated_{origin}"}
-    exec(compile(text, origin, "exec"), namespace)  # our own generated code, from our own derivations
+    exec(compile(text, origin, "exec"), namespace)  # our own generated code, its digest checked first
+    if not isinstance(namespace.get("FUNCTIONS"), dict) or not isinstance(namespace.get("CONSTANTS"), dict):
+        return None
     return namespace
 
 
-def _write_atomically(path: Path, text: str) -> bool:
+def _cached(path: Path, name: str, key: str) -> dict[str, Any] | None:
+    """The namespace of the cached module at ``path`` when its digest, key and tables check out, else ``None``."""
+    text = read_sealed(path, name, key)
+    if text is None:
+        return None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return True
-    except OSError:
-        return False  # read-only location: keep the code in memory only
+        return _load(text, str(path))
+    except Exception:  # sealed but not loadable (another Python's syntax): rebuild it
+        return None
 
 
 def compiled(name: str, sources: Iterable[Path], build: Callable[[], tuple[Mapping, Mapping]]) -> dict[str, Any]:
     """The namespace of the generated module ``name`` (``FUNCTIONS``, ``CONSTANTS``), from cache or built.
 
     ``build()`` returns ``(functions, constants)`` as :func:`generate_source` takes
-    them; it is called (and sympy imported) only when the cached file is missing
-    or its key differs.
+    them; it is called (and sympy imported) only when the cached file is missing, its key
+    differs, or its content does not match the digest it carries (:mod:`lgacc.cache.sealed`): an
+    edited or truncated file is never executed, it is rebuilt and replaced.
     """
     sources = list(sources)
     key = source_key(name, sources)
     path = cache_dir() / f"{name}-{key}.py"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        text = None
-    if text is not None:
-        try:
-            return _load(text, str(path))
-        except Exception:  # a truncated or foreign file: rebuild it
-            pass
+    namespace = _cached(path, name, key)
+    if namespace is not None:
+        return namespace
     functions, constants = build()
     text = generate_source(functions, constants)
-    if _write_atomically(path, text):
+    if write_sealed(path, name, key, text):
         for stale in path.parent.glob(f"{name}-*.py"):  # code of earlier derivations: never read again
             if stale != path:
                 stale.unlink(missing_ok=True)
-    return _load(text, str(path))
+    namespace = _load(text, str(path))
+    if namespace is None:
+        raise RuntimeError(f"generated module {name} defines no FUNCTIONS and CONSTANTS tables")
+    return namespace

@@ -13,6 +13,11 @@ and reads them in the others.
 * **Location**: the generated-code cache directory (:func:`lgacc.cache.codegen.cache_dir`,
   ``$LGACC_CACHE_DIR`` or ``~/.cache/lgacc``), subdirectory ``results``.  If it
   cannot be written, the result is computed and returned, not kept.
+* **Data, verified**: a result is kept as JSON of the schema of :mod:`.jsondata` (plain values,
+  numpy, pandas and the package's dataclasses: reading it runs no code), sealed with the SHA-256 of
+  its text (:mod:`.sealed`).  An entry whose digest, key or schema does not check out (a byte
+  changed, a file cut short) is never served: it is computed again and replaced.  A read-only
+  cache that holds the entry is read.
 * **Concurrency**: a lock file per key; a second process asking for a result being
   computed waits for it instead of computing it again.  Writes are atomic.
 * ``LGACC_RESULT_CACHE=0`` turns the cache off (always compute).
@@ -22,20 +27,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, TypeVar
 
 from lgacc.paths import DATA, PACKAGE
 
+from . import jsondata
 from .codegen import cache_dir
+from .sealed import read_sealed, write_sealed
 
 __all__ = ["cached", "inputs_digest"]
 
 T = TypeVar("T")
-_FORMAT = "1"  # bump when the pickled layout changes
+_FORMAT = "2"  # bump when the stored layout changes (2: the sealed JSON of jsondata, no pickles)
 
 
 @lru_cache(maxsize=1)
@@ -56,26 +61,31 @@ def _key(name: str, inputs: object) -> str:
 
 
 def cached(name: str, inputs: object, compute: Callable[[], T]) -> T:
-    """``compute()``, or its value from an earlier call with the same ``name``, ``inputs`` and sources."""
+    """``compute()``, or its value from an earlier call with the same ``name``, ``inputs`` and sources.
+
+    The value is kept as the data-only JSON of :mod:`.jsondata`, sealed with its digest
+    (:mod:`.sealed`); an entry that does not check out, or does not read back as the schema's data,
+    is computed again and replaced.  A value outside the schema is computed and returned, not kept."""
     if os.environ.get("LGACC_RESULT_CACHE", "1") == "0":
         return compute()
     directory = cache_dir() / "results"
+    key = _key(name, inputs)
+    path = directory / f"{name}-{key}.json"
+    found = _read(path, name, key)  # a filled cache is read even where it cannot be written
+    if found is not None:
+        return found[0]
     try:
         directory.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return compute()
-    path = directory / f"{name}-{_key(name, inputs)}.pickle"
-    try:
         lock = open(path.with_suffix(".lock"), "a")
     except OSError:
         return compute()
     with lock:
         _lock(lock)  # released when the file closes
-        value = _read(path)
-        if value is not None:
-            return value[0]
+        found = _read(path, name, key)  # computed by another process while this one waited
+        if found is not None:
+            return found[0]
         value = compute()
-        _write(path, value)
+        _write(path, name, key, value)
         return value
 
 
@@ -88,20 +98,20 @@ def _lock(handle) -> None:
         pass
 
 
-def _read(path: Path) -> tuple | None:
-    try:
-        with open(path, "rb") as handle:
-            return (pickle.load(handle),)
-    except FileNotFoundError:
+def _read(path: Path, name: str, key: str) -> tuple | None:
+    """``(value,)`` from a verified entry, ``None`` when there is none or it does not check out."""
+    text = read_sealed(path, name, key)
+    if text is None:
         return None
-    except Exception:  # truncated or from another layout: compute again
+    try:
+        return (jsondata.loads(text),)
+    except (ValueError, RecursionError):  # sealed but not the schema's data (an older layout): compute again
         return None
 
 
-def _write(path: Path, value: object) -> None:
+def _write(path: Path, name: str, key: str, value: object) -> None:
     try:
-        with tempfile.NamedTemporaryFile("wb", dir=path.parent, delete=False, suffix=".tmp") as handle:
-            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(handle.name, path)
-    except OSError:
-        pass
+        text = jsondata.dumps(value)
+    except (jsondata.Unstorable, ValueError, RecursionError):
+        return  # outside the schema: returned, not kept
+    write_sealed(path, name, key, text)

@@ -15,6 +15,8 @@ if TYPE_CHECKING:  # pandas is imported by whoever builds the frame; JSON output
 FORMATS = ("table", "csv", "json")
 #: File types a figure can be written to, by suffix.
 FIGURE_SUFFIXES = (".svg", ".png", ".pdf")
+#: The longest file or folder name (one path component) common file systems allow, in bytes.
+MAX_NAME_BYTES = 255
 
 
 def add_format_argument(parser, choices=FORMATS, default="table") -> None:
@@ -57,13 +59,24 @@ def figure_path(out: str | Path) -> Path:
     """
     from lgacc.errors import UserInputError
 
+    shown = repr(str(out)) if len(str(out)) <= 80 else f"'{str(out)[:60]}...' ({len(str(out))} characters)"
+    if not str(out).strip():
+        raise UserInputError(f"--out {shown} is empty; give a file name ending in {', '.join(FIGURE_SUFFIXES)}")
     path = Path(out)
     if path.suffix.lower() not in FIGURE_SUFFIXES:
         raise UserInputError(
-            f"--out {str(out)[:200]!r}: the file name must end in {', '.join(FIGURE_SUFFIXES)} (it sets the figure's format)"
+            f"--out {shown}: the file name must end in {', '.join(FIGURE_SUFFIXES)} (it sets the figure's format)"
         )
-    if path.exists() and path.is_dir():
-        raise UserInputError(f"--out {str(out)[:200]!r} is a folder; give a file name ending in {', '.join(FIGURE_SUFFIXES)}")
+    too_long = [part for part in path.parts if len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES]
+    if too_long:
+        raise UserInputError(f"--out {shown}: a file or folder name of {len(too_long[0].encode('utf-8', 'surrogateescape'))} "
+                             f"bytes is longer than the {MAX_NAME_BYTES} bytes a file system allows")
+    try:
+        is_folder = path.is_dir()
+    except OSError as error:  # e.g. a path too long as a whole
+        raise UserInputError(f"--out {shown}: {error.strerror or error}") from None
+    if is_folder:
+        raise UserInputError(f"--out {shown} is a folder; give a file name ending in {', '.join(FIGURE_SUFFIXES)}")
     return path
 
 
@@ -75,9 +88,11 @@ def save_figure(figure, out: str | Path) -> Path:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         figure.savefig(path, bbox_inches="tight", format=path.suffix.lower().lstrip("."))
+    except (FileExistsError, NotADirectoryError):
+        raise UserInputError(f"--out {str(out)[:80]!r}: cannot write the file: a folder on its path is a file") from None
     except OSError as error:
         reason = error.strerror or str(error)
-        raise UserInputError(f"--out {str(out)[:200]!r}: cannot write the file: {reason}") from None
+        raise UserInputError(f"--out {str(out)[:80]!r}: cannot write the file: {reason}") from None
     finally:
         import matplotlib.pyplot as plt
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 
 from lgacc.model.config import Method, TrainingConfig
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
@@ -73,6 +74,15 @@ def _table(summary: dict) -> str:
     return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
 
 
+def warn_unused_vocabulary(model) -> None:
+    """Say that a model's vocabulary is not counted: the resource model is the paper's, whose transformer has
+    no embedding or language-model head (``d_v = 0``), in the printed forms and the exact counts alike."""
+    if model.d_v:
+        warnings.warn(f"model {model.name}: d_v={model.d_v} (the vocabulary) is ignored: the resource model, like "
+                      "the paper's, counts the layers only (no embedding memory, no language-model head flops), "
+                      "with --form paper and --form exact alike")
+
+
 def run(args: argparse.Namespace) -> int:
     model = named_model(args.model)
     config = TrainingConfig(
@@ -87,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     )
     result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
                       assumptions=assumptions_from_args(args), schedule=args.schedule, n_v=args.n_v)
+    warn_unused_vocabulary(model)  # beside a result only: an error stays one line
     summary = result.summary()
     if args.format == "json":
         out = {key: summary[key] for key in ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads",

@@ -14,7 +14,7 @@ from lgacc.search import Parallelism, cheapest, fastest, parse_parallelism
 from ._args import count, positive_float
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 from ._output import dumps
-from .evaluate import add_schedule_arguments
+from .evaluate import add_schedule_arguments, warn_unused_vocabulary
 
 #: ``lgacc evaluate``'s JSON keys, then the configuration's.
 KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
@@ -74,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         result = cheapest(model, args.hardware, args.method, parallelism, args.target_days, **options)
     if not result.feasible:
         raise UserInputError("no feasible configuration: " + "; ".join(result.binding))
+    warn_unused_vocabulary(model)  # beside a result only: an error stays one line
     summary = result.summary()
     if args.format == "json":
         print(dumps({key: summary[key] for key in KEYS}))

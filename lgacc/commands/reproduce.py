@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import pandas as pd
 
@@ -31,7 +30,7 @@ def register(subparsers) -> None:
     parser.add_argument("--format", choices=FORMATS, default=None,
                         help="output format for tables and claims (default: table); for a figure, json prints the file written")
     parser.add_argument("--compare", action="store_true", help="print the paper's values beside the reproduced ones (tables and claims)")
-    parser.add_argument("--out", type=Path, help="write a figure to this file (.svg, .png or .pdf; figures only)")
+    parser.add_argument("--out", help="write a figure to this file (.svg, .png or .pdf; figures only)")
     parser.set_defaults(handler=run)
 
 

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 import pandas as pd
 
 from lgacc.model.hardware import DEFAULT_HARDWARE, load_hardware
-from lgacc.studies.sensitivity import compact_frame, dimensions, sensitivity_rows, verdict_cell, verdicts
+from lgacc.studies.sensitivity import (
+    UNBOUNDED_WORDS,
+    compact_frame,
+    dimensions,
+    sensitivity_rows,
+    verdict_cell,
+    verdicts,
+)
 
 from ._output import FORMATS, add_format_argument, dumps, render_table
 
@@ -51,7 +59,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(dumps(records))
     elif args.format == "csv":
-        print(render_table(pd.DataFrame(records), "csv"))
+        frame = pd.DataFrame(records)
+        for key, words in UNBOUNDED_WORDS.items():  # an infinite result in words, never "inf"
+            if key in frame:
+                frame[key] = [words if isinstance(v, float) and math.isinf(v) else v for v in frame[key]]
+        print(render_table(frame, "csv"))
     else:
         print(render_table(compact_frame(rows), "table"))
     return 0

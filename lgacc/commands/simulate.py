@@ -34,6 +34,21 @@ def _number(text: str) -> float:
     return int(value) if value.is_integer() else value
 
 
+#: Largest byte count of one transfer: 2**53, so that the bytes of a step stay exact in a float.
+MAX_TRANSFER_BYTES = 2**53
+
+
+def _bytes(text: str) -> int | float:
+    """A byte count: finite, at least 0, at most :data:`MAX_TRANSFER_BYTES`."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text[:40]!r}") from None
+    if not math.isfinite(value) or not 0 <= value <= MAX_TRANSFER_BYTES:
+        raise argparse.ArgumentTypeError(f"a byte count must be from 0 to 2**53, got {text[:40]}")
+    return int(value) if value.is_integer() else value
+
+
 def _integer(text: str) -> int:
     try:
         return int(text)
@@ -58,7 +73,7 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--n-v", type=_integer, default=1, help="virtual stages per device (interleaved, breadth-first; default 1)")
     parser.add_argument(
-        "--transfer-bytes", type=_number, default=1,
+        "--transfer-bytes", type=_bytes, default=1,
         help="bytes of one pipeline transfer (one micro-batch's activations at a layer boundary); default 1",
     )
     parser.add_argument("--n-l", type=_integer, required=True, help="pipeline-parallel devices n_l")

@@ -17,7 +17,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from lgacc.errors import UserInputError
+from lgacc.errors import UserInputError, positive_finite
 
 __all__ = ["Assumptions", "CHOICES", "FIELDS", "GIB_TO_GB", "apply_to_hardware", "critical_batch", "paper_gb_bytes", "DEFAULT_ASSUMPTIONS"]
 
@@ -132,11 +132,12 @@ class Assumptions:
         for name, upper in (("overlap_efficiency", 1.0), ("critical_batch_scale", None)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value == value:
-                raise UserInputError(f"assumption {name}={value!r} must be a number")
-            if not (0 < value < float("inf")) or (upper is not None and value > upper):
-                rule = "in (0, 1]" if upper is not None else "positive and finite"
-                raise UserInputError(f"assumption {name}={value!r} must be {rule}")
-            object.__setattr__(self, name, float(value))
+                raise UserInputError(f"assumption {name}={str(value)[:40]} must be a number")
+            number = positive_finite(value)  # 10**400 is a number no float holds
+            if number is None or (upper is not None and number > upper):
+                rule = "in (0, 1]" if upper is not None else "positive and finite (a float)"
+                raise UserInputError(f"assumption {name}={str(value)[:40]} must be {rule}")
+            object.__setattr__(self, name, number)
 
     def replace(self, **changes: Any) -> "Assumptions":
         """A copy with ``changes`` (validated); an unknown field is a :class:`UserInputError`."""

@@ -133,6 +133,7 @@ class Durations:
             _check_duration(name, getattr(self, name), positive=False)
         if not isinstance(self.recompute, bool):
             raise UserInputError(f"recompute must be True or False, got {self.recompute!r}")
+        _check_span({name: getattr(self, name) for name in ("forward", "backward", "restore", "reduce", "send")})
 
     @property
     def backward_pass(self) -> Real:
@@ -150,6 +151,23 @@ class Durations:
     @property
     def all_reduce(self) -> Real:
         return 2 * self.reduce
+
+
+#: Where a duration is a float, every nonzero duration is at least this fraction of the largest: a step
+#: adds up to 200,000 of them, and a float sum would lose a smaller one entirely (1 + 1e-16 == 1).
+DURATION_SPAN = 1e-9
+
+
+def _check_span(durations: dict[str, Real]) -> None:
+    """Nonzero float durations within :data:`DURATION_SPAN` of the largest (exact rationals need no bound)."""
+    if all(isinstance(value, Rational) for value in durations.values()):
+        return
+    largest = max(durations, key=lambda name: durations[name])
+    for name, value in durations.items():
+        if 0 < value < durations[largest] * DURATION_SPAN:
+            raise UserInputError(
+                f"duration {name}={value:g} is below {DURATION_SPAN:g} of the largest duration, {largest}="
+                f"{durations[largest]:g}: the simulated times could not tell it from zero (floating point)")
 
 
 def _check_duration(name: str, value: object, *, positive: bool) -> None:

@@ -5,19 +5,36 @@
   ``n_b``, and more GPUs at the same efficiency are faster;
 * micro-batch sizes above the smallest one that is bottleneck-free at ``n_mu = n_l``
   are dropped (intensities grow with ``b_mu`` and ``n_mu``).
+
+Every array is bounded by the critical batch and the budgets of :mod:`.bounds`, never by ``d_l``
+or ``d_a``; evaluations go in chunks of :data:`EVALUATION_CHUNK`.
 """
 
 from __future__ import annotations
 
-import math
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
+from .bounds import (
+    MAX_CANDIDATES,
+    MAX_PROBES,
+    head_degrees,
+    isqrt,
+    lattice_counts,
+    layer_degrees,
+    product_limit,
+    too_large,
+)
 from .request import CANDIDATE_KEYS, SearchRequest
 from .rules import bottleneck_free
 
-__all__ = ["candidates", "dimension_values", "take"]
+__all__ = ["candidates", "dimension_values", "take", "EVALUATION_CHUNK"]
+
+#: Configurations evaluated in one call where a search evaluates many (a few tens of MB of results).
+EVALUATION_CHUNK = 65536
+#: Candidate sets up to this size keep their lattices in the cache, for the next search of a sweep.
+CACHED_CANDIDATES = 1_000_000
 
 
 def take(c, index) -> dict[str, np.ndarray]:
@@ -25,28 +42,40 @@ def take(c, index) -> dict[str, np.ndarray]:
     return {k: np.asarray(v)[index] for k, v in c.items()}
 
 
-@cache
+@lru_cache(maxsize=32)
 def levels(B: int, b_mu_max: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All ``(n_b, n_mu, b_mu)``, ``b_mu <= b_mu_max``, with ``n_mu = floor(B / (n_b b_mu))`` and ``n_b``
-    the largest for its ``n_mu``: about ``2 sqrt(B / b_mu)`` per micro-batch size.  Sorted by ``b_mu``."""
-    parts = []
-    for b_mu in range(1, min(b_mu_max, B) + 1):
-        K = B // b_mu
-        root = np.arange(1, math.isqrt(K) + 1)
-        n_b = np.union1d(root, K // root)
-        n_mu = K // n_b
-        keep = n_b == K // n_mu
-        parts.append(np.stack([n_b[keep], n_mu[keep], np.full(int(keep.sum()), b_mu)]))
-    table = np.concatenate(parts, axis=1) if parts else np.zeros((3, 0), np.int64)
+    the largest for its ``n_mu``: about ``2 sqrt(B / b_mu)`` per micro-batch size.  Sorted by ``b_mu``, then
+    ``n_b``.
+
+    For ``K = B // b_mu`` and ``s = isqrt(K)`` the values of ``n_b`` are ``1..s`` then ``K // n`` for
+    ``n = s..1`` (the first dropped where it equals ``s``): built for every ``b_mu`` at once."""
+    sizes = np.arange(1, min(b_mu_max, B) + 1, dtype=np.int64)
+    K = B // sizes
+    s = isqrt(K)
+    repeated = s == K // np.maximum(s, 1)  # K // s == s: the second run starts one lower
+    low, high = s, s - repeated
+    per_size = low + high
+    total = int(per_size.sum())
+    size = np.repeat(sizes, per_size)
+    start = np.repeat(np.cumsum(per_size) - per_size, per_size)
+    rank = np.arange(total, dtype=np.int64) - start  # position within its micro-batch size
+    K_, low_, high_ = np.repeat(K, per_size), np.repeat(low, per_size), np.repeat(high, per_size)
+    second = rank >= low_
+    n_b = np.where(second, K_ // np.maximum(high_ - (rank - low_), 1), rank + 1)
+    n_mu = K_ // n_b
+    keep = n_b == K_ // n_mu
+    table = np.stack([n_b[keep], n_mu[keep], size[keep]]) if total else np.zeros((3, 0), np.int64)
     table.flags.writeable = False
     return table[0], table[1], table[2]
 
 
 def lattice(
-    B: int, n_l: int, n_a: int, b_mu_max: int, max_gpus: int | None
+    B: int, n_l: int, n_a: int, b_mu_max: int, max_gpus: int | None, build=None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(n_b, n_mu, b_mu)`` just below the critical batch with ``n_mu >= n_l``, largest ``n_b`` per level."""
-    return _lattice(B, n_l, b_mu_max, None if max_gpus is None else max_gpus // (n_l * n_a))
+    """``(n_b, n_mu, b_mu)`` just below the critical batch with ``n_mu >= n_l``, largest ``n_b`` per level
+    (``build``: :func:`_lattice`, cached, or the same function uncached)."""
+    return (build or _lattice)(B, n_l, b_mu_max, None if max_gpus is None else max_gpus // (n_l * n_a))
 
 
 @lru_cache(maxsize=4096)
@@ -78,16 +107,16 @@ def _lattice(B: int, n_l: int, b_mu_max: int, cap: int | None) -> tuple[np.ndarr
 
 
 def dimension_values(request: SearchRequest, max_gpus: int | None):
-    """The pipeline and tensor degrees the structure rule allows, within ``max_gpus``."""
+    """The pipeline and tensor degrees the structure rule allows, within ``max_gpus``.
+
+    ``n_l`` stops at the critical batch (``n_mu >= n_l`` micro-batches below it, :mod:`.bounds`), the
+    degrees are listed from the divisors of ``d_l`` and ``d_a``: no array as long as the model is deep."""
     model, parallelism, assumptions = request.model, request.parallelism, request.assumptions
-    n_ls = np.arange(1, model.d_l + 1) if parallelism.pipe and not request.no_pipeline else np.array([1])
-    n_ls = n_ls[assumptions.allows_layers(model.d_l, n_ls)]
+    upper = max(1, request.batch_limit) if max_gpus is None else min(max(1, request.batch_limit), max_gpus)
+    n_ls = layer_degrees(model, assumptions, upper) if parallelism.pipe and not request.no_pipeline \
+        else np.array([1], dtype=np.int64)
     # without the heads cap, look up to two devices per head
-    n_as = np.arange(1, (1 if assumptions.heads_cap else 2) * model.d_a + 1) if parallelism.tensor else np.array([1])
-    n_as = n_as[assumptions.allows_heads(model.d_a, n_as)]
-    if max_gpus is not None:
-        n_ls = n_ls[n_ls <= max_gpus]
-        n_as = n_as[n_as <= max_gpus]
+    n_as = head_degrees(model, assumptions, max_gpus) if parallelism.tensor else np.array([1], dtype=np.int64)
     return n_ls, n_as
 
 
@@ -118,7 +147,10 @@ def micro_batch_caps(request: SearchRequest, B: int, groups: list[tuple[int, int
     if request.max_gpus is not None:
         n_b = np.maximum(1, np.minimum(n_b, request.max_gpus // (n_l * n_a)))
     c = {"n_b": n_b, "n_l": n_l, "n_a": n_a, "n_mu": B // (p * n_b), "b_mu": p, "offload": off}
-    free = bottleneck_free(request, n_l, request.evaluate(c))
+    free = np.concatenate([
+        bottleneck_free(request, n_l[part], request.evaluate({k: v[part] for k, v in c.items()}))
+        for part in (slice(start, start + EVALUATION_CHUNK) for start in range(0, p.size, EVALUATION_CHUNK))
+    ])
     # the smallest free probe per group (0 where none is free)
     smallest = np.full(len(groups), np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(smallest, group_of[free], p[free])
@@ -127,16 +159,45 @@ def micro_batch_caps(request: SearchRequest, B: int, groups: list[tuple[int, int
     return caps
 
 
+def _check_probes(request: SearchRequest, B: int, n_ls: np.ndarray, per_layer_degree: int) -> None:
+    """The micro-batch probes of every group stay within :data:`MAX_PROBES` evaluations."""
+    probes = 16 + max(0, B.bit_length() - 4) + 1
+    count = len(n_ls) * per_layer_degree * probes
+    if count > MAX_PROBES:
+        raise too_large(request.model.name, count, MAX_PROBES,
+                        f"evaluations to find the micro-batch sizes of {len(n_ls)} pipeline x {per_layer_degree} "
+                        f"tensor and offload choices (b_c = {B})")
+
+
+def _check_candidates(request: SearchRequest, B: int, caps: dict) -> int:
+    """The candidate set stays within :data:`MAX_CANDIDATES` configurations, counted before it is built;
+    the count (exact without a GPU budget, an upper bound with one)."""
+    if not caps:
+        return 0
+    groups = np.array([(n_l, cap) for (n_l, _, _), cap in caps.items()], dtype=np.int64).reshape(-1, 2)
+    count = lattice_counts(B, groups[:, 0], groups[:, 1], request.max_gpus is not None)
+    if count > MAX_CANDIDATES:
+        raise too_large(request.model.name, count, MAX_CANDIDATES,
+                        f"configurations below the critical batch b_c = {B} ({len(caps)} groups of pipeline, "
+                        f"tensor and offload choices)")
+    return count
+
+
 def candidates(request: SearchRequest) -> dict[str, np.ndarray]:
     """The pruned candidate set, as arrays."""
     B = request.batch_limit
     n_ls, n_as = dimension_values(request, request.max_gpus)
+    product_limit(request.model.name, B, int(n_as.max()), request.max_gpus)
     offloads = (False, True) if request.allow_offload else (False,)
+    _check_probes(request, B, n_ls, len(n_as) * len(offloads))
     groups = [(int(n_l), int(n_a), off) for n_l in n_ls for n_a in n_as for off in offloads]
     caps = micro_batch_caps(request, B, groups)
+    count = _check_candidates(request, B, caps)
+    # a large set is built without keeping its lattices in the cache (they would double its memory)
+    build = _lattice if count <= CACHED_CANDIDATES else _lattice.__wrapped__
     parts, owners = [], []
     for index, ((n_l, n_a, _), cap) in enumerate(caps.items()):
-        part = lattice(B, n_l, n_a, cap, request.max_gpus)
+        part = lattice(B, n_l, n_a, cap, request.max_gpus, build)
         if part[0].size:
             parts.append(part)
             owners.append(index)

@@ -7,17 +7,18 @@ import math
 
 import numpy as np
 
-from lgacc.errors import UserInputError
+from lgacc.errors import UserInputError, positive_finite
 from lgacc.model.assumptions import DEFAULT_ASSUMPTIONS, Assumptions
 from lgacc.model.config import Method
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, evaluate_many
 from lgacc.model.hardware import Hardware
 from lgacc.model.transformer import Transformer
 
-from .candidates import candidates, take
+from .candidates import EVALUATION_CHUNK, candidates, take
+from .explain import RuleTally, infeasible_reason
 from .explain import explain as explain_result
-from .explain import infeasible_reason
 from .parallelism import Parallelism
+from .bounds import MAX_CANDIDATES, layer_degrees, too_large
 from .request import CANDIDATE_KEYS, SearchRequest
 from .result import SearchResult
 from .rules import all_valid, preference_keys, request_masks, select
@@ -76,45 +77,71 @@ def _better(request: SearchRequest, a, b) -> bool:
     return int(np.lexsort(preference_keys(request, "fastest", c, r))[0]) == 0
 
 
+def _rows(arrays, part: slice) -> dict[str, np.ndarray]:
+    """The rows ``part`` of each array (views)."""
+    return {k: v[part] if np.ndim(v) else v for k, v in arrays.items()}
+
+
+def _level_runs(request: SearchRequest, n_l_sorted: np.ndarray | None, n: int) -> list[tuple[int, int]]:
+    """``(first, stop)`` of each run the branch and bound visits: one per ``n_l`` (sorted decreasing) for the
+    baseline with a pipeline, else one run of all ``n`` candidates."""
+    if n_l_sorted is None:
+        return [(0, n)]
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(n_l_sorted)) + 1, [n]])
+    return list(zip(starts[:-1].tolist(), starts[1:].tolist()))
+
+
 def _branch_and_bound(request: SearchRequest, c, n_gpu):
     """Visit candidates by decreasing ``n_l`` (the baseline with a pipeline) then decreasing GPU count, in chunks.
 
     A chunk is skipped, and the visit of the level ends, once its largest GPU count at
     perfect efficiency cannot beat the best time found: ``time x efficiency x n_gpu``
     is the same for every configuration (the paper's fixed token count).
+
+    The chunks of :data:`CHUNK` candidates are evaluated in blocks of up to
+    :data:`~.candidates.EVALUATION_CHUNK` (growing from one chunk: an evaluation per chunk is slow, a block
+    past the bound is wasted), gathered from ``c`` through the visiting order (no sorted copy of the
+    candidates).  Where no candidate is valid every one is seen once, and the :class:`RuleTally` of that
+    pass says why.  Returns ``(best, visited, tally)``.
     """
     by_layers = request.baseline_like and request.parallelism.pipe
     order = np.lexsort((-n_gpu, -c["n_l"])) if by_layers else np.argsort(-n_gpu, kind="stable")
-    c = take(c, order)
     n_gpu = n_gpu[order]
-    levels = list(dict.fromkeys(c["n_l"].tolist())) if by_layers else [None]
+    runs = _level_runs(request, c["n_l"][order] if by_layers else None, n_gpu.size)
     visited = 0
     gpu_days = None
-    for level in levels:
-        # the sort makes each level one contiguous run: chunks are slices (views, not copies)
-        first, stop = (0, n_gpu.size) if level is None else np.flatnonzero(c["n_l"] == level)[[0, -1]] + (0, 1)
+    tally = RuleTally()
+    for first, stop in runs:
         best_here = None
-        start = int(first)
+        start, block = first, (None, None, None, first, first)
+        size = CHUNK
         while start < stop:
             if best_here is not None and gpu_days / n_gpu[start] > best_here[0] * (1 + 1e-12):
                 break  # perfect efficiency on this many GPUs cannot beat the best time found
-            part = slice(start, min(start + CHUNK, int(stop)))
+            if start >= block[4]:  # evaluate the next block of chunks
+                end = min(start + size, stop)
+                rows = order[start:end]
+                cb = take(c, rows)
+                rb = request.evaluate(cb)
+                block = (cb, rb, _masks(request, cb, rb, just_below=True), start, end)
+                size = min(2 * size, max(CHUNK, EVALUATION_CHUNK))
+                if gpu_days is None:
+                    gpu_days = float(rb["time_days"][0] * rb["efficiency"][0] * rb["n_gpu"][0])
+            cb, rb, mb, block_start = block[:4]
+            part = slice(start - block_start, min(start + CHUNK, stop) - block_start)
             start += CHUNK
-            cc = {k: v[part] for k, v in c.items()}
-            r = request.evaluate(cc)
+            cc, r, masks = _rows(cb, part), _rows(rb, part), _rows(mb, part)
             visited += part.stop - part.start
-            if gpu_days is None:
-                gpu_days = float(r["time_days"][0] * r["efficiency"][0] * r["n_gpu"][0])
-            valid = all_valid(_masks(request, cc, r, just_below=True))
-            i = select(request, None, cc, r, valid)
+            tally.add(cc, r, masks, order[block_start + part.start: block_start + part.stop])
+            i = select(request, None, cc, r, all_valid(masks))
             if i is None:
                 continue
             candidate = (float(r["time_days"][i]), cc, r, i)
             if best_here is None or _better(request, candidate, best_here):
                 best_here = candidate
         if best_here is not None:
-            return best_here, visited
-    return None, visited
+            return best_here, visited, tally
+    return None, visited, tally
 
 
 def fastest(
@@ -138,7 +165,8 @@ def fastest(
     ``partitioned=False`` with the improved method is the dotted line of
     ``fig:scaling_Ethernet``.  Raises nothing for an impossible request: the
     result has ``evaluation=None`` and ``binding`` names the rule that removed
-    the last candidates.  ``schedule`` and ``n_v`` choose the pipeline schedule whose closed
+    the last candidates.  A search beyond the budgets of :mod:`.bounds` (a model too
+    large to search in bounded time and memory) raises a one-line ``UserInputError``.  ``schedule`` and ``n_v`` choose the pipeline schedule whose closed
     forms the evaluator uses (``None``: the method's own, as the paper).
     """
     request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
@@ -159,7 +187,9 @@ def fastest(
         if i is not None:
             best = (float(r["time_days"][i]), c, r, i)
     else:
-        best, visited = _branch_and_bound(request, c, n_gpu)
+        best, visited, tally = _branch_and_bound(request, c, n_gpu)
+        if best is None:  # every candidate was seen: the tally of that pass says why none is valid
+            return _result(request, "fastest", None, None, tally.reason(request), n)
     if best is None:
         r = request.evaluate(c)
         masks = _masks(request, c, r, just_below=True)
@@ -210,19 +240,63 @@ def cheapest(
     request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
                                    max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions,
                                    schedule=schedule, n_v=n_v)
-    if not (isinstance(target_days, (int, float)) and not isinstance(target_days, bool) and target_days > 0):
-        raise UserInputError(f"target time {target_days!r} must be a positive number of days")
+    if positive_finite(target_days) is None:
+        raise UserInputError(f"target time {str(target_days)[:40]} must be a positive finite number of days")
+    target_days = float(target_days) if not isinstance(target_days, int) else target_days
     c = candidates(request)
     if len(c["n_b"]) == 0:
         return _result(request, "cheapest", None, None,
                        ("critical batch: no configuration of this parallelism fits below the critical batch",), 0,
                        target_days)
     gpu_days = _gpu_days(request)
+    cand = _cheapest_candidates(request, c, gpu_days, target_days)
+    del c
+    if cand is None:
+        return _result(request, "cheapest", None, None,
+                       (f"target time: even at perfect efficiency {target_days:g} d needs more GPUs than the rules allow",),
+                       0, target_days)
+    n = cand["n_b"].size
+    tally, winners, searched, rounds = RuleTally(), [], 0, 0
+    for start in range(0, n, EVALUATION_CHUNK):
+        part = slice(start, min(start + EVALUATION_CHUNK, n))
+        sub, r, masks, reach, found, iterations = _cheapest_chunk(request, _rows(cand, part), target_days)
+        searched, rounds = searched + found, max(rounds, iterations)
+        valid = all_valid(masks) & reach
+        tally.add(sub, r, masks | {"target time": reach}, np.arange(part.start, part.stop))
+        i = select(request, None, sub, r, valid, objective="cheapest")
+        if i is not None:
+            winners.append({k: sub[k][i: i + 1] for k in CANDIDATE_KEYS} | {
+                "n_gpu": np.asarray(r["n_gpu"])[i: i + 1], "time_days": np.asarray(r["time_days"])[i: i + 1]})
+    visited = n + searched * rounds  # every candidate, then each bisection round over every searched one
+    if not winners:
+        return _result(request, "cheapest", None, None, tally.reason(request), visited, target_days)
+    # the chunks' winners in order: the first of the preferred, as one selection over every candidate
+    best = {k: np.concatenate([w[k] for w in winners]) for k in winners[0]}
+    i = select(request, None, best, best, np.ones(len(winners), bool), objective="cheapest")
+    config = request.config(best, i)
+    evaluation = request.evaluate_config(config)
+    binding = (f"target time {target_days:g} d: {evaluation.time_days:.3g} d on {evaluation.n_gpu} GPUs "
+               f"at efficiency {evaluation.efficiency:.3g}",)
+    return _result(request, "cheapest", config, evaluation, binding, visited, target_days)
+
+
+def _cheapest_candidates(request: SearchRequest, c, gpu_days: float, target_days: float):
+    """Every data-parallel degree of every ``(n_l, n_a, offload, b_mu)`` group of ``c`` with enough GPUs to
+    possibly meet the target, at the largest ``n_mu`` below the critical batch (``None``: no group can).
+    Counted before it is built: at most :data:`~.bounds.MAX_CANDIDATES`."""
     B = request.batch_limit
     max_gpus = request.max_gpus
-    # Every data-parallel degree of every (n_l, n_a, offload, b_mu) group, enough GPUs to possibly meet the target.
-    groups = {(int(l), int(a), bool(o), int(m)) for l, a, o, m in zip(c["n_l"], c["n_a"], c["offload"], c["b_mu"])}
-    columns: dict[str, list] = {k: [] for k in CANDIDATE_KEYS}
+    # the groups as a set filled in the candidates' order (the order the search has always visited them in):
+    # a key seen again changes no set, so the first row of each run of equal keys is all the set needs
+    n = c["n_b"].size
+    starts = np.zeros(n, bool)
+    starts[:1] = True
+    for key in ("n_l", "n_a", "offload", "b_mu"):
+        starts[1:] |= c[key][1:] != c[key][:-1]
+    rows = np.flatnonzero(starts)
+    groups = {(int(l), int(a), bool(o), int(m)) for l, a, o, m in
+              zip(c["n_l"][rows].tolist(), c["n_a"][rows].tolist(), c["offload"][rows].tolist(), c["b_mu"][rows].tolist())}
+    ranges = []
     for n_l, n_a, off, b_mu in groups:
         top = B // (b_mu * n_l)
         if max_gpus is not None:
@@ -230,34 +304,43 @@ def cheapest(
         needed = gpu_days / (target_days * n_l * n_a) * (1 - 1e-9)
         if not math.isfinite(needed) or needed > top:
             continue
-        low = max(1, math.ceil(needed))
+        ranges.append((n_l, n_a, off, b_mu, max(1, math.ceil(needed)), top))
+    if not ranges:
+        return None
+    count = sum(top - low + 1 for *_, low, top in ranges)
+    if count > MAX_CANDIDATES:
+        raise too_large(request.model.name, count, MAX_CANDIDATES,
+                        f"data-parallel degrees to meet {target_days:g} d ({len(ranges)} groups of pipeline, tensor, "
+                        "offload and micro-batch choices)")
+    columns: dict[str, list] = {k: [] for k in CANDIDATE_KEYS}
+    for n_l, n_a, off, b_mu, low, top in ranges:
         n_b = np.arange(low, top + 1)
         columns["n_b"].append(n_b)
         columns["n_mu"].append(B // (n_b * b_mu))
         for key, value in (("n_l", n_l), ("n_a", n_a), ("b_mu", b_mu), ("offload", off)):
             columns[key].append(np.full(n_b.shape, value))
-    if not columns["n_b"]:
-        return _result(request, "cheapest", None, None,
-                       (f"target time: even at perfect efficiency {target_days:g} d needs more GPUs than the rules allow",),
-                       0, target_days)
-    cand = {k: np.concatenate(v) for k, v in columns.items()}
-    # Efficiency grows with n_mu and the memory with it: take the largest n_mu whose memory fits (bisection).
+    return {k: np.concatenate(v) for k, v in columns.items()}
+
+
+def _cheapest_chunk(request: SearchRequest, cand, target_days: float):
+    """One chunk of :func:`cheapest`'s candidates: the largest ``n_mu`` whose memory fits (efficiency grows with
+    ``n_mu`` and the memory with it: bisection), then their evaluation, masks and reach.  Returns
+    ``(candidates, evaluated, masks, reach, searched, rounds)``: how many were bisected, in how many rounds."""
+    cand = dict(cand)
     hi = cand["n_mu"].copy()
     lo = np.minimum(cand["n_l"], hi)
-    r = request.evaluate(cand)
-    fits = np.asarray(r["ok_memory"], bool)
-    visited = hi.size
+    fits = np.asarray(request.evaluate(cand)["ok_memory"], bool)
     probe = dict(cand)
     probe["n_mu"] = lo
-    r_lo = request.evaluate(probe)
-    search = ~fits & np.asarray(r_lo["ok_memory"], bool)
+    search = ~fits & np.asarray(request.evaluate(probe)["ok_memory"], bool)
     lo_s, hi_s = lo[search], hi[search]  # memory fits at lo, not at hi
     sub = take(cand, search)
+    rounds = 0
     while (hi_s - lo_s > 1).any():
         mid = (lo_s + hi_s) // 2
         sub["n_mu"] = mid
         ok = np.asarray(request.evaluate(sub)["ok_memory"], bool)
-        visited += mid.size
+        rounds += 1
         lo_s = np.where(ok, mid, lo_s)
         hi_s = np.where(ok, hi_s, mid)
     cand["n_mu"] = cand["n_mu"].copy()
@@ -266,16 +349,7 @@ def cheapest(
     r = request.evaluate(cand)
     masks = _masks(request, cand, r, just_below=False)
     reach = np.asarray(r["time_days"]) <= target_days
-    valid = all_valid(masks) & reach
-    if not valid.any():
-        reason = infeasible_reason(request, cand, r, masks | {"target time": reach})
-        return _result(request, "cheapest", None, None, reason, visited, target_days)
-    i = select(request, None, cand, r, valid, objective="cheapest")
-    config = request.config(cand, i)
-    evaluation = request.evaluate_config(config)
-    binding = (f"target time {target_days:g} d: {evaluation.time_days:.3g} d on {evaluation.n_gpu} GPUs "
-               f"at efficiency {evaluation.efficiency:.3g}",)
-    return _result(request, "cheapest", config, evaluation, binding, visited, target_days)
+    return cand, r, masks, reach, int(search.sum()), rounds
 
 
 def fastest_schedule(
@@ -294,8 +368,7 @@ def fastest_schedule(
     name = parse_schedule(schedule)
     request = SearchRequest.create(model, hardware, method, parallelism, schedule=name)
     d_l = request.model.d_l
-    chunks = [v for v in range(1, d_l + 1) if bool(request.assumptions.allows_layers(d_l, v))] \
-        if name in CHUNKED_SCHEDULES else [1]
+    chunks = layer_degrees(request.model, request.assumptions, d_l).tolist() if name in CHUNKED_SCHEDULES else [1]
     best = None
     for n_v in chunks:
         found = fastest(request.model, hardware, method, parallelism, schedule=name, n_v=n_v, **options)

@@ -8,10 +8,11 @@ from typing import Mapping
 
 import numpy as np
 
-from lgacc.errors import UserInputError
+from lgacc.errors import UserInputError, positive_finite
 from lgacc.model.assumptions import DEFAULT_ASSUMPTIONS, Assumptions, critical_batch
 from lgacc.model.config import Method, TrainingConfig, parse_method
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, Evaluation, check_schedule, evaluate, evaluate_many
+from lgacc.model.evaluator.inputs import check_critical_batch
 from lgacc.model.hardware import Hardware, load_hardware
 from lgacc.model.transformer import Transformer, named_model
 
@@ -55,20 +56,21 @@ class SearchRequest:
             raise UserInputError(f"model={model!r} must be a Transformer or a model name")
         if not isinstance(assumptions, Assumptions):
             raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.model.assumptions.Assumptions")
-        if isinstance(max_overhead, (bool, np.bool_)) or not isinstance(max_overhead, (int, float, np.integer, np.floating)) \
-                or not (0 < max_overhead < float("inf")):
-            raise UserInputError(f"max_overhead={max_overhead!r} must be a positive number (eq:overhead_condition's epsilon)")
+        if positive_finite(max_overhead) is None:
+            raise UserInputError(f"max_overhead={str(max_overhead)[:40]} must be a positive finite number "
+                                 "(eq:overhead_condition's epsilon)")
         if not isinstance(allow_offload, (bool, np.bool_)):
             raise UserInputError(f"allow_offload={allow_offload!r} must be true or false")
         if partitioned is not None and not isinstance(partitioned, (bool, np.bool_)):
             raise UserInputError(f"partitioned={partitioned!r} must be true, false or unset")
         if max_gpus is not None:
             if isinstance(max_gpus, (bool, np.bool_)) or not isinstance(max_gpus, (int, float, np.integer, np.floating)) \
-                    or not float(max_gpus).is_integer() or max_gpus < 1:
-                raise UserInputError(f"max_gpus={max_gpus!r} must be a positive integer")
+                    or not (isinstance(max_gpus, (int, np.integer)) or float(max_gpus).is_integer()) or max_gpus < 1:
+                raise UserInputError(f"max_gpus={str(max_gpus)[:40]} must be a positive integer")
             # more GPUs than the largest configuration can use changes nothing: clamp (no int64 overflow downstream)
             largest = max(1, int(critical_batch(model, assumptions))) * model.d_l * 2 * model.d_a
             max_gpus = int(min(int(max_gpus), largest))
+        check_critical_batch(model, assumptions)  # b_c beyond 2**62 (or infinite) is no batch to search below
         schedule = check_schedule(schedule, n_v)
         if isinstance(n_v, (bool, np.bool_)) or not isinstance(n_v, (int, np.integer)):
             raise UserInputError(f"n_v={n_v!r} must be a positive integer (chunks per device)")

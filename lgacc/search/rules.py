@@ -18,6 +18,7 @@ from lgacc.model.config import Method
 from lgacc.model.hardware import Hardware
 from lgacc.model.transformer import Transformer
 
+from .bounds import divisors
 from .parallelism import Parallelism
 from .request import SearchRequest
 
@@ -41,16 +42,6 @@ OVERLAPPED = ("state_offload", "checkpoint_offload", "pcie")
 TOLERANCE = 1e-12
 #: The two searches' objectives (:func:`preference_keys`).
 OBJECTIVES = ("fastest", "cheapest")
-
-
-def divisors(n: int) -> np.ndarray:
-    """The divisors of ``n`` in increasing order.
-
-    >>> divisors(12).tolist()
-    [1, 2, 3, 4, 6, 12]
-    """
-    values = np.arange(1, n + 1)
-    return values[n % values == 0]
 
 
 def all_valid(masks: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -50,7 +50,9 @@ def _fastest_by_method(model: Transformer, spec: Hardware) -> pd.DataFrame:
         result = fastest(model, spec, method, "3d", explain=False)
         evaluation = result.evaluation
         row = {"hardware": spec.name, "method": method.value, "feasible": evaluation is not None}
-        if evaluation is not None:
+        if evaluation is None:  # the rule that removed the last candidates, in words
+            row["reason"] = "; ".join(result.binding).split(" (e.g.", 1)[0]
+        else:
             config = result.config
             row.update(
                 n_gpu=evaluation.n_gpu,
@@ -104,23 +106,45 @@ def conclusions(comparison: pd.DataFrame) -> pd.DataFrame:
         by_method = rows.set_index("method")
         feasible = by_method[by_method["feasible"]]
         if Method.IMPROVED.value not in feasible.index:
-            out.extend(Conclusion(name, claim, "no feasible configuration", False) for claim in CLAIMS.values())
+            words = _no_feasible(by_method, [Method.IMPROVED.value])
+            out.extend(Conclusion(name, claim, words, False) for claim in CLAIMS.values())
             continue
         improved = feasible.loc[Method.IMPROVED.value]
         others = feasible.drop(index=Method.IMPROVED.value)
-        best_other = others["time_days"].min() if len(others) else float("inf")
-        speedup = best_other / improved["time_days"]
-        low, high = HALVING_SPEEDUP
+        if len(others):
+            best_other = others["time_days"].min()
+            speedup = best_other / improved["time_days"]
+            low, high = HALVING_SPEEDUP
+            out += [
+                Conclusion(name, CLAIMS["fastest"], f"{improved['time_days']:.3g} d vs {best_other:.3g} d", bool(speedup > 1)),
+                Conclusion(name, CLAIMS["halving"], f"{speedup:.2f}×", bool(low <= speedup < high)),
+                Conclusion(name, CLAIMS["twice"], f"{speedup:.2f}×", bool(speedup >= AT_LEAST_TWICE)),
+            ]
+        else:  # the other methods cannot train it at all: no speed-up to measure, said in words
+            alone = _no_feasible(by_method, [m for m in by_method.index if m != Method.IMPROVED.value])
+            out += [
+                Conclusion(name, CLAIMS["fastest"], f"{improved['time_days']:.3g} d; {alone}", True),
+                Conclusion(name, CLAIMS["halving"], f"no speed-up to measure: {alone}", False),
+                Conclusion(name, CLAIMS["twice"], f"no speed-up to measure: {alone}", False),
+            ]
         out += [
-            Conclusion(name, CLAIMS["fastest"], f"{improved['time_days']:.3g} d vs {best_other:.3g} d", bool(speedup > 1)),
-            Conclusion(name, CLAIMS["halving"], f"{speedup:.2f}×", bool(low <= speedup < high)),
-            Conclusion(name, CLAIMS["twice"], f"{speedup:.2f}×", bool(speedup >= AT_LEAST_TWICE)),
             Conclusion(name, CLAIMS["memory"], f"{improved['memory_gib']:.3g} GiB, {improved['memory_fraction']:.1%}",
                        bool(improved["memory_fraction"] <= TINY_FRACTION)),
             Conclusion(name, CLAIMS["week"], f"{improved['time_days']:.3g} d on {int(improved['n_gpu']):,} GPUs",
                        bool(improved["time_days"] < ONE_WEEK_DAYS)),
         ]
     return pd.DataFrame([c.__dict__ for c in out])
+
+
+def _no_feasible(by_method: pd.DataFrame, methods: list[str]) -> str:
+    """``baseline, partitioned: no feasible configuration (rule: memory)``, each method with the rule that
+    removed its last candidates (the search's reason) when the frame has it."""
+    reasons: dict[str, list[str]] = {}
+    for method in methods:
+        reason = by_method.loc[method].get("reason") if "reason" in by_method.columns else None
+        rule = reason.split(":", 1)[0] if isinstance(reason, str) and reason else "no rule reported"
+        reasons.setdefault(rule, []).append(method)
+    return "; ".join(f"{', '.join(names)}: no feasible configuration (rule: {rule})" for rule, names in reasons.items())
 
 
 def conclusions_matrix(verdicts: pd.DataFrame) -> pd.DataFrame:

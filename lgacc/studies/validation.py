@@ -134,6 +134,29 @@ def _text(origin: str, field: str, value: Any) -> str:
     return str(value)
 
 
+#: Percentage points a run's printed share of the peak may differ from its printed TFLOP/s over the spec's
+#: peak: both are rounded (137 TFLOP/s of 312 is 43.9 %, printed 44).
+PERCENT_TOLERANCE = 1.0
+
+
+def _check_percent_of_peak(where: str, reported: Mapping[str, Any], hardware: Hardware) -> None:
+    """``reported.percent_of_peak``, when given, is a share of the peak (0 to 100 %) that agrees with
+    ``reported.tflops_per_gpu`` on the spec's peak (within :data:`PERCENT_TOLERANCE` points)."""
+    if "percent_of_peak" not in reported:
+        return
+    percent = reported["percent_of_peak"]
+    if isinstance(percent, bool) or not isinstance(percent, (int, float)) or not 0 < percent <= 100:
+        raise UserInputError(f"{where}: reported.percent_of_peak={percent!r} must be a share of the peak, "
+                             "above 0 and at most 100")
+    if "tflops_per_gpu" in reported:
+        implied = float(reported["tflops_per_gpu"]) * 1e12 / hardware.peak_flop_per_s * 100
+        if abs(implied - percent) > PERCENT_TOLERANCE:
+            raise UserInputError(
+                f"{where}: reported.percent_of_peak={percent!r} disagrees with tflops_per_gpu="
+                f"{reported['tflops_per_gpu']!r}, which is {implied:.1f} % of the {hardware.name} peak "
+                f"{hardware.peak_flop_per_s / 1e12:g} TFLOP/s")
+
+
 def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, origin: str) -> Run:
     if not isinstance(spec, dict):
         raise UserInputError(f"{origin}: each run must be a mapping")
@@ -160,6 +183,7 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
     for key in ("iteration_time_s", "tflops_per_gpu"):
         if key in reported:
             _positive_number(where, f"reported.{key}", reported[key])
+    _check_percent_of_peak(where, reported, hardware)
     for key in ("id", "citation"):
         _text(where, key, spec[key])
     if not isinstance(spec["model"], str):

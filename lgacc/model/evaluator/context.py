@@ -30,6 +30,7 @@ from .inputs import (
     as_model,
     broadcast_flag,
     broadcast_together,
+    check_critical_batch,
     check_options,
     check_schedule,
     checked_product,
@@ -136,6 +137,7 @@ def prepare(model, hardware, method, *, n_b, n_l, n_a, n_mu, b_mu, offload, part
     """Check and broadcast :func:`~lgacc.model.evaluator.evaluate_many`'s arguments (see there)."""
     model = as_model(model)
     check_options(max_overhead, steps, form, assumptions)
+    check_critical_batch(model, assumptions)
     hardware = apply_to_hardware(load_hardware(hardware), assumptions)
     method = parse_method(method)
     sched = check_schedule(schedule, n_v)

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from lgacc.errors import MAX_INT64, UserInputError
+from lgacc.errors import MAX_INT64, UserInputError, positive_finite
 
-from ..assumptions import Assumptions
+from ..assumptions import Assumptions, critical_batch
 from ..config import TrainingConfig
 from ..transformer import Transformer, named_model
 from .mapping import CHUNKED_SCHEDULES, FORMS, parse_schedule
@@ -51,6 +51,7 @@ __all__ = [
     "checked_product",
     "check_options",
     "check_schedule",
+    "check_critical_batch",
     "check_config",
     "check_chunks",
 ]
@@ -144,15 +145,30 @@ def as_bool_array(name: str, value) -> np.ndarray:
 
 def check_options(max_overhead, steps, form, assumptions) -> None:
     """The evaluator's options: a positive finite overhead cap, a positive step count, a known form."""
-    if isinstance(max_overhead, (bool, np.bool_)) or not isinstance(max_overhead, (int, float, np.integer, np.floating)) \
-            or not (0 < max_overhead < float("inf")):
-        raise UserInputError(f"max_overhead={max_overhead!r} must be a positive number (eq:overhead_condition's epsilon)")
+    if positive_finite(max_overhead) is None:
+        raise UserInputError(f"max_overhead={_shown(max_overhead)} must be a positive finite number "
+                             "(eq:overhead_condition's epsilon)")
     if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer)) or steps < 1:
         raise UserInputError(f"steps={steps!r} must be a positive integer")
     if form not in FORMS:
         raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
     if not isinstance(assumptions, Assumptions):
         raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.model.assumptions.Assumptions")
+
+
+def _shown(value) -> str:
+    """A value as an error message quotes it: at most 60 characters (``10**400`` has 401 digits)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:24]}...({len(text)} characters)"
+
+
+def check_critical_batch(model: Transformer, assumptions: Assumptions) -> None:
+    """eq:critical_batch's ``b_c`` (scaled by ``critical_batch_scale``) below :data:`PRODUCT_LIMIT` samples: the
+    training time counts ``steps b_c d_s`` tokens, which a larger batch makes overflow to infinity."""
+    b_c = critical_batch(model, assumptions)
+    if not b_c < PRODUCT_LIMIT:
+        raise UserInputError(f"the critical batch b_c = {b_c:.3g} of {model.name} (critical_batch_scale="
+                             f"{assumptions.critical_batch_scale:g}) is beyond the supported range (below 2**62 samples)")
 
 
 def check_schedule(schedule: str | None, n_v) -> str | None:

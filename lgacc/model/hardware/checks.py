@@ -62,7 +62,8 @@ RANGES: dict[str, Range] = {
     # The scaling figures' "unlimited node" is 2**40 GPUs: the upper bound leaves room for it; the largest NVLink
     # domains today hold 72 to 576 GPUs, so more than 1000 in a node is worth a warning.
     "gpus_per_node": Range(1, 1, 1000, 2**62, "GPUs"),
-    "kernel_efficiency": Range(0.0, 0.05, 1.0, 1.0, "(dimensionless)", low_inclusive=False),
+    # Below a thousandth of the peak a spec is a unit mistake, and training times overflow (1e-300: inf days).
+    "kernel_efficiency": Range(1e-3, 0.05, 1.0, 1.0, "(dimensionless)"),
 }
 
 #: Text fields of :class:`Hardware`, each with whether it is required (non-empty).

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from lgacc.errors import UserInputError
 from lgacc.paths import DATA
-from lgacc.yamlfile import load_yaml_mapping
+from lgacc.yamlfile import file_problem, load_yaml_mapping
 
 from .checks import INTEGER_FIELDS, TEXT_FIELDS, HardwareSpecError, as_positive_number, check_range
 from .links import GB, GIB, LINK_KEYS
@@ -147,11 +147,12 @@ def hardware_path(name_or_path: str | Path, data_dir: Path = DATA_DIR) -> Path:
     if is_path(name_or_path):
         candidate = Path(name_or_path)
         try:
-            if not candidate.is_file():
-                problem = "is a folder, expected a YAML file" if candidate.is_dir() else "no such file"
-                raise HardwareSpecError(str(candidate), "<file>", problem)
+            problem = file_problem(candidate)
         except (OSError, ValueError) as error:  # a name too long, a NUL byte
-            raise HardwareSpecError(str(candidate)[:200], "<file>", f"cannot be read: {error}") from None
+            reason = getattr(error, "strerror", None) or str(error)
+            raise HardwareSpecError(str(candidate)[:200], "<file>", f"cannot be read: {reason}") from None
+        if problem:
+            raise HardwareSpecError(str(candidate)[:200], "<file>", problem)
         return candidate
     known = available_hardware(data_dir)
     if name_or_path not in known:

@@ -44,7 +44,7 @@ SHORTEST_TIME_SHOWN_DAYS = 1 / 24  # the axis starts at an hour unless a point l
 def set_time_axis(ax, times) -> None:
     """Log time axis from one hour up (lower if a time is shorter: no point is cut off), ticks
     labelled min / h / d / wk / mo / y."""
-    shown = [float(t) for t in times if t == t and t > 0]
+    shown = [float(t) for t in times if math.isfinite(t) and t > 0]  # an overflowed time has no place on the axis
     top = max(shown + [ONE_YEAR_DAYS]) * 2
     bottom = min(shown + [SHORTEST_TIME_SHOWN_DAYS]) / 1.5
     ax.set_ylim(bottom, top)
@@ -80,6 +80,18 @@ def curve_ends(frame: pd.DataFrame, methods=METHODS) -> pd.DataFrame:
         rule = str(beyond.reason.iloc[0]).split(":", 1)[0].strip() or "no configuration"
         rows.append({"method": method, "p": float(last), "rule": rule})
     return pd.DataFrame(rows, columns=["method", "p", "rule"])
+
+
+def node_markdown(spec) -> str:
+    """The sentence on where tensor parallelism runs, for the build's spec: its node size and links."""
+    names = dict(spec.link_names)
+    node, nvlink, fabric = spec.gpus_per_node, names.get("nvlink", "NVLink"), names.get("infiniband", "InfiniBand")
+    if node == 1:
+        return (f"On {spec.name} a node holds one GPU (`gpus_per_node: 1`): tensor parallelism always crosses "
+                f"{fabric}, which the search keeps only where it pays. The paper's nodes hold 16 GPUs.")
+    paper = "as in the paper" if node == 16 else "the paper's hold 16"
+    return (f"On {spec.name} a node holds {node} GPUs ({paper}): tensor parallelism runs over {nvlink} up to "
+            f"{node} GPUs and over {fabric} beyond, which the search keeps only where it pays.")
 
 
 def ends_markdown(frame: pd.DataFrame, label: str) -> str:

@@ -72,6 +72,21 @@ def build(hardware: Hardware, rows: tuple[tuple[str, str], ...] = ROWS, x: int =
     return pd.DataFrame(out)
 
 
+def infeasible_markdown(searched: pd.DataFrame, spec_name: str, x: int = MODEL_X) -> str:
+    """The rows with no feasible configuration, grouped by the rule that removed their last candidates (the
+    search's own reason, not a guess: memory is not always what binds); empty when every row is feasible."""
+    rows = searched[searched["n_b"].isna()]
+    if rows.empty:
+        return ""
+    by_rule: dict[str, list[str]] = {}
+    for row in rows.itertuples():
+        rule = str(row.binding).split(" (e.g.", 1)[0].strip() or "no rule reported"
+        by_rule.setdefault(rule, []).append(f"{row.parallelism} / {row.method}")
+    parts = [f"{', '.join(names)} (the rule that removes the last candidates: *{rule}*)" for rule, names in by_rule.items()]
+    return (f"On **{spec_name}**, no configuration of X<sub>{x}</sub> is feasible for " + "; ".join(parts)
+            + ": those rows show — instead of a value, and their cells differ from the paper's.")
+
+
 def two_digits(value: float) -> str:
     """``value`` to two significant digits in plain notation, as the paper prints times (630, 1.3, 6.8)."""
     return f"{float(f'{value:.2g}'):g}"

@@ -80,6 +80,7 @@ from .grid import DIVISIBILITY, Dimension, Setting, dimensions, family_model
 from .presentation import (
     COMPACT_COLUMNS,
     TORNADO_RESULTS,
+    UNBOUNDED_WORDS,
     compact_frame,
     rank,
     rows_frame,

@@ -27,6 +27,7 @@ __all__ = [
     "unmoved",
     "rank",
     "compact_frame",
+    "UNBOUNDED_WORDS",
 ]
 
 # --- views for the book and the command ----------------------------------------------------------
@@ -155,6 +156,11 @@ COMPACT_COLUMNS: dict[str, tuple[str, str]] = {
 }
 
 
+#: What an infinite result means, in words: the speed-up is infinite only where the baseline has no
+#: feasible configuration and the improved method has one.
+UNBOUNDED_WORDS = {"speedup": "baseline infeasible"}
+
+
 def compact_frame(rows: Sequence[SensitivityRow]):
     """The rows as text for reading: one line per value, the paper's value starred, limits in T parameters."""
     import pandas as pd
@@ -166,6 +172,11 @@ def compact_frame(rows: Sequence[SensitivityRow]):
             value = getattr(row.headline, key)
             if key.endswith("_p") and value is not None:
                 value = value / 1e12
-            line[header] = "—" if value is None or value != value else fmt.format(value)
+            if value is None or value != value:
+                line[header] = "—"
+            elif math.isinf(value):  # words, never "inf"
+                line[header] = UNBOUNDED_WORDS.get(key, "unbounded")
+            else:
+                line[header] = fmt.format(value)
         out.append(line)
     return pd.DataFrame(out)
