@@ -42,9 +42,10 @@ re-exported here.
 
 from __future__ import annotations
 
-from . import grid, limits, sweeps
+from . import bounds, grid, limits, sweeps
+from .bounds import *  # noqa: F401,F403
 from .grid import *  # noqa: F401,F403
 from .limits import *  # noqa: F401,F403
 from .sweeps import *  # noqa: F401,F403
 
-__all__ = [*grid.__all__, *sweeps.__all__, *limits.__all__]
+__all__ = [*grid.__all__, *sweeps.__all__, *limits.__all__, *bounds.__all__]

@@ -80,7 +80,7 @@ The package, one job per module (each imports only those above it):
 * :mod:`.core` -- :func:`fastest` and :func:`cheapest`.
 """
 
-from .candidates import candidates
+from .candidates import candidates, dimension_values, fastest_tensor_degrees, tensor_cap
 from .core import cheapest, fastest
 from .parallelism import Parallelism, parse_parallelism
 from .request import CANDIDATE_KEYS, SearchRequest
@@ -113,6 +113,9 @@ __all__ = [
     "all_valid",
     "divisors",
     "candidates",
+    "dimension_values",
+    "tensor_cap",
+    "fastest_tensor_degrees",
     "fastest",
     "cheapest",
 ]

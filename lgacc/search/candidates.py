@@ -17,7 +17,7 @@ import numpy as np
 from .request import CANDIDATE_KEYS, SearchRequest
 from .rules import bottleneck_free
 
-__all__ = ["candidates", "dimension_values", "take"]
+__all__ = ["candidates", "dimension_values", "take", "tensor_cap", "tensor_prunable", "fastest_tensor_degrees"]
 
 
 def take(c, index) -> dict[str, np.ndarray]:
@@ -77,18 +77,99 @@ def _lattice(B: int, n_l: int, b_mu_max: int, cap: int | None) -> tuple[np.ndarr
     return out
 
 
+#: The largest tensor-parallel degree :func:`tensor_cap` looks at (no model of the X family up to X10^4
+#: comes near it).
+TENSOR_CAP_LIMIT = 2**40
+
+
+def _largest_within_cap(ok, low: int, high: int, guess: int) -> int:
+    """The largest ``n`` in ``[low, high]`` with ``ok(n)``, given ``ok(low)`` and ``ok`` true up to some ``n``
+    and false beyond: galloping from ``guess``, then bisection (a good guess costs two or three calls)."""
+    guess = min(max(guess, low), high)
+    if ok(guess):
+        good, step = guess, 1
+        while good + step <= high and ok(good + step):
+            good, step = good + step, step * 2
+        bad = min(good + step, high + 1)
+    else:
+        bad, step = guess, 1
+        while bad - step > low and not ok(bad - step):
+            bad, step = bad - step, step * 2
+        good = max(bad - step, low)
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        good, bad = (middle, bad) if ok(middle) else (good, middle)
+    return good
+
+
+@lru_cache(maxsize=4096)
+def tensor_cap(request: SearchRequest) -> int:
+    """The largest ``n_a`` whose tensor-parallel overhead is within ``max_overhead`` (eq:overhead_condition with
+    eq:tensor_intensity): over NVLink up to the node size, over InfiniBand beyond (``tensor_placement``).
+
+    The overhead grows with ``n_a`` on each link, so the allowed degrees are ``1..a`` within the node and
+    ``node+1..b`` beyond it (empty when InfiniBand cannot carry ``node + 1``); the cap is the larger end.
+    The search starts from the overhead's linear growth in ``n_a - 1`` (eq:tensor_intensity) and checks
+    every answer with the evaluator.
+    """
+    def overhead(n_a: int) -> float:
+        c = {"n_b": np.array([1]), "n_l": np.array([1]), "n_a": np.array([n_a]), "n_mu": np.array([1]),
+             "b_mu": np.array([1]), "offload": np.array([False])}
+        return float(request.evaluate(c)["tensor"][0])
+
+    def ok(n_a: int) -> bool:
+        return overhead(n_a) <= request.max_overhead
+
+    def guess(probe: int) -> int:
+        cost = overhead(probe)
+        return probe if cost <= 0 else 1 + int(request.max_overhead * (probe - 1) / cost)
+
+    node = int(min(request.hardware.gpus_per_node, TENSOR_CAP_LIMIT))
+    if node < TENSOR_CAP_LIMIT and ok(node + 1):
+        return _largest_within_cap(ok, node + 1, TENSOR_CAP_LIMIT, guess(node + 1))
+    return _largest_within_cap(ok, 1, node, guess(2) if node >= 2 else 1)
+
+
 def dimension_values(request: SearchRequest, max_gpus: int | None):
     """The pipeline and tensor degrees the structure rule allows, within ``max_gpus``."""
     model, parallelism, assumptions = request.model, request.parallelism, request.assumptions
     n_ls = np.arange(1, model.d_l + 1) if parallelism.pipe and not request.no_pipeline else np.array([1])
     n_ls = n_ls[assumptions.allows_layers(model.d_l, n_ls)]
-    # without the heads cap, look up to two devices per head
-    n_as = np.arange(1, (1 if assumptions.heads_cap else 2) * model.d_a + 1) if parallelism.tensor else np.array([1])
+    # without the heads cap, look up to the largest degree the overhead cap allows (at least d_a)
+    top = model.d_a if assumptions.heads_cap or not parallelism.tensor else max(model.d_a, tensor_cap(request))
+    if max_gpus is not None:
+        top = min(top, max_gpus)
+    n_as = np.arange(1, top + 1) if parallelism.tensor else np.array([1])
     n_as = n_as[assumptions.allows_heads(model.d_a, n_as)]
     if max_gpus is not None:
         n_ls = n_ls[n_ls <= max_gpus]
         n_as = n_as[n_as <= max_gpus]
     return n_ls, n_as
+
+
+def tensor_prunable(request: SearchRequest) -> bool:
+    """Whether the fastest search may keep only the largest allowed ``n_a`` of each link (:func:`fastest_tensor_degrees`).
+
+    With memory an output (no memory rule, no offload), the paper's overlap convention, pipeline transfers
+    over InfiniBand, the method's own pipeline and no GPU budget, ``n_a`` enters a configuration only through
+    its GPU count and its tensor overhead ``o = k (n_a - 1)`` on its link (eq:tensor_intensity): the time
+    falls as ``n_a / (1 + k (n_a - 1))`` grows, which it does for every ``k < 1``, and a configuration with
+    ``k >= 1`` is over the cap already at ``n_a = 2``.  So on each link the largest allowed ``n_a`` is the
+    fastest, whatever the other degrees.
+    """
+    A = request.assumptions
+    return (A.memory_limit == "output" and A.convention == "paper" and A.pipeline_placement == "inter-node"
+            and request.schedule is None and request.max_gpus is None)
+
+
+def fastest_tensor_degrees(request: SearchRequest, n_as: np.ndarray) -> np.ndarray:
+    """Of the allowed tensor degrees ``n_as``, those within the overhead cap that can be fastest: the largest
+    within the node (NVLink) and the largest beyond it (InfiniBand) (see :func:`tensor_prunable`)."""
+    cap = tensor_cap(request)
+    node = request.hardware.gpus_per_node
+    within = n_as[n_as <= cap]
+    keep = [within[within <= node].max(initial=0), within[within > node].max(initial=0)]
+    return np.array(sorted({int(v) for v in keep if v > 0} or {int(n_as.min(initial=1))}))
 
 
 def micro_batch_caps(request: SearchRequest, B: int, groups: list[tuple[int, int, bool]]) -> dict[tuple[int, int, bool], int]:
@@ -127,11 +208,15 @@ def micro_batch_caps(request: SearchRequest, B: int, groups: list[tuple[int, int
     return caps
 
 
-def candidates(request: SearchRequest) -> dict[str, np.ndarray]:
-    """The pruned candidate set, as arrays."""
+def candidates(request: SearchRequest, objective: str = "cheapest") -> dict[str, np.ndarray]:
+    """The pruned candidate set, as arrays; for the ``fastest`` objective, where :func:`tensor_prunable`,
+    only the tensor degrees of :func:`fastest_tensor_degrees`."""
     B = request.batch_limit
     n_ls, n_as = dimension_values(request, request.max_gpus)
-    offloads = (False, True) if request.allow_offload else (False,)
+    if objective == "fastest" and request.parallelism.tensor and tensor_prunable(request):
+        n_as = fastest_tensor_degrees(request, n_as)
+    # memory as an output (memory_limit="output") never needs offload
+    offloads = (False, True) if request.allow_offload and request.assumptions.memory_limit == "constraint" else (False,)
     groups = [(int(n_l), int(n_a), off) for n_l in n_ls for n_a in n_as for off in offloads]
     caps = micro_batch_caps(request, B, groups)
     parts, owners = [], []
