@@ -71,6 +71,7 @@ module                              job
 ``paper/scorecard``                 grades of every table, figure and claim
 ``paper/differences``               every printed table cell the defaults do not reproduce, and why
 ``paper/findings``                  the front page's findings and readable values (pure formatting)
+``paper/inconsistencies``           the paper's internal inconsistencies and their effect on its cells
 ``paper/assumption_effects``        the printed cells and claims each assumption switch moves
 **studies/**                        the paper's conclusions re-read elsewhere
 ``studies/sensitivity/``            the headline results with each assumption moved alone: ``grid``

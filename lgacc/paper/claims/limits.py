@@ -29,7 +29,8 @@ from lgacc.scaling import (
 
 from .grading import Alternative, Demonstration, Outcome
 
-__all__ = ["READINGS", "TABLES_READING", "limit_calculator", "memory_limit_years", "years_at", "tensor_16_from_cap"]
+__all__ = ["READINGS", "TABLES_READING", "GRID_CLAIMS", "limit_calculator", "memory_limit_years", "years_at",
+           "tensor_16_from_cap", "grid_moves"]
 
 #: The tables' reading of the same switches: memory a rule (offload when needed), at most one device per head and
 #: whole heads per device (``lgacc.model.assumptions``'s defaults), on the same grid.
@@ -168,3 +169,26 @@ def tensor_16_from_cap(hardware: Hardware) -> Outcome:
                               f"reaches the 25 % cap (eq:overhead_condition) at {p:.3g} parameters, log-log")
         previous = (x, cost)
     return Outcome(None, "16-way tensor parallelism stays above the 25 % cap up to X1024 on this hardware")
+
+
+#: The claims read off the scaling curves: the ones whose value depends on the grid.
+GRID_CLAIMS = ("memory_limit_80gb", "offload_needed_above", "memory_limit_train_years", "one_month_limit",
+               "one_month_memory", "one_year_limit", "one_year_memory", "unlimited_node_memory_limit",
+               "unlimited_node_one_month", "unlimited_node_one_year", "fifty_trillion_at_least_a_year",
+               "quadrillion_decades")
+_FINE = _name({"scaling_grid": "fine"})
+
+
+def grid_moves(records) -> list[dict]:
+    """Each limit read on the paper's grid ``x = 2^k`` and on the fine grid (the claims' own computations, from
+    their records: the value and its ``scaling_grid='fine'`` alternative), and how far the grid moves it."""
+    rows = []
+    for r in records:
+        if r["id"] not in GRID_CLAIMS:
+            continue
+        fine = next((a["reproduced"] for a in r.get("alternatives") or () if a["assumption"] == _FINE), None)
+        pow2 = r.get("reproduced")
+        moves = None if fine is None or pow2 is None or not pow2 else fine / pow2
+        rows.append({"claim": r["id"], "printed": r["printed"], "unit": r["unit"], "on x = 2^k": pow2, "on the fine grid": fine,
+                     "fine / 2^k": moves, "verdict": r["verdict"]})
+    return rows

@@ -49,6 +49,15 @@ def _claim_result(claim: PrintedClaim, calculator: Callable | None, spec: Hardwa
     return cached("claim", (spec, claim.id), compute)
 
 
+def verdict_of(claim_id: str, hardware: str | Hardware = DEFAULT_HARDWARE) -> str:
+    """The verdict of one claim: the one place every page (claims, scorecard, front page, sensitivity, today's
+    hardware) reads it from."""
+    found = reproduce_claims(hardware, (claim_id,))
+    if not found:
+        raise KeyError(f"unknown claim {claim_id!r}")
+    return found[0].verdict
+
+
 def switch_effects(records: Sequence[dict]) -> list[dict]:
     """Every switch tried on a differing claim and what it does to the printed number: one row per
     (claim, switch) with ``switch, claim, printed, default, switched, moves, agrees``.

@@ -24,7 +24,7 @@ from lgacc.cache.results import cached
 from lgacc.errors import UserInputError
 from lgacc.model.hardware import DEFAULT_HARDWARE, GIB, Hardware, load_hardware
 from lgacc.model.transformer import TRILLION_X  # the example of sec:trillion_parameter
-from lgacc.scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, nice_x, sweep_xs
+from lgacc.scaling import ONE_MONTH_DAYS, ONE_YEAR_DAYS, nice_x, pow2_xs, sweep_xs
 from lgacc.scaling.limits import Limit, bisect_last, time_limit_between
 from lgacc.search import fastest
 
@@ -113,13 +113,16 @@ class _Searches:
         return True, e.time_days, p, e.memory.total / GIB
 
 
-def limit_ladder() -> tuple[int, ...]:
-    """The models a limit is searched on: the scaling sweep's grid and every grid value between its points.
+def limit_ladder(grid: str = "fine") -> tuple[int, ...]:
+    """The models a limit is searched on, by the assumption ``scaling_grid``: ``x = 2^k`` (``pow2``), or the
+    scaling sweep's grid and every grid value between its points (``fine``).
 
-    A value ``x`` is on the grid when :func:`lgacc.scaling.nice_x` keeps it, so the
+    A value ``x`` is on the fine grid when :func:`lgacc.scaling.nice_x` keeps it, so that
     ladder is the refinement :func:`lgacc.scaling.time_limit` visits between two
     grid points, over the whole range.
     """
+    if grid == "pow2":
+        return pow2_xs()
     xs = sweep_xs()
     return tuple(x for x in range(xs[0], xs[-1] + 1, 2) if nice_x(x) == x)
 
@@ -132,7 +135,7 @@ def time_limit(days: float, setting: Setting, searches: _Searches | None = None,
     still within ``days``.
     """
     searches = _Searches() if searches is None else searches
-    ladder = limit_ladder()
+    ladder = limit_ladder(setting.assumptions.scaling_grid)
 
     def within(x: int) -> bool:
         feasible, time_days, _, _ = searches.row(setting, x)
