@@ -239,7 +239,8 @@ class ClaimResult:
     alternative: dict | None = None
     difference: str = ""
     explanation: str = field(default="")
-    #: every alternative computed for a differing claim: ``{"assumption", "reproduced", "agrees"}``
+    #: every alternative computed (for any claim whose calculator computes some): ``{"assumption", "reproduced",
+    #: "agrees"}``
     alternatives: tuple[dict, ...] = ()
     #: for ``paper inconsistent``: ``{"statement", "readings": [{"assumption", "reproduced", "agrees"}], "needed"}``
     demonstration: dict | None = None
@@ -293,6 +294,9 @@ def grade(claim: PrintedClaim, outcome: Outcome) -> ClaimResult:
     elif agrees:
         verdict = REPRODUCED
         explanation = f"agrees {claim.tolerance}"
+        # the other readings computed are kept (a page shows how far each moves the number), none is chosen
+        alternatives = tuple({"assumption": a.assumption, "reproduced": a.reproduced,
+                              "agrees": claim.agrees(a.reproduced)} for a in _alternatives(outcome))
     else:
         verdict = DIFFERS
         explanation = f"the package gives {outcome.value:.3g} {claim.unit} against the printed {claim.printed}"

@@ -67,6 +67,8 @@ def switch_effects(records: Sequence[dict]) -> list[dict]:
     """
     rows = []
     for r in records:
+        if r.get("verdict") == "reproduced":  # the other readings of a reproduced claim are shown, not tried on it
+            continue
         for alt in r.get("alternatives") or ():
             default, switched = r["reproduced"], alt["reproduced"]
             moves = switched is not None and (default is None or not math.isclose(switched, default, rel_tol=1e-9))
