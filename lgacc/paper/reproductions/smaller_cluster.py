@@ -202,7 +202,7 @@ def search_comparison(reproduced: pd.DataFrame) -> pd.DataFrame:
             value = row.get(f"search_{source}")
             shown = _shown(column, value, text)
             ok = value is not None and not pd.isna(value) and parse_printed(text).agrees(float(value))
-            out[column.replace("_", " ")] = f"{shown} {'✓' if ok else '✗'} ({text})"
+            out[f"{column.replace('_', ' ')} (search)"] = f"{shown} {'✓' if ok else '✗'} ({text})"
         rows.append(out)
     return pd.DataFrame(rows)
 
