@@ -40,6 +40,7 @@ MAX_JOBS = 2
 FINDINGS = "findings.md"  # included by the front page; the scorecard notebook overwrites it
 ASSUMPTION_EFFECTS = "assumption_effects.md"  # included by the assumptions page; written beside FINDINGS
 DIFFERENCES = "differences.md"  # included by the assumptions page; written beside FINDINGS
+INCONSISTENCIES = "inconsistencies.md"  # included by the assumptions page; written beside FINDINGS
 #: Notebooks started first, longest first, so that two workers finish together.  ``claims`` comes
 #: last: it reads the claims the scorecard computed (:mod:`lgacc.cache.results`) instead of computing
 #: them again, or waits for them.
@@ -243,6 +244,9 @@ def run_all(
     if not (output_dir / DIFFERENCES).exists() or any(n.stem == "scorecard" for n in notebooks):
         (output_dir / DIFFERENCES).write_text(
             "```{note}\nThe cells that differ are listed by the scorecard notebook, which did not run.\n```\n")
+    if not (output_dir / INCONSISTENCIES).exists() or any(n.stem == "scorecard" for n in notebooks):
+        (output_dir / INCONSISTENCIES).write_text(
+            "```{note}\nThe paper's inconsistencies are computed by the scorecard notebook, which did not run.\n```\n")
     results: list[NotebookResult] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = []
