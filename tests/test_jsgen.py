@@ -131,6 +131,7 @@ def _random_case(rng: random.Random) -> tuple[dict, Transformer, object]:
             "critical_batch_scale": rng.choice([1.0, 0.5, 2.0]),
             "gb": rng.choice(["GiB", "GB"]),
             "divisible_layers": rng.random() < 0.7,
+            "memory_limit": rng.choice(["constraint", "constraint", "output"]),
         }
     if rng.random() < 0.35:  # a named pipeline schedule (lgacc evaluate --schedule, --n-v)
         q["schedule"] = rng.choice(SCHEDULES)
@@ -301,6 +302,7 @@ def _random_search(rng: random.Random) -> dict:
             "critical_batch_scale": rng.choice([1.0, 0.5]),
             "divisible_heads": rng.random() < 0.8,
             "heads_cap": rng.random() < 0.8,
+            "memory_limit": rng.choice(["constraint", "constraint", "output"]),
         }
     if rng.random() < 0.35:  # lgacc optimize --schedule, --n-v
         options["schedule"] = rng.choice(SCHEDULES)
