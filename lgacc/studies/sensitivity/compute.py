@@ -95,12 +95,16 @@ class _Searches:
     def __init__(self) -> None:
         self.results: dict[tuple, Any] = {}
 
-    def fastest(self, setting: Setting, x: int, method: str, hardware: Hardware | None = None):
+    def fastest(self, setting: Setting, x: int, method: str, hardware: Hardware | None = None,
+                memory_rule: bool = False):
+        """The search under ``setting``; ``memory_rule``: with memory a rule (the trillion-parameter example's
+        configurations must fit, as in its tables), else as the setting reads it (the scaling limits)."""
         spec = setting.hardware if hardware is None else hardware
-        key = (x, method, spec, setting.assumptions, setting.max_overhead, setting.depth_factor)
+        assumptions = setting.assumptions.replace(memory_limit="constraint") if memory_rule else setting.assumptions
+        key = (x, method, spec, assumptions, setting.max_overhead, setting.depth_factor)
         if key not in self.results:
             self.results[key] = fastest(setting.model(x), spec, method, PARALLELISM, max_overhead=setting.max_overhead,
-                                        explain=False, assumptions=setting.assumptions)
+                                        explain=False, assumptions=assumptions)
         return self.results[key]
 
     def row(self, setting: Setting, x: int) -> tuple[bool, float, float, float]:
@@ -155,9 +159,10 @@ def headline(setting: Setting, searches: _Searches | None = None, hints: Mapping
     """The headline results under ``setting`` (and the ladder indices of its limits, hints for the next)."""
     searches = _Searches() if searches is None else searches
     hints = dict(hints or {})
-    base = searches.fastest(setting, TRILLION_X, "baseline")
-    impr = searches.fastest(setting, TRILLION_X, "improved")
-    eth = searches.fastest(setting, TRILLION_X, "improved", setting.ethernet_hardware())
+    # X160's configurations fit the GPU, as in the tables (and the claims computed from them)
+    base = searches.fastest(setting, TRILLION_X, "baseline", memory_rule=True)
+    impr = searches.fastest(setting, TRILLION_X, "improved", memory_rule=True)
+    eth = searches.fastest(setting, TRILLION_X, "improved", setting.ethernet_hardware(), memory_rule=True)
     nan = math.nan
     b_time = base.evaluation.time_days if base.feasible else nan
     i_time = impr.evaluation.time_days if impr.feasible else nan

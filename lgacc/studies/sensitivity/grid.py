@@ -41,7 +41,8 @@ class Setting:
     ``depth_factor`` reshapes the model family at constant parameter count
     (:func:`family_model`).  The assumptions start from the scaling analysis' reading
     (:data:`lgacc.scaling.SCALING_ASSUMPTIONS`: memory an output, tensor parallelism by the 25 % cap, the
-    limits read on ``x = 2^k``), the reading of the claims the headline results are judged against.
+    limits read on ``x = 2^k``), the reading of the claims the headline results are judged against; the
+    X160 results are searched with memory a rule, as the trillion-parameter example's tables are.
     """
 
     hardware: Hardware
