@@ -41,6 +41,10 @@ __all__ = ["MOVED_VALUES", "CellEffect", "ClaimEffect", "switch_settings", "tabl
 #: every overlapped transfer's bandwidth; the critical-batch constant halved and doubled.
 MOVED_VALUES: dict[str, tuple[float, ...]] = {"overlap_efficiency": (0.9,), "critical_batch_scale": (0.5, 2.0)}
 
+#: Switches no table's build reads (``scaling_grid`` is read by :mod:`lgacc.scaling` only): they move no printed
+#: cell, so the tables are not rebuilt under them.
+NOT_READ_BY_TABLES = ("scaling_grid",)
+
 #: The columns that name a row of a comparison, in the order they are joined.
 _ROW_KEYS = ("model", "name", "phase", "parallelism", "method", "target")
 
@@ -152,6 +156,8 @@ def _table_effects(spec: Hardware, settings: Sequence[tuple[str, Any]]) -> list[
                 for label in labels}
     moved: list[CellEffect] = []
     for name, value in settings:
+        if name in NOT_READ_BY_TABLES:
+            continue
         assumptions = Assumptions().replace(**{name: value})
         for label in labels:
             artifact = artifacts[label]
