@@ -88,9 +88,9 @@ def _bound_demonstration(kind: str, hardware: Hardware, scenario: str, days: flo
             if kind == "feasible" else
             "its time with floor(b_c) n_a GPUs at no overhead but the tensor all-reduces, at the best n_a the 25 % cap "
             "allows")
-    statement = (f"No configuration within the paper's rules beats {what}; {bound.how}, so the largest model is "
-                 f"{bound.p:.3g} parameters under any choice of the other degrees")
-    readings = alternatives + (Alternative(f"the floor, most favourable of every model and the 2^k grid", bound.p),)
+    statement = (f"No configuration within the paper's rules beats {what}; {bound.how}, so no choice of the other "
+                 f"degrees, read on either grid, reaches beyond {bound.p:.3g} parameters")
+    readings = alternatives + (Alternative("the floor, the more favourable of every model and the 2^k grid", bound.p),)
     needed = "" if third is None else (f"the printed number needs more than the paper's cap: with a cap of a third "
                                        f"(an efficiency of 75 %) the floor reaches {third.p:.3g}")
     return Demonstration(statement, readings, needed)
