@@ -80,8 +80,9 @@ class Decoding:
     ``candidates``: how many configurations have the row's ``b, n_a, n_gpu`` and parallelism; ``offload_ok``:
     how many of them offload exactly when needed; ``memory_ok``: the configurations that also give the printed
     memory (with their evaluation on the paper's hardware); ``memory_matched``: whether any did (if none, the
-    configuration with the nearest memory is kept and the memory cells show it); ``rule``: the sentence saying
-    how the last choice among ``memory_ok`` was made.
+    configuration with the nearest memory is kept and the memory cells show it); ``rule``: how the last choice
+    among ``memory_ok`` was made (the only one; or within the paper's rules, the most ``n_l`` for the baseline
+    and the most ``n_b`` otherwise).
     """
 
     parallelism: str
@@ -130,10 +131,9 @@ def decode_row(printed: dict, model: Transformer | None = None, hardware: Hardwa
     chosen_from = matching or [min(pool, key=lambda ce: _memory_distance(printed, ce[1]))]
     config, evaluation = min(chosen_from, key=lambda ce: _preference(method, ce[0], ce[1]))
     if len(chosen_from) == 1:
-        rule = "the only one" if matching else "none gives the printed memory: the nearest is kept"
+        rule = "the only one" if matching else "none has the printed memory: the nearest"
     else:
-        rule = ("the paper's rules choose: within the overhead cap and without bottleneck, then "
-                + ("the most pipeline stages" if method == "Baseline" else "the most data-parallel instances"))
+        rule = "within the rules, most " + ("n_l" if method == "Baseline" else "n_b")
     return Decoding(printed["parallelism"], method, config, len(every), len(needed), tuple(matching),
                     bool(matching), rule)
 

@@ -173,25 +173,21 @@ def compare(reproduced: pd.DataFrame) -> pd.DataFrame:
                                            and parse_printed(text).agrees(float(value)))
             out.update(echoed(column, column in DECODING_INPUTS))
         out["configuration (decoded)"] = row["decoded_configuration"]
-        out["decoding"] = (f"{row['decoded_candidates']} with the printed b, n_a, n_gpu; {row['decoded_offload_ok']} "
-                           f"offload only when needed; {row['decoded_memory_ok']} give the printed memory; "
+        # candidates -> offloading only when needed -> with the printed memory: how the last was chosen
+        out["decoding"] = (f"{row['decoded_candidates']} → {row['decoded_offload_ok']} → {row['decoded_memory_ok']}: "
                            f"{row['decoded_rule']}")
         found = not pd.isna(row.get("search_n_gpu"))
-        out["search pick"] = (f"n_b={int(row['search_n_b'])} n_l={int(row['search_n_l'])} n_a={int(row['search_n_a'])} "
-                              f"n_mu={int(row['search_n_mu'])} b_mu={int(row['search_b_mu'])}"
-                              + (" offload" if row["search_offload"] else "")
-                              + f": {int(row['search_n_gpu'])} GPUs, {row['search_time_days']:.1f} d") if found \
-            else row.get("search_binding", "")
+        out["search pick"] = (f"{int(row['search_n_gpu'])} GPUs, {row['search_time_days']:.1f} d" if found
+                              else row.get("search_binding", ""))
         out["search cells agreeing"] = f"{_search_cells(printed, row)} of {len(_GRADED)}"
-        verdict, why = _search_n_gpu_verdict(printed["n_gpu"], row)
-        out["search n_gpu verdict"] = verdict
-        out["search n_gpu explanation"] = why
+        out["search n_gpu verdict"] = _search_n_gpu_verdict(printed["n_gpu"], row)[0]
         rows.append(out)
     return pd.DataFrame(rows)
 
 
 def search_comparison(reproduced: pd.DataFrame) -> pd.DataFrame:
-    """The search's pick for each row graded cell by cell (for the page): printed, the search's value, ✓/✗."""
+    """The search's pick for each row graded cell by cell (for the page): the search's value, ✓/✗, the printed one in
+    brackets; then its configuration and the verdict on its GPU count with the reason."""
     paper = paper_table(LABEL)
     rows = []
     for printed, (_, row) in zip(paper.to_dict(orient="records"), reproduced.iterrows()):
@@ -203,6 +199,12 @@ def search_comparison(reproduced: pd.DataFrame) -> pd.DataFrame:
             shown = _shown(column, value, text)
             ok = value is not None and not pd.isna(value) and parse_printed(text).agrees(float(value))
             out[f"{column.replace('_', ' ')} (search)"] = f"{shown} {'✓' if ok else '✗'} ({text})"
+        if not pd.isna(row.get("search_n_gpu")):
+            out["configuration (search)"] = (f"n_b={int(row['search_n_b'])} n_l={int(row['search_n_l'])} "
+                                             f"n_a={int(row['search_n_a'])} n_mu={int(row['search_n_mu'])} "
+                                             f"b_mu={int(row['search_b_mu'])}" + (" offload" if row["search_offload"] else ""))
+        verdict, why = _search_n_gpu_verdict(printed["n_gpu"], row)
+        out["GPU count (search)"] = verdict + (f": {why}" if why else "")
         rows.append(out)
     return pd.DataFrame(rows)
 
