@@ -60,20 +60,24 @@ module                              job
                                     / cheapest), ``explain``, ``result``, ``reference`` (the
                                     exhaustive enumerator the tests compare the search with)
 **scaling/**                        the scaling analysis over the X family: ``grid`` (models,
-                                    scenarios, one row per model), ``sweeps`` (the figures' data),
-                                    ``limits`` (the size limits of the prose claims)
+                                    scenarios, one row per model, the paper's scaling reading),
+                                    ``sweeps`` (the figures' data), ``limits`` (the size limits of the
+                                    prose claims, read along the curves), ``bounds`` (floors no
+                                    configuration beats under the paper's rules)
 **paper/**                          the paper and its grading
 ``paper/printed``                   the paper's printed values (data/paper) and the rule for "agrees"
 ``paper/equations``                 the paper's equation numbers, by LaTeX's numbering rule
 ``paper/cells``                     which printed cells are computed and which are inputs echoed back
 ``paper/claims/``                   the prose claims: ``grading`` (the printed claims, the rules, the
-                                    result types), ``calculators`` (one per claim), ``registry`` (every
-                                    claim computed, graded, kept on disk)
+                                    result types), ``limits`` (the scaling analysis' calculators),
+                                    ``calculators`` (one per claim), ``registry`` (every claim computed,
+                                    graded, kept on disk; the one source of a claim's verdict)
 ``paper/artifacts``                 one builder per paper label, compared with ``data/paper``
 ``paper/reproductions/``            one module per table or figure, each defining ``ARTIFACT``
 ``paper/scorecard``                 grades of every table, figure and claim
 ``paper/differences``               every printed table cell the defaults do not reproduce, and why
 ``paper/findings``                  the front page's findings and readable values (pure formatting)
+``paper/inconsistencies``           the paper's internal inconsistencies and their effect on its cells
 ``paper/assumption_effects``        the printed cells and claims each assumption switch moves
 **studies/**                        the paper's conclusions re-read elsewhere
 ``studies/sensitivity/``            the headline results with each assumption moved alone: ``grid``

@@ -133,6 +133,7 @@ def _random_case(rng: random.Random) -> tuple[dict, Transformer, object]:
             "gb": rng.choice(["GiB", "GB"]),
             "divisible_layers": rng.random() < 0.7,
             "dp_network": rng.choice(["per-gpu", "ring"]),
+            "memory_limit": rng.choice(["constraint", "constraint", "output"]),
         }
     if rng.random() < 0.35:  # a named pipeline schedule (lgacc evaluate --schedule, --n-v)
         q["schedule"] = rng.choice(SCHEDULES)
@@ -348,6 +349,7 @@ def _random_search(rng: random.Random) -> dict:
             "critical_batch_scale": rng.choice([1.0, 0.5]),
             "divisible_heads": rng.random() < 0.8,
             "heads_cap": rng.random() < 0.8,
+            "memory_limit": rng.choice(["constraint", "constraint", "output"]),
         }
     if rng.random() < 0.35:  # lgacc optimize --schedule, --n-v
         options["schedule"] = rng.choice(SCHEDULES)

@@ -47,7 +47,8 @@ def test_findings_count_verdicts_from_status_and_name_the_gap():
         {"label": "table:a", "kind": "table", "status": "agrees to printed precision", "reproduced": "3 of 3 agree", "page": "a"},
         {"label": "table:b", "kind": "table", "status": "differs", "reproduced": "1 of 2 agree", "page": "b"},
     ])
-    assert verdict_counts(card) == {"reproduced": 1, "explained": 0, "differs": 1, "not reproduced": 0}
+    assert verdict_counts(card) == {"reproduced": 1, "explained": 0, "paper inconsistent": 0, "differs": 1,
+                                    "not reproduced": 0}
     claims = [{"id": "c", "where": "Scaling", "printed": "280 trillion", "paper": 2.8e14, "reproduced": 1.22e14,
                "unit": "parameters", "agrees": False}]
     text = findings_markdown(card, claims, "a100-80gb")

@@ -40,24 +40,51 @@ def test_x160_improved_row_equals_fastest(limited):
     assert (row.n_b, row.n_l, row.n_a) == (r.config.n_b, r.config.n_l, r.config.n_a)
 
 
-def test_memory_fits_where_feasible_and_curve_stops(limited):
-    feasible = limited[limited.feasible.astype(bool)]
-    limit = HW.memory_bytes / GIB
-    on_gpu = feasible.non_offloadable_gib.where(feasible.offload.astype(bool), feasible.memory_gib)
-    assert (on_gpu <= limit + 1e-9).all()
+#: The tables' reading of the scaling sweep: memory a rule, heads capped and dividing (the package's old sweep).
+TABLES = scaling.SCALING_ASSUMPTIONS.replace(memory_limit="constraint", heads_cap=True, divisible_heads=True)
+
+
+def test_memory_as_an_output_keeps_every_model_and_reports_memory_past_the_gpu(limited):
+    """The paper's figures report the fastest configuration's memory past 80 GB: no model is dropped."""
+    assert limited.feasible.astype(bool).all() and not limited.offload.astype(bool).any()
     improved = limited[limited.method == "improved"]
-    assert improved.feasible.iloc[0] and not improved.feasible.iloc[-1]
-    assert math.isnan(improved.time_days.iloc[-1]) and improved.reason.iloc[-1]
+    assert (improved.non_offloadable_gib > HW.memory_bytes / GIB).any()
+    # the same search with memory a rule: the curve stops, and where it is feasible memory fits
+    constrained = scaling.scaling_sweep(HW, "limited", xs=XS, assumptions=TABLES)
+    feasible = constrained[constrained.feasible.astype(bool)]
+    on_gpu = feasible.non_offloadable_gib.where(feasible.offload.astype(bool), feasible.memory_gib)
+    assert (on_gpu <= HW.memory_bytes / GIB + 1e-9).all()
+    last = constrained[constrained.method == "improved"]
+    assert last.feasible.iloc[0] and not last.feasible.iloc[-1] and last.reason.iloc[-1]
 
 
-def test_feasibility_limit_brackets_the_memory_crossing():
+def test_memory_limit_is_read_where_the_curve_crosses_the_gpu():
+    """Log-log between the two neighbouring models of the grid where the non-offloadable memory passes 80 GB."""
     limit = scaling.feasibility_limit(HW)
     low = scaling.fastest_row(limit.x_low, HW, "improved")
     high = scaling.fastest_row(limit.x_high, HW, "improved")
-    assert low["feasible"] and not high["feasible"]
-    assert limit.p_low < limit.p < limit.p_high
-    # just below the limit the model needs (almost) the whole GPU: offloaded, non-offloadable part near 80 GB
-    assert low["offload"] and low["non_offloadable_gib"] > 0.5 * HW.memory_bytes / GIB
+    gpu = HW.memory_bytes / GIB
+    assert low["non_offloadable_gib"] <= gpu < high["non_offloadable_gib"]
+    assert limit.x_high == 2 * limit.x_low  # the paper's grid, x = 2^k
+    t = math.log(gpu / low["non_offloadable_gib"]) / math.log(high["non_offloadable_gib"] / low["non_offloadable_gib"])
+    assert limit.p == pytest.approx(low["p"] * (high["p"] / low["p"]) ** t, rel=1e-12)
+    assert low["time_days"] < limit.time_days < high["time_days"]
+    # the offload limit reads the total memory, which crosses first
+    assert scaling.offload_limit(HW).p < limit.p
+    # with memory a rule: the last feasible model and the next, their geometric mean
+    ruled = scaling.feasibility_limit(HW, assumptions=TABLES)
+    low = scaling.fastest_row(ruled.x_low, HW, "improved", assumptions=TABLES)
+    high = scaling.fastest_row(ruled.x_high, HW, "improved", assumptions=TABLES)
+    assert low["feasible"] and not high["feasible"] and ruled.p == pytest.approx(math.sqrt(low["p"] * high["p"]))
+
+
+def test_the_fine_grid_refines_between_the_bracketing_models():
+    fine = scaling.SCALING_ASSUMPTIONS.replace(scaling_grid="fine")
+    month = scaling.time_limit(scaling.ONE_MONTH_DAYS, HW, assumptions=fine)
+    assert month.grid == "fine" and month.x_high - month.x_low < month.x_low  # neighbours on the refined grid
+    low = scaling.fastest_row(month.x_low, HW, "improved", assumptions=fine)
+    assert low["time_days"] <= scaling.ONE_MONTH_DAYS
+    assert scaling.pow2_xs() == tuple(2**k for k in range(1, 12))
 
 
 def test_time_limits_interpolate_between_bracketing_models():
@@ -81,6 +108,52 @@ def test_galloping_limit_equals_the_full_grid(hint):
     # a condition that holds on the whole grid (or nowhere) has no limit either way
     assert scaling.time_limit(1e9, HW, xs=xs[:4], monotone=True, hint=hint) is None
     assert scaling.time_limit(1e-12, HW, xs=xs[:4], monotone=True, hint=hint) is None
+
+
+def test_tensor_parallelism_reaches_the_caps_degree_without_a_node_limit():
+    """eq:overhead_condition with eq:tensor_intensity by hand: 16 (n_a - 1) ... the NVLink threshold 312e12 /
+    (600 GiB/s) = 484.3 flop/B against (4 + 2 n_I) d_m / (3 (n_a - 1)): n_a - 1 <= 0.25 * 12 * 320^2 / (3 * 484.3)
+    = 211.4, so X320 takes 212 devices with the node-size limit removed (not at most 2 d_a = 320 nor d_a = 160)."""
+    from lgacc.search.candidates import tensor_cap
+    from lgacc.search.request import SearchRequest
+
+    nu = 312e12 / (600 * 2**30)
+    expected = 1 + math.floor(0.25 * 12 * 320**2 / (3 * nu))
+    unlimited = scaling.scenario_hardware(HW, "unlimited")
+    request = SearchRequest.create(x_model(320), unlimited, "improved", "3d", assumptions=scaling.SCALING_ASSUMPTIONS)
+    assert tensor_cap(request) == expected == 212
+    row = scaling.fastest_row(320, unlimited, "improved", "unlimited")
+    assert row["n_a"] == expected
+    # with 16-GPU nodes InfiniBand carries more than 16 where its cap allows, 1 + 0.25 12 x^2 / (3 nu_IB): 18 at X320,
+    # where 16 over NVLink is still faster (16 / (1 + 15 k_NV) > 18 / (1 + 17 k_IB)), and 46 at X512, where it is not
+    nu_ib = 312e12 / (50 * 2**30)
+    for x, n_a in ((320, 16), (512, 46)):
+        cap = 1 + math.floor(0.25 * 12 * x**2 / (3 * nu_ib))
+        request = SearchRequest.create(x_model(x), HW, "improved", "3d", assumptions=scaling.SCALING_ASSUMPTIONS)
+        assert tensor_cap(request) == cap
+        k_nv, k_ib = 3 * nu / (12 * x**2), 3 * nu_ib / (12 * x**2)
+        best = 16 if 16 / (1 + 15 * k_nv) > cap / (1 + (cap - 1) * k_ib) else cap
+        assert scaling.fastest_row(x, HW, "improved", "limited")["n_a"] == best == n_a
+
+
+@pytest.mark.parametrize("scenario", ["limited", "unlimited"])
+def test_keeping_the_largest_degree_per_link_changes_no_fastest_configuration(monkeypatch, scenario):
+    """With memory an output the search keeps only the largest allowed n_a of each link; without that pruning
+    (every n_a up to the cap) it picks the same configurations."""
+    import sys
+
+    from lgacc.search import fastest
+
+    candidates = sys.modules["lgacc.search.candidates"]
+    spec = scaling.scenario_hardware(HW, scenario)
+    for x in (32, 160, 336):
+        for method in ("baseline", "improved"):
+            pruned = fastest(x_model(x), spec, method, "3d", explain=False, assumptions=scaling.SCALING_ASSUMPTIONS)
+            with monkeypatch.context() as patch:
+                patch.setattr(candidates, "tensor_prunable", lambda request: False)
+                full = fastest(x_model(x), spec, method, "3d", explain=False, assumptions=scaling.SCALING_ASSUMPTIONS)
+            assert pruned.config == full.config, (x, method)
+            assert pruned.evaluation.time_days == full.evaluation.time_days
 
 
 def test_unlimited_node_is_never_slower():

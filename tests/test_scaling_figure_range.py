@@ -36,25 +36,29 @@ def test_curve_ends_name_the_last_feasible_model_and_the_rule_beyond():
 
 
 @pytest.mark.parametrize("label, paper_high", [("fig:scaling_limited", 1e15), ("fig:scaling_unlimited", 1e17)])
-def test_the_axis_spans_the_papers_range_and_the_gap_is_labelled(label, paper_high):
+def test_the_curves_span_the_papers_range_with_memory_shown_past_the_gpus(label, paper_high):
+    """Memory is the scaling figures' output (issue #25): every curve reaches past the paper's range, the memory
+    panel shades what lies above the GPU's memory, and the models that do not fit even offloaded are hollow."""
+    from lgacc.model.hardware import GIB, load_hardware
+    from lgacc.paper.reproductions.fig_scaling_limited import OVER_GPU_COLOR
     from lgacc.scaling import scaling_sweep
+    from matplotlib.colors import to_rgb
 
     figure = get_artifact(label).reproduce("a100-80gb")
     memory_ax, time_ax = figure.axes
     low, high = time_ax.get_xlim()
     assert low <= 1e3 and high >= paper_high
     frame = scaling_sweep("a100-80gb", label.split("_", 1)[1])
-    ends = curve_ends(frame)
-    assert len(ends)  # on the reference hardware the curves stop before the last model swept
-    notes = [t for t in time_ax.texts if NO_FEASIBLE.split()[0] in t.get_text()]
-    assert len(notes) == ends.groupby("p").ngroups
-    for note, p in zip(notes, sorted(set(ends.p))):
-        assert math.isclose(note.xy[0], p)  # the arrow points at the last feasible model
-        assert " ".join(note.get_text().split()).startswith(NO_FEASIBLE)
-    # the models past the end are shaded in both panels, to the axis' end
-    for ax in (memory_ax, time_ax):
-        spans = [patch for patch in ax.patches if patch.get_facecolor()[:3] == pytest.approx((0.9, 0.9, 0.9))]
-        assert spans
+    assert curve_ends(frame).empty and frame.feasible.astype(bool).all()
+    for method, rows in frame.groupby("method"):
+        assert rows.p.max() >= paper_high, method  # drawn to the paper's last model and beyond
+    gpu = load_hardware("a100-80gb").memory_bytes / GIB
+    bands = [patch for patch in memory_ax.patches if patch.get_facecolor()[:3] == pytest.approx(to_rgb(OVER_GPU_COLOR))]
+    assert len(bands) == 1
+    hollow = [line for ax in (memory_ax, time_ax) for line in ax.get_lines()
+              if line.get_linestyle() in ("None", "") and line.get_markerfacecolor() == "white"]
+    over = frame[frame.non_offloadable_gib > gpu]
+    assert len(over) and sum(len(line.get_xdata()) for line in hollow) == 2 * len(over)
 
 
 def test_titles_name_the_builds_node_size_and_ethernet_share_and_the_papers_on_its_hardware():

@@ -49,6 +49,7 @@ FINDINGS = "findings.md"  # included by the front page; the scorecard notebook o
 ASSUMPTION_EFFECTS = "assumption_effects.md"  # included by the assumptions page; written beside FINDINGS
 DIFFERENCES = "differences.md"  # included by the assumptions page; written beside FINDINGS
 SPEC_FILE = ".spec"  # which spec the folder's pages were built for (:func:`building`)
+INCONSISTENCIES = "inconsistencies.md"  # included by the assumptions page; written beside FINDINGS
 #: Notebooks started first, longest first, so that two workers finish together.  ``claims`` comes
 #: last: it reads the claims the scorecard computed (:mod:`lgacc.cache.results`) instead of computing
 #: them again, or waits for them.
@@ -270,6 +271,9 @@ def _write_placeholders(folder: Path, hardware: str, notebooks: Sequence[Path]) 
     if not (folder / DIFFERENCES).exists() or scorecard:
         (folder / DIFFERENCES).write_text(
             "```{note}\nThe cells that differ are listed by the scorecard notebook, which did not run.\n```\n")
+    if not (folder / INCONSISTENCIES).exists() or scorecard:
+        (folder / INCONSISTENCIES).write_text(
+            "```{note}\nThe paper's inconsistencies are computed by the scorecard notebook, which did not run.\n```\n")
 
 
 def _run_task(task: tuple) -> NotebookResult:

@@ -32,6 +32,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "pipeline_overlap": ("extra-micro-batches", "always", "never"),
     "convention": ("paper", "physical"),
     "dp_network": ("per-gpu", "ring"),
+    "memory_limit": ("constraint", "output"),
+    "scaling_grid": ("fine", "pow2"),
 }
 _CHOICES = CHOICES  # the name lgacc.paper.assumption_effects imports
 
@@ -50,7 +52,8 @@ FIELDS: dict[str, tuple[str, str]] = {
     "heads_cap": (
         "At most one tensor-parallel device per head: n_a <= d_a.",
         "The paper is silent; Megatron-LM's method splits the attention heads. Without the cap the "
-        "search looks up to n_a = 2 d_a.",
+        "search looks up to the largest n_a the 25 % overhead cap allows (eq:overhead_condition with "
+        "eq:tensor_intensity, over InfiniBand above the node size), and at least to d_a.",
     ),
     "gb": (
         "Whether the paper's 'GB' is binary (GiB, default) or decimal. 'GB' rescales every bandwidth and "
@@ -101,6 +104,22 @@ FIELDS: dict[str, tuple[str, str]] = {
         "entire Ethernet bandwidth available to a single device. We ignore this fact for simplicity' "
         "(sec:hardware, footnote); the appendix counts 8 (n_b - 1) p / n_gpu bytes per GPU.",
     ),
+    "memory_limit": (
+        "'constraint': a configuration must fit the GPU's memory (offloading when that is needed and "
+        "possible); 'output': memory is not a rule, the fastest configuration is kept and its memory "
+        "reported (no offload), so a curve shows where memory exceeds the GPU instead of stopping.",
+        "The tables select configurations that fit ('All methods are possible from a memory perspective'); "
+        "the scaling figures report the memory of the fastest configuration past 80 GB ('80 GB is enough to "
+        "train models up to 280 trillion parameters', 'a quadrillion parameter model would need decades'), "
+        "which the scaling analysis (lgacc.scaling) reads with 'output'.",
+    ),
+    "scaling_grid": (
+        "The models a scaling limit is read between: 'fine' (log-spaced X models, refined to every grid model "
+        "around the limit) or 'pow2' (x = 2^k, the paper's apparent grid); a limit is interpolated log-log "
+        "along the curve between two neighbouring models. Read only by lgacc.scaling, never by the evaluator.",
+        "The paper does not say which models it evaluated; its one-month and one-year pairs (4.5 T with "
+        "13 GB, 50 T with 62 GB) come out on x = 2^k.",
+    ),
 }
 
 
@@ -119,6 +138,8 @@ class Assumptions:
     overlap_efficiency: float = 1.0
     critical_batch_scale: float = 1.0
     dp_network: str = "per-gpu"
+    memory_limit: str = "constraint"
+    scaling_grid: str = "fine"
 
     def __post_init__(self) -> None:
         for name in ("divisible_layers", "divisible_heads", "heads_cap"):

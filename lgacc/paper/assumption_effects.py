@@ -53,6 +53,9 @@ _FIGURE_LABELS = {"limited": "fig:scaling_limited", "unlimited": "fig:scaling_un
                   "ethernet": "fig:scaling_Ethernet"}
 #: A shortest time moves when it changes by more than this relative amount (or its feasibility changes).
 FIGURE_TOLERANCE = 1e-3
+#: Switches no table's build reads (``scaling_grid`` is read by :mod:`lgacc.scaling` only): they move no printed
+#: cell, so the tables are not rebuilt under them.
+NOT_READ_BY_TABLES = ("scaling_grid",)
 
 #: The columns that name a row of a comparison, in the order they are joined.
 _ROW_KEYS = ("model", "name", "phase", "parallelism", "method", "target")
@@ -165,6 +168,8 @@ def _table_effects(spec: Hardware, settings: Sequence[tuple[str, Any]]) -> list[
                 for label in labels}
     moved: list[CellEffect] = []
     for name, value in settings:
+        if name in NOT_READ_BY_TABLES:
+            continue
         assumptions = Assumptions().replace(**{name: value})
         for label in labels:
             artifact = artifacts[label]
@@ -268,13 +273,13 @@ def figure_effects(hardware: str | Hardware, settings: Sequence[tuple[str, Any]]
     """Every series of the scaling figures of :data:`FIGURE_SWITCHES` rebuilt under its switch (those of
     ``settings`` only, when given), against the figure's own sweep (both kept on disk by
     :func:`lgacc.scaling.scaling_sweep`)."""
-    from lgacc.scaling import scaling_sweep
+    from lgacc.scaling import SCALING_ASSUMPTIONS, scaling_sweep
 
     spec = load_hardware(hardware)
     chosen = FIGURE_SWITCHES if settings is None else {k: v for k, v in FIGURE_SWITCHES.items() if k in set(settings)}
     effects = []
     for (name, value), scenarios in chosen.items():
-        assumptions = Assumptions().replace(**{name: value})
+        assumptions = SCALING_ASSUMPTIONS.replace(**{name: value})  # the figures' reading, one switch moved
         for scenario in scenarios:
             before = scaling_sweep(spec, scenario)
             after = scaling_sweep(spec, scenario, assumptions=assumptions)

@@ -5,9 +5,11 @@ Nothing here is typed in: every count and number comes from
 hardware the paper's numbers are for (:data:`lgacc.paper.PAPER_HARDWARE`) whatever
 hardware the book is built for: a printed number can only be reproduced, or not, on
 the hardware it was computed for.  The findings change when the package does.
-The scorecard's ``verdict`` column (reproduced / explained / differs / not
-reproduced) is used when present; otherwise its ``status`` is mapped onto the
-same groups.
+The scorecard's ``verdict`` column (reproduced / explained / paper inconsistent /
+differs / not reproduced) is used when present; otherwise its ``status`` is mapped
+onto the same groups.  A claim's verdict is the one :mod:`lgacc.paper.claims` gives
+(the claims page, the scorecard and the other pages read the same record): the front
+page confirms a number exactly when that verdict does (:func:`lgacc.paper.claims.confirms`).
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ from typing import Iterable
 
 import pandas as pd
 
-#: Verdict groups in the order a reader wants them.
-VERDICTS = ("reproduced", "explained", "differs", "not reproduced")
+#: Verdict groups in the order a reader wants them (the claims' verdicts, :data:`lgacc.paper.claims.VERDICTS`).
+VERDICTS = ("reproduced", "explained", "paper inconsistent", "differs", "not reproduced")
+#: The verdicts a page may show as confirmed (:data:`lgacc.paper.claims.CONFIRMING`, kept equal by a test:
+#: this module is pure formatting and imports nothing from the claims).
+CONFIRMING = ("reproduced", "explained")
 
 
 def verdict_of(row: pd.Series) -> str:
@@ -71,16 +76,32 @@ def readable_value(value: float, unit: str) -> str:
     return f"{value:.3g} {unit}"
 
 
+def claim_verdict(record: dict) -> str:
+    """A claim record's verdict (:mod:`lgacc.paper.claims`); a record without one: reproduced when it agrees."""
+    verdict = record.get("verdict")
+    if isinstance(verdict, str) and verdict:
+        return verdict
+    return "reproduced" if record.get("agrees") else "differs"
+
+
 def claim_lines(records: Iterable[dict], agree: bool) -> list[str]:
-    """One Markdown bullet per claim that agrees (or not): the paper's words, the number, the size of the gap."""
+    """One Markdown bullet per claim the verdict confirms (or not): the paper's words, the number, the size of
+    the gap, and for an explained claim the reading that reproduces it."""
     lines = []
     for r in records:
-        if bool(r.get("agrees")) != agree or r.get("reproduced") is None:
+        verdict = claim_verdict(r)
+        if (verdict in CONFIRMING) != agree or r.get("reproduced") is None:
             continue
         size = _ratio_text(r.get("paper"), r.get("reproduced"))
-        gap = "" if agree or not size else f" ({size})"
+        gap = "" if bool(r.get("agrees")) or not size else f" ({size})"
         printed = re.sub(r"(\d[\d.]*\s*\\times\s*10\^\{?\d+\}?)", r"$\1$", r["printed"])
-        lines.append(f"- {r['where']}: the paper says *{printed}*; the package computes **{readable_value(r['reproduced'], r['unit'])}**{gap}.")
+        line = f"- {r['where']}: the paper says *{printed}*; the package computes **{readable_value(r['reproduced'], r['unit'])}**{gap}"
+        alternative = r.get("alternative") or {}
+        if verdict == "explained" and alternative.get("assumption"):
+            line += f"; *explained*: with {alternative['assumption']} it computes {alternative['reproduced']:.3g}"
+        elif verdict not in CONFIRMING:
+            line += f" (*{verdict}*)"
+        lines.append(line + ".")
     return lines
 
 
@@ -98,8 +119,9 @@ def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: st
     contradicted = claim_lines(records, agree=False)
     lines = [
         f"On **{hardware_name}**, of the paper's {total} graded items (tables, figures and numbers stated in prose), "
-        f"{counts['reproduced']} are reproduced, {counts['explained']} differ for a reason the book explains, "
-        f"{counts['differs']} differ, and {counts['not reproduced']} are not reproduced. "
+        f"{counts['reproduced']} are reproduced, {counts['explained']} differ for a reason the book explains by a "
+        f"computation, {counts['paper inconsistent']} contradict the paper's own rules (no reading of them reaches "
+        f"the printed number), {counts['differs']} differ, and {counts['not reproduced']} are not reproduced. "
         "The {doc}`scorecard </generated/scorecard>` lists each with the size of the difference.",
         "",
     ]
@@ -117,8 +139,9 @@ def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: st
             agreed = re.sub(r"^(\d+) of (\d+) agree$", r"\1 of \2 printed cells agree", str(row["reproduced"]))
             lines.append(f"- {{doc}}`{row['label']} </generated/{row['page']}>`: {agreed}.")
         lines.append("")
-    lines += [f"**Conclusions the reproduction confirms** ({len(confirmed)} claims):", "", *confirmed, ""]
-    lines += [f"**Numbers it does not confirm** ({len(contradicted)} claims, each explained on the "
+    lines += [f"**Conclusions the reproduction confirms** ({len(confirmed)} claims, reproduced or explained by a "
+              "computed reading):", "", *confirmed, ""]
+    lines += [f"**Numbers it does not confirm** ({len(contradicted)} claims, each with its computation on the "
               "{doc}`claims page </generated/claims>`):", "", *(contradicted or ["- none"]), ""]
     return "\n".join(lines)
 

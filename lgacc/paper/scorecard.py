@@ -7,8 +7,8 @@ values is *reproduced* when it builds; an artifact the package does not yet
 produce is *not reproduced*.  No status is written by hand: each comes from
 running the artifact.
 
-Every row also carries a ``verdict`` (``reproduced``, ``explained``, ``differs``,
-``not reproduced``), the ``difference`` in a few characters, an ``explanation`` a
+Every row also carries a ``verdict`` (``reproduced``, ``explained``, ``paper inconsistent``,
+``differs``, ``not reproduced``; a claim's is the one :mod:`lgacc.paper.claims` gives), the ``difference`` in a few characters, an ``explanation`` a
 reader can follow, and for an explained claim the ``alternative``: the named
 assumption and the value the package computes under it.
 
@@ -43,6 +43,9 @@ from .claims import (
 )
 from .claims import (
     NOT_REPRODUCED as V_MISSING,
+)
+from .claims import (
+    PAPER_INCONSISTENT as V_INCONSISTENT,
 )
 from .claims import (
     REPRODUCED as V_REPRODUCED,
@@ -164,6 +167,8 @@ def score_claims(hardware: Hardware) -> list[ScoreRow]:
             status = f"agrees ({claim.tolerance})"
         if claim.verdict == V_EXPLAINED:
             status = f"{DIFFERS}, explained by {claim.alternative['assumption']}"
+        elif claim.verdict == V_INCONSISTENT:
+            status = f"{DIFFERS}: the paper's own rules do not reach it"
         rows.append(
             ScoreRow(f"claim:{claim.id}", "claim", claim.where, f"{claim.paper:.3g} {claim.unit} ({claim.printed})", reproduced,
                      status, CLAIMS_PAGE, claim.verdict, claim.difference, claim.explanation, claim.alternative)

@@ -23,8 +23,9 @@ from lgacc.search import fastest
 from lgacc.units import DAYS_PER_YEAR
 
 __all__ = ["METHODS", "NOT_PARTITIONED", "VARIANTS", "SCENARIOS", "ONE_YEAR_DAYS", "ONE_MONTH_DAYS", "UNLIMITED_NODE",
-           "DEFAULT_X_MIN", "DEFAULT_X_MAX", "DEFAULT_POINTS", "COLUMNS", "nice_x", "sweep_xs", "refine",
-           "scenario_methods", "scenario_hardware", "fastest_row", "clear_row_cache", "progress_bar"]
+           "DEFAULT_X_MIN", "DEFAULT_X_MAX", "DEFAULT_POINTS", "COLUMNS", "SCALING_ASSUMPTIONS", "nice_x", "sweep_xs",
+           "pow2_xs", "limit_xs", "refine", "scenario_methods", "scenario_hardware", "fastest_row", "clear_row_cache",
+           "progress_bar"]
 
 METHODS = ("baseline", "partitioned", "improved")
 #: The improved method without the state partition: the dotted line of ``fig:scaling_Ethernet``.
@@ -43,6 +44,17 @@ UNLIMITED_NODE = 2**40
 #: Default sweep: log-spaced targets from X2 (488 parameters) to ~X2000 (~4e17 parameters).
 DEFAULT_X_MIN, DEFAULT_X_MAX, DEFAULT_POINTS = 2, 2000, 32
 
+#: The paper's reading of its scaling analysis (sec:scaling_analysis, the scaling figures and the limits read
+#: from them), where it differs from the tables' defaults: memory is an output of the fastest configuration,
+#: not a rule ("80 GB is enough to train models up to 280 trillion parameters", "a quadrillion parameter model
+#: would need decades"); tensor parallelism takes any degree the 25 % overhead cap allows, over InfiniBand above
+#: the node size ("at extreme scales ... tensor parallelism over InfiniBand with n_a > 16"; "tensor parallelism
+#: only requires a ring topology, which is easy to scale to an arbitrary size"), neither capped by nor dividing
+#: the head count; and the limits are read on the models x = 2^k (the paper's apparent grid).  Each is a switch
+#: of :class:`Assumptions`; the claims try the other value of each.
+SCALING_ASSUMPTIONS = DEFAULT_ASSUMPTIONS.replace(memory_limit="output", heads_cap=False, divisible_heads=False,
+                                                  scaling_grid="pow2")
+
 
 def _step(x: float) -> int:
     """Grid step near ``x``: a power of two up to 32, and at least 2 (x even)."""
@@ -58,6 +70,19 @@ def nice_x(target: float) -> int:
 def sweep_xs(x_min: int = DEFAULT_X_MIN, x_max: int = DEFAULT_X_MAX, points: int = DEFAULT_POINTS) -> tuple[int, ...]:
     """Log-spaced, deduplicated grid values of ``x`` (see the module docstring)."""
     return tuple(sorted({nice_x(t) for t in np.geomspace(x_min, x_max, points)}))
+
+
+def pow2_xs(x_min: int = DEFAULT_X_MIN, x_max: int = DEFAULT_X_MAX) -> tuple[int, ...]:
+    """``x = 2^k`` from ``x_min`` to the first power of two at or above ``x_max`` (X2048 for the default range,
+    1.4e17 parameters: past the paper's 100 quadrillion)."""
+    top = 1 << max(1, math.ceil(math.log2(max(x_max, 2))))
+    return tuple(2**k for k in range(1, top.bit_length()) if x_min <= 2**k)
+
+
+def limit_xs(assumptions: Assumptions = SCALING_ASSUMPTIONS) -> tuple[int, ...]:
+    """The models a limit is read between, by the assumption ``scaling_grid``: :func:`pow2_xs` or :func:`sweep_xs`
+    (refined around the limit, :func:`refine`)."""
+    return pow2_xs() if assumptions.scaling_grid == "pow2" else sweep_xs()
 
 
 def refine(x_low: int, x_high: int) -> tuple[int, ...]:
@@ -110,15 +135,18 @@ def clear_row_cache() -> None:
 
 
 def fastest_row(x: int, hardware: Hardware, method: str, scenario: str = "", parallelism: str = "3d",
-                allow_offload: bool = True, assumptions: Assumptions = DEFAULT_ASSUMPTIONS) -> dict:
-    """One sweep row: the fastest configuration of X_[x] for ``method`` on ``hardware`` (cached).
+                allow_offload: bool = True, assumptions: Assumptions = SCALING_ASSUMPTIONS) -> dict:
+    """One sweep row: the fastest configuration of X_[x] for ``method`` on ``hardware`` (cached), under the
+    scaling analysis' reading by default (:data:`SCALING_ASSUMPTIONS`).
 
     ``method`` is a series name of :data:`VARIANTS`: a method, or :data:`NOT_PARTITIONED`
     (the improved method searched with ``partitioned=False``); the row keeps the name.
     """
     model = x_model(x)
     base, partitioned = _variant(method)
-    result = _fastest_cached(int(x), hardware, base, parallelism, allow_offload, partitioned, assumptions)
+    # the grid is read by the limits only: one search for either grid
+    searched = assumptions.replace(scaling_grid=DEFAULT_ASSUMPTIONS.scaling_grid)
+    result = _fastest_cached(int(x), hardware, base, parallelism, allow_offload, partitioned, searched)
     row = dict.fromkeys(COLUMNS, math.nan)
     row.update(scenario=scenario, method=method, x=int(x), model=model.name, p=float(model.p))
     e = result.evaluation

@@ -12,7 +12,9 @@ each a filter on candidate configurations (:func:`rule_masks`):
 ``structure``
     Only the allowed parallel dimensions exceed one.  A pipeline stage holds whole
     layers (``n_l`` divides ``d_l``) and tensor parallelism splits whole heads
-    (``n_a`` divides ``d_a``).  "In the partitioned approach, we do not consider
+    (``n_a`` divides ``d_a``, at most ``d_a``; the assumptions ``divisible_heads`` and ``heads_cap``:
+    without the cap the candidates reach the largest ``n_a`` the overhead cap allows,
+    :func:`~lgacc.search.candidates.tensor_cap`).  "In the partitioned approach, we do not consider
     pipeline parallelism": ``n_l = 1``.
 ``critical batch``
     "We train at or slightly below the critical batch size": ``b <= b_c``, and for
@@ -25,7 +27,8 @@ each a filter on candidate configurations (:func:`rule_masks`):
 ``GPU budget``
     ``n_gpu <= max_gpus`` when a budget is given.
 ``memory``
-    The memory fits in the GPU (with offload: the non-offloadable part).
+    The memory fits in the GPU (with offload: the non-offloadable part); none under
+    ``memory_limit="output"``, where memory is reported, not fitted, and nothing is offloaded.
 ``overhead cap``
     Every overhead but the bubble is at most ``max_overhead`` (25 %,
     ``eq:overhead_condition``): the gradient reduction with pipeline parallelism
@@ -55,7 +58,9 @@ with the same rules and objective, and the tests check the two agree.  Pruning:
 * micro-batch sizes above the smallest one that is bottleneck-free at ``n_mu =
   n_l`` are dropped (intensities grow with ``b_mu`` and ``n_mu``);
 * candidates are visited by decreasing GPU count and the visit stops once the GPU
-  count alone (at perfect efficiency) cannot beat the best time found.
+  count alone (at perfect efficiency) cannot beat the best time found;
+* with memory an output, for the fastest configuration only the largest allowed ``n_a`` of each link is kept
+  where that is exact (:func:`~lgacc.search.candidates.tensor_prunable`).
 
 The state partition.  Every search takes ``partitioned`` (``None``: the
 method's default, partitioned for the partitioned and improved methods).  With
@@ -80,7 +85,7 @@ The package, one job per module (each imports only those above it):
 * :mod:`.core` -- :func:`fastest` and :func:`cheapest`.
 """
 
-from .candidates import candidates
+from .candidates import candidates, dimension_values, fastest_tensor_degrees, tensor_cap
 from .core import cheapest, fastest
 from .parallelism import Parallelism, parse_parallelism
 from .request import CANDIDATE_KEYS, SearchRequest
@@ -113,6 +118,9 @@ __all__ = [
     "all_valid",
     "divisors",
     "candidates",
+    "dimension_values",
+    "tensor_cap",
+    "fastest_tensor_degrees",
     "fastest",
     "cheapest",
 ]

@@ -172,17 +172,16 @@ def layer_degrees(model, assumptions, upper: int) -> np.ndarray:
     return np.arange(1, top + 1, dtype=np.int64)
 
 
-def head_degrees(model, assumptions, upper: int | None) -> np.ndarray:
-    """The tensor degrees ``n_a <= upper`` that ``assumptions.allows_heads`` allows: up to ``d_a`` under
-    ``heads_cap``, else up to ``2 d_a`` ("without the heads cap, look up to two devices per head")."""
+def head_degrees(model, assumptions, top: int) -> np.ndarray:
+    """The tensor degrees ``n_a <= top`` that ``assumptions.allows_heads`` allows (at most ``d_a`` under
+    ``heads_cap``); ``top`` is the search's largest degree (:func:`lgacc.search.candidates.tensor_top`)."""
     d_a = int(model.d_a)
-    top = (1 if assumptions.heads_cap else 2) * d_a
-    if upper is not None:
-        top = min(top, int(upper))
+    top = min(int(top), d_a) if assumptions.heads_cap else int(top)
     if assumptions.divisible_heads:
         found = divisors(d_a, top)
         if not assumptions.heads_cap and 2 * d_a <= top:
-            found = np.append(found, 2 * d_a)  # beyond the cap the heads split evenly when d_a divides n_a
+            # beyond d_a the heads split evenly when d_a divides n_a
+            found = np.append(found, np.arange(2 * d_a, top + 1, d_a, dtype=np.int64))
         return found
     _listed(model.name, top, f"tensor degrees (n_a = 1..{top}: divisible_heads=false)")
     return np.arange(1, top + 1, dtype=np.int64)

@@ -29,7 +29,8 @@ from .bounds import (
 from .request import CANDIDATE_KEYS, SearchRequest
 from .rules import bottleneck_free
 
-__all__ = ["candidates", "dimension_values", "take", "EVALUATION_CHUNK"]
+__all__ = ["candidates", "dimension_values", "take", "tensor_cap", "tensor_top", "tensor_prunable", "fastest_tensor_degrees",
+           "EVALUATION_CHUNK"]
 
 #: Configurations evaluated in one call where a search evaluates many (a few tens of MB of results).
 EVALUATION_CHUNK = 65536
@@ -106,6 +107,66 @@ def _lattice(B: int, n_l: int, b_mu_max: int, cap: int | None) -> tuple[np.ndarr
     return out
 
 
+#: The largest tensor-parallel degree :func:`tensor_cap` looks at (no model of the X family up to X10^4
+#: comes near it).
+TENSOR_CAP_LIMIT = 2**40
+
+
+def _largest_within_cap(ok, low: int, high: int, guess: int) -> int:
+    """The largest ``n`` in ``[low, high]`` with ``ok(n)``, given ``ok(low)`` and ``ok`` true up to some ``n``
+    and false beyond: galloping from ``guess``, then bisection (a good guess costs two or three calls)."""
+    guess = min(max(guess, low), high)
+    if ok(guess):
+        good, step = guess, 1
+        while good + step <= high and ok(good + step):
+            good, step = good + step, step * 2
+        bad = min(good + step, high + 1)
+    else:
+        bad, step = guess, 1
+        while bad - step > low and not ok(bad - step):
+            bad, step = bad - step, step * 2
+        good = max(bad - step, low)
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        good, bad = (middle, bad) if ok(middle) else (good, middle)
+    return good
+
+
+@lru_cache(maxsize=4096)
+def tensor_cap(request: SearchRequest) -> int:
+    """The largest ``n_a`` whose tensor-parallel overhead is within ``max_overhead`` (eq:overhead_condition with
+    eq:tensor_intensity): over NVLink up to the node size, over InfiniBand beyond (``tensor_placement``).
+
+    The overhead grows with ``n_a`` on each link, so the allowed degrees are ``1..a`` within the node and
+    ``node+1..b`` beyond it (empty when InfiniBand cannot carry ``node + 1``); the cap is the larger end.
+    The search starts from the overhead's linear growth in ``n_a - 1`` (eq:tensor_intensity) and checks
+    every answer with the evaluator.
+    """
+    def overhead(n_a: int) -> float:
+        c = {"n_b": np.array([1]), "n_l": np.array([1]), "n_a": np.array([n_a]), "n_mu": np.array([1]),
+             "b_mu": np.array([1]), "offload": np.array([False])}
+        return float(request.evaluate(c)["tensor"][0])
+
+    def ok(n_a: int) -> bool:
+        return overhead(n_a) <= request.max_overhead
+
+    def guess(probe: int) -> int:
+        cost = overhead(probe)
+        return probe if cost <= 0 else 1 + int(request.max_overhead * (probe - 1) / cost)
+
+    node = int(min(request.hardware.gpus_per_node, TENSOR_CAP_LIMIT))
+    if node < TENSOR_CAP_LIMIT and ok(node + 1):
+        return _largest_within_cap(ok, node + 1, TENSOR_CAP_LIMIT, guess(node + 1))
+    return _largest_within_cap(ok, 1, node, guess(2) if node >= 2 else 1)
+
+
+def tensor_top(request: SearchRequest) -> int:
+    """The largest tensor degree the search lists: ``d_a`` under the heads cap, else the largest degree the
+    overhead cap allows (:func:`tensor_cap`), at least ``d_a``."""
+    d_a = int(request.model.d_a)
+    return d_a if request.assumptions.heads_cap else max(d_a, tensor_cap(request))
+
+
 def dimension_values(request: SearchRequest, max_gpus: int | None):
     """The pipeline and tensor degrees the structure rule allows, within ``max_gpus``.
 
@@ -115,9 +176,37 @@ def dimension_values(request: SearchRequest, max_gpus: int | None):
     upper = max(1, request.batch_limit) if max_gpus is None else min(max(1, request.batch_limit), max_gpus)
     n_ls = layer_degrees(model, assumptions, upper) if parallelism.pipe and not request.no_pipeline \
         else np.array([1], dtype=np.int64)
-    # without the heads cap, look up to two devices per head
-    n_as = head_degrees(model, assumptions, max_gpus) if parallelism.tensor else np.array([1], dtype=np.int64)
+    if parallelism.tensor:
+        top = tensor_top(request)
+        n_as = head_degrees(model, assumptions, top if max_gpus is None else min(top, max_gpus))
+    else:
+        n_as = np.array([1], dtype=np.int64)
     return n_ls, n_as
+
+
+def tensor_prunable(request: SearchRequest) -> bool:
+    """Whether the fastest search may keep only the largest allowed ``n_a`` of each link (:func:`fastest_tensor_degrees`).
+
+    With memory an output (no memory rule, no offload), the paper's overlap convention, pipeline transfers
+    over InfiniBand, the method's own pipeline and no GPU budget, ``n_a`` enters a configuration only through
+    its GPU count and its tensor overhead ``o = k (n_a - 1)`` on its link (eq:tensor_intensity): the time
+    falls as ``n_a / (1 + k (n_a - 1))`` grows, which it does for every ``k < 1``, and a configuration with
+    ``k >= 1`` is over the cap already at ``n_a = 2``.  So on each link the largest allowed ``n_a`` is the
+    fastest, whatever the other degrees.
+    """
+    A = request.assumptions
+    return (A.memory_limit == "output" and A.convention == "paper" and A.pipeline_placement == "inter-node"
+            and request.schedule is None and request.max_gpus is None)
+
+
+def fastest_tensor_degrees(request: SearchRequest, n_as: np.ndarray) -> np.ndarray:
+    """Of the allowed tensor degrees ``n_as``, those within the overhead cap that can be fastest: the largest
+    within the node (NVLink) and the largest beyond it (InfiniBand) (see :func:`tensor_prunable`)."""
+    cap = tensor_cap(request)
+    node = request.hardware.gpus_per_node
+    within = n_as[n_as <= cap]
+    keep = [within[within <= node].max(initial=0), within[within > node].max(initial=0)]
+    return np.array(sorted({int(v) for v in keep if v > 0} or {int(n_as.min(initial=1))}))
 
 
 def micro_batch_caps(request: SearchRequest, B: int, groups: list[tuple[int, int, bool]]) -> dict[tuple[int, int, bool], int]:
@@ -183,12 +272,16 @@ def _check_candidates(request: SearchRequest, B: int, caps: dict) -> int:
     return count
 
 
-def candidates(request: SearchRequest) -> dict[str, np.ndarray]:
-    """The pruned candidate set, as arrays."""
+def candidates(request: SearchRequest, objective: str = "cheapest") -> dict[str, np.ndarray]:
+    """The pruned candidate set, as arrays; for the ``fastest`` objective, where :func:`tensor_prunable`,
+    only the tensor degrees of :func:`fastest_tensor_degrees`."""
     B = request.batch_limit
     n_ls, n_as = dimension_values(request, request.max_gpus)
+    if objective == "fastest" and request.parallelism.tensor and tensor_prunable(request):
+        n_as = fastest_tensor_degrees(request, n_as)
     product_limit(request.model.name, B, int(n_as.max()), request.max_gpus)
-    offloads = (False, True) if request.allow_offload else (False,)
+    # memory as an output (memory_limit="output") never needs offload
+    offloads = (False, True) if request.allow_offload and request.assumptions.memory_limit == "constraint" else (False,)
     _check_probes(request, B, n_ls, len(n_as) * len(offloads))
     groups = [(int(n_l), int(n_a), off) for n_l in n_ls for n_a in n_as for off in offloads]
     caps = micro_batch_caps(request, B, groups)

@@ -172,7 +172,7 @@ def fastest(
     request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
                                    max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions,
                                    schedule=schedule, n_v=n_v)
-    c = _schedule_candidates(request, candidates(request))
+    c = _schedule_candidates(request, candidates(request, "fastest"))
     n = len(c["n_b"])
     if n == 0:
         return _result(request, "fastest", None, None,

@@ -11,6 +11,7 @@ from lgacc.model.config import TrainingConfig
 from lgacc.model.evaluator import Evaluation
 
 from .bounds import head_degrees, layer_degrees, next_degree
+from .candidates import tensor_top
 from .request import CANDIDATE_KEYS, SearchRequest
 from .rules import OVERLAPPED, RULES, TOLERANCE, request_masks
 
@@ -124,7 +125,7 @@ def _next_degrees(request: SearchRequest):
     rule allows them up to ``d_l`` and the heads rule, found without listing every degree."""
     model, assumptions, parallelism = request.model, request.assumptions, request.parallelism
     pipe = parallelism.pipe and not request.no_pipeline
-    heads = (1 if assumptions.heads_cap else 2) * model.d_a
+    heads = tensor_top(request)
 
     def next_l(n_l: int) -> int | None:
         if not pipe:

@@ -93,7 +93,9 @@ def request_masks(request: SearchRequest, candidates: Mapping[str, np.ndarray],
     masks["memory"] = np.asarray(r["ok_memory"], bool)
     masks["overhead cap"] = np.asarray(r["ok_overheads"], bool)
     masks["bottleneck"] = bottleneck_free(request, n_l, r)
-    needs_offload = r["total"] > apply_to_hardware(request.hardware, assumptions).memory_bytes
+    # under memory_limit="output" memory never needs offload: the memory is reported, not fitted
+    needs_offload = (r["total"] > apply_to_hardware(request.hardware, assumptions).memory_bytes) \
+        & (assumptions.memory_limit == "constraint")
     masks["offload"] = ~offload | (needs_offload & request.allow_offload)
     return masks
 

@@ -43,7 +43,7 @@ from lgacc.model.assumptions import Assumptions
 from lgacc.model.hardware import Hardware, load_hardware
 from lgacc.model.transformer import TRILLION_X, Transformer, x_model
 from lgacc.paper.reproductions.parallel_methods_comparison import ROWS
-from lgacc.scaling import scaling_sweep, scenario_hardware, sweep_xs
+from lgacc.scaling import SCALING_ASSUMPTIONS, scaling_sweep, scenario_hardware, sweep_xs
 from lgacc.search import Parallelism, fastest
 
 __all__ = ["QUOTE", "WHERE", "METHODS", "SCENARIOS", "TOLERANCE", "LARGE_MODEL_PARAMETERS", "TRILLION_PAIRS", "Outcome",
@@ -113,12 +113,15 @@ def _ideal_fastest(assumptions: Assumptions) -> Callable[[Transformer, Hardware,
 
 def ideal_column(dp_network: str) -> Column:
     """The ideal model (the paper's rules, the search of :func:`lgacc.search.fastest`) under ``dp_network``."""
+    # X160's rows as its tables select them (memory a rule); the sweeps as the scaling figures read them
+    # (lgacc.scaling.SCALING_ASSUMPTIONS: memory an output)
     assumptions = Assumptions(dp_network=dp_network)
+    scaling = SCALING_ASSUMPTIONS.replace(dp_network=dp_network)
 
     def sweep(hardware: Hardware, scenario: str, xs: tuple[int, ...]) -> pd.DataFrame:
-        return scaling_sweep(hardware, scenario, xs=xs, assumptions=assumptions)
+        return scaling_sweep(hardware, scenario, xs=xs, assumptions=scaling)
 
-    return Column(dp_network, "ideal", f"ideal:{assumptions!r}", _ideal_fastest(assumptions), sweep)
+    return Column(dp_network, "ideal", f"ideal:{assumptions!r}:{scaling!r}", _ideal_fastest(assumptions), sweep)
 
 
 def ideal_columns() -> tuple[Column, ...]:

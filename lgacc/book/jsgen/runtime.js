@@ -467,7 +467,8 @@
       ok_layers_divide: !A.divisible_layers || model.d_l % n_l === 0,
       ok_heads: !A.heads_cap || n_a <= model.d_a,
       ok_heads_divide: !A.divisible_heads || model.d_a % n_a === 0 || (n_a > model.d_a && n_a % model.d_a === 0),
-      ok_memory: off ? non_offloadable <= limit : offloadable + non_offloadable <= limit,
+      // memory_limit "output": memory is reported, not a rule (lgacc.model.evaluator.rules)
+      ok_memory: A.memory_limit === "output" || (off ? non_offloadable <= limit : offloadable + non_offloadable <= limit),
       ok_overheads: DATA.capped.every((name) => overheads[name] <= maxOverhead),
       ok_schedule: scheduleAllows(model, A, sched, n_v, n_l, n_mu),
     };

@@ -73,10 +73,26 @@
       && (!A.divisible_heads || model.d_a % n_a === 0 || (n_a > model.d_a && n_a % model.d_a === 0));
     const withinBudget = (n) => maxGpus === null || n <= maxGpus;
     const n_ls = (usePipe && !noPipeline ? range(1, model.d_l) : [1]).filter((n) => layersAllowed(n) && withinBudget(n));
-    const n_as = (useTensor ? range(1, (A.heads_cap ? 1 : 2) * model.d_a) : [1]).filter((n) => headsAllowed(n) && withinBudget(n));
-    const offloads = allowOffload ? [false, true] : [false];
+    const offloads = allowOffload && A.memory_limit !== "output" ? [false, true] : [false];
     const run = (c) => { tick(true); return compose(model, hardware, method, { method: q.c.method, partitioned, schedule, n_v, ...c }, A,
                                                     maxOverhead, steps, form); };
+    // lgacc.search.candidates.tensor_cap: the largest n_a within the overhead cap (NVLink in the node, InfiniBand beyond)
+    const tensorCap = () => {
+      const LIMIT = 2 ** 40;
+      const ok = (n_a) => run({ n_b: 1, n_l: 1, n_a, n_mu: 1, b_mu: 1, offload: false }).overheads.tensor <= maxOverhead;
+      const largest = (low, high) => {
+        let good = low, step = 1;
+        while (good + step <= high && ok(good + step)) { good += step; step *= 2; }
+        let bad = Math.min(good + step, high + 1);
+        while (bad - good > 1) { const mid = Math.floor((good + bad) / 2); if (ok(mid)) good = mid; else bad = mid; }
+        return good;
+      };
+      const node = Math.min(hardware.gpus_per_node, LIMIT);
+      return node < LIMIT && ok(node + 1) ? largest(node + 1, LIMIT) : largest(1, node);
+    };
+    let topHeads = useTensor && !A.heads_cap ? Math.max(model.d_a, tensorCap()) : model.d_a;
+    if (maxGpus !== null) topHeads = Math.min(topHeads, maxGpus);
+    const n_as = (useTensor ? range(1, topHeads) : [1]).filter((n) => headsAllowed(n) && withinBudget(n));
     const free = (r, n_l) => OVERLAPPED.every((k) => r.overheads[k] <= TOLERANCE)
       && (r.overheads.data <= TOLERANCE || (baselineLike && n_l > 1));
     // lgacc.search.rules.request_masks, in the order of RULES: those that need no evaluation, then the others

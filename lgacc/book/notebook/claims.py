@@ -18,14 +18,18 @@ def claim_markdown(record: dict) -> str:
 
     ``record`` is a row of :func:`lgacc.paper.claims.claims_records`.
     """
-    from lgacc.paper.findings import readable_value
+    from lgacc.paper.findings import CONFIRMING, claim_verdict, readable_value
 
-    mark = AGREE_MARK if record["agrees"] else DIFFER_MARK
+    verdict = claim_verdict(record)
+    mark = AGREE_MARK if verdict in CONFIRMING else DIFFER_MARK
     printed = printed_math(str(record["printed"]))
     value = "not computed" if record.get("reproduced") is None else readable_value(record["reproduced"], record["unit"])
     how = str(record.get("how") or "").strip()
-    return (f"- {mark} **{record['where']}** — the paper: *{printed}*; the package: **{value}** "
+    text = (f"- {mark} *{verdict}* — **{record['where']}** — the paper: *{printed}*; the package: **{value}** "
             f"({record['tolerance']}).{' ' + how if how else ''}")
+    if verdict != "reproduced" and record.get("explanation"):
+        text += f" **Verdict:** {record['explanation']}."
+    return text
 
 
 def show_claims(records: Sequence[dict], ids: Sequence[str] | None = None) -> None:

@@ -33,10 +33,12 @@ def feasibility(ctx: Context, memory: Memory, overheads: dict[str, np.ndarray], 
     """``ok_batch`` (``b <= b_c``, eq:critical_batch), ``ok_micro_batches`` (``n_mu >= n_l``), ``ok_layers``
     and ``ok_layers_divide``, ``ok_heads`` and ``ok_heads_divide`` (the assumptions ``heads_cap`` and
     ``divisible_heads``), ``ok_memory`` (what cannot be offloaded, or everything without offload, fits the
-    GPU), ``ok_overheads`` (each capped overhead at most ``max_overhead``, eq:overhead_condition),
+    GPU; always true under ``memory_limit="output"``), ``ok_overheads`` (each capped overhead at most ``max_overhead``, eq:overhead_condition),
     ``ok_schedule``."""
     A, model = ctx.assumptions, ctx.model
     limit = ctx.hardware.memory_bytes
+    # memory_limit="output": memory is reported, not a rule (the paper's scaling figures)
+    fits = np.where(ctx.offload, memory.non_offloadable <= limit, memory.offloadable + memory.non_offloadable <= limit)
     return {
         "ok_batch": ctx.batch <= b_c,
         "ok_micro_batches": (ctx.n_l == 1) | (ctx.n_mu >= ctx.n_l),
@@ -44,8 +46,7 @@ def feasibility(ctx: Context, memory: Memory, overheads: dict[str, np.ndarray], 
         "ok_layers_divide": A.allows_layers(model.d_l, ctx.n_l),
         "ok_heads": A.replace(divisible_heads=False).allows_heads(model.d_a, ctx.n_a),
         "ok_heads_divide": A.replace(heads_cap=False).allows_heads(model.d_a, ctx.n_a),
-        "ok_memory": np.where(ctx.offload, memory.non_offloadable <= limit,
-                              memory.offloadable + memory.non_offloadable <= limit),
+        "ok_memory": fits | (A.memory_limit == "output"),
         "ok_overheads": np.all([overheads[name] <= max_overhead for name in CAPPED_OVERHEADS], axis=0),
         "ok_schedule": _schedule_rule(ctx),
     }

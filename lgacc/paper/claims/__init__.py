@@ -8,24 +8,29 @@
 
 from .grading import (
     ABOUT_FACTOR,
+    CONFIRMING,
     DIFFERS,
     EXPLAINED,
     NOT_REPRODUCED,
+    PAPER_INCONSISTENT,
     REPRODUCED,
     RULES,
     VERDICTS,
     WORD_TOLERANCE,
     Alternative,
     ClaimResult,
+    Demonstration,
     Outcome,
     PrintedClaim,
     Rule,
+    confirms,
     difference,
     grade,
     printed_claims,
 )
-from .registry import calculators, claims_records, reproduce_claims, switch_effects
+from .registry import calculators, claims_records, reproduce_claims, switch_effects, verdict_of
 
-__all__ = ["ABOUT_FACTOR", "DIFFERS", "EXPLAINED", "NOT_REPRODUCED", "REPRODUCED", "RULES", "VERDICTS",
-           "WORD_TOLERANCE", "Alternative", "ClaimResult", "Outcome", "PrintedClaim", "Rule", "difference", "grade",
-           "printed_claims", "calculators", "claims_records", "reproduce_claims", "switch_effects"]
+__all__ = ["ABOUT_FACTOR", "CONFIRMING", "DIFFERS", "EXPLAINED", "NOT_REPRODUCED", "PAPER_INCONSISTENT", "REPRODUCED",
+           "RULES", "VERDICTS", "WORD_TOLERANCE", "Alternative", "ClaimResult", "Demonstration", "Outcome", "PrintedClaim",
+           "Rule", "confirms", "difference", "grade", "printed_claims", "calculators", "claims_records",
+           "reproduce_claims", "switch_effects", "verdict_of"]

@@ -19,7 +19,9 @@ All rules are defined here, in :data:`RULES`, and nowhere else:
 ``over`` / ``above``
     strictly greater than the printed value ("over 2000 GPU-days").
 ``at least``
-    greater than or equal ("at least twice as fast" is a ratio >= 2).
+    greater than or equal ("at least twice as fast" is a ratio >= 2); with ``digits`` (a round number,
+    ``{word: at least, digits: 1}``), at least the printed value at its significant digits: the
+    reproduction rounds to it or above ("at least twice" is a ratio that rounds to 2 or more, >= 1.5).
 ``up to``
     the largest value reached: at most the printed value (to its last digit) and no
     less than :data:`WORD_TOLERANCE` below it ("up to four years").
@@ -30,9 +32,15 @@ All rules are defined here, in :data:`RULES`, and nowhere else:
 A claim's *verdict* is ``reproduced`` when the package's computation agrees under
 the paper-faithful assumptions, ``explained`` when it does not but the calculator
 names an assumption under which the package's own computation agrees (its
-``alternative``), ``differs`` otherwise, and ``not reproduced`` when nothing could
-be computed (the reason is given).  A prose explanation without a computation is
-``differs``.
+``alternative``), ``paper inconsistent`` when no reading of the paper's stated rules
+reaches the printed number and the calculator shows it (its ``demonstration``: the
+most favourable readings, each computed, none agreeing, and a bound where one
+exists), ``differs`` otherwise, and ``not reproduced`` when nothing could be computed
+(the reason is given).  A prose explanation without a computation is ``differs``.
+
+:data:`CONFIRMING` names the verdicts under which a page may say the paper's number is confirmed
+(reproduced, or explained by a named reading): every page that shows a claim reads its verdict
+from :mod:`lgacc.paper.claims.registry` and maps it with :func:`confirms`.
 """
 
 from __future__ import annotations
@@ -55,9 +63,17 @@ ABOUT_FACTOR = 1.25
 
 REPRODUCED = "reproduced"
 EXPLAINED = "explained"
+PAPER_INCONSISTENT = "paper inconsistent"
 DIFFERS = "differs"
 NOT_REPRODUCED = "not reproduced"
-VERDICTS = (REPRODUCED, EXPLAINED, DIFFERS, NOT_REPRODUCED)
+VERDICTS = (REPRODUCED, EXPLAINED, PAPER_INCONSISTENT, DIFFERS, NOT_REPRODUCED)
+#: The verdicts under which the paper's number comes out of the package's computation.
+CONFIRMING = (REPRODUCED, EXPLAINED)
+
+
+def confirms(verdict: str) -> bool:
+    """Whether a page may mark a claim with this verdict as confirmed (✓, "holds")."""
+    return verdict in CONFIRMING
 
 #: The word rules and what each compares (value v, printed p, tolerance w).
 RULES = {
@@ -89,6 +105,10 @@ class Rule:
     @classmethod
     def parse(cls, spec: Any) -> "Rule":
         if isinstance(spec, dict):
+            if "word" in spec and "digits" in spec:
+                if spec["word"] not in ("at least",):
+                    raise ValueError(f"a word with digits is 'at least' only, not {spec['word']!r}")
+                return cls(str(spec["word"]), digits=int(spec["digits"]))
             if "digits" in spec:
                 return cls("digits", digits=int(spec["digits"]))
             if "between" in spec:
@@ -120,7 +140,8 @@ class Rule:
         if k in ("over", "above"):
             return value > paper
         if k == "at least":
-            return value >= paper
+            slack = 0.0 if self.digits is None else self._half_unit(paper, self.digits)
+            return value >= paper - slack
         if k == "below":
             return value < paper
         if k == "up to":
@@ -133,6 +154,8 @@ class Rule:
     def text(self) -> str:
         if self.kind == "digits":
             return f"digits: {self.digits}"
+        if self.digits is not None:
+            return f"{self.kind}, digits: {self.digits}"
         if self.kind == "between":
             return f"between {self.low:g} and {self.high:g}"
         return self.kind
@@ -145,6 +168,9 @@ class Rule:
             return f"to {self.digits} significant digit{'s' if self.digits > 1 else ''}"
         if self.kind == "between":
             return f"in [{self.low:g}, {self.high:g})"
+        if self.digits is not None:
+            return (f'"{self.kind}" a round number: v rounds to p or above at {self.digits} significant '
+                    f'digit{"s" if self.digits > 1 else ""}')
         return f'"{self.kind}": {RULES[self.kind]}'
 
 
@@ -175,6 +201,17 @@ class Alternative:
 
 
 @dataclass(frozen=True)
+class Demonstration:
+    """That no reading of the paper's stated rules reaches a printed number: the most favourable readings, each
+    computed (none may agree, or the claim is explained), a bound where one exists, and what the paper would
+    have needed."""
+
+    statement: str
+    readings: tuple[Alternative, ...]
+    needed: str = ""
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What a calculator returns: the value in the claim's unit, how, and optionally an alternative."""
 
@@ -182,6 +219,8 @@ class Outcome:
     how: str
     #: one named alternative, or several tried in turn (the first that agrees explains the claim)
     alternative: Alternative | tuple[Alternative, ...] | None = None
+    #: for a printed number no reading reaches: the readings tried and the bound (``paper inconsistent``)
+    demonstration: Demonstration | None = None
 
 
 @dataclass(frozen=True)
@@ -200,8 +239,11 @@ class ClaimResult:
     alternative: dict | None = None
     difference: str = ""
     explanation: str = field(default="")
-    #: every alternative computed for a differing claim: ``{"assumption", "reproduced", "agrees"}``
+    #: every alternative computed (for any claim whose calculator computes some): ``{"assumption", "reproduced",
+    #: "agrees"}``
     alternatives: tuple[dict, ...] = ()
+    #: for ``paper inconsistent``: ``{"statement", "readings": [{"assumption", "reproduced", "agrees"}], "needed"}``
+    demonstration: dict | None = None
 
 
 Calculator = Callable[[Hardware], Any]
@@ -236,17 +278,25 @@ def as_outcome(raw: Any) -> Outcome:
     return Outcome(None if value is None else float(value), how, raw[2] if len(raw) > 2 else None)
 
 
+def _shown(value: float | None) -> str:
+    return "nothing" if value is None else f"{value:.3g}"
+
+
 def grade(claim: PrintedClaim, outcome: Outcome) -> ClaimResult:
     """Compare one outcome with its printed claim and give the verdict."""
     agrees = claim.agrees(outcome.value)
     alternative = None
     alternatives: tuple[dict, ...] = ()
+    demonstration = None
     if outcome.value is None:
         verdict = NOT_REPRODUCED
         explanation = outcome.how
     elif agrees:
         verdict = REPRODUCED
         explanation = f"agrees {claim.tolerance}"
+        # the other readings computed are kept (a page shows how far each moves the number), none is chosen
+        alternatives = tuple({"assumption": a.assumption, "reproduced": a.reproduced,
+                              "agrees": claim.agrees(a.reproduced)} for a in _alternatives(outcome))
     else:
         verdict = DIFFERS
         explanation = f"the package gives {outcome.value:.3g} {claim.unit} against the printed {claim.printed}"
@@ -261,16 +311,38 @@ def grade(claim: PrintedClaim, outcome: Outcome) -> ClaimResult:
                 verdict = EXPLAINED
                 explanation = f"with {alt.assumption}, the same computation gives {alt.reproduced:.3g} {claim.unit}, which agrees"
             else:
-                shown = "nothing" if alt.reproduced is None else f"{alt.reproduced:.3g}"
                 closest = "the closest of the switches tried, " if len(tried) > 1 else ""
-                explanation += f"; with {alt.assumption} ({closest}{len(tried)} tried) it gives {shown}, which does not agree either"
+                explanation += (f"; with {alt.assumption} ({closest}{len(tried)} tried) it gives {_shown(alt.reproduced)}, "
+                                "which does not agree either")
             if alt.how:
                 explanation += f" ({alt.how})"
+        if verdict == DIFFERS and outcome.demonstration is not None:
+            verdict, explanation, demonstration = _inconsistent(claim, outcome.demonstration)
     return ClaimResult(
         claim.id, claim.paper, outcome.value, claim.unit, agrees, claim.printed, claim.tolerance, outcome.how,
         claim.where, claim.rule.text, verdict, alternative, difference(claim.paper, outcome.value, agrees), explanation,
-        alternatives,
+        alternatives, demonstration,
     )
+
+
+def _inconsistent(claim: PrintedClaim, shown: Demonstration) -> tuple[str, str, dict | None]:
+    """``paper inconsistent`` when every reading of the demonstration was computed and none agrees (one that
+    agrees explains the claim instead; one not computed leaves it ``differs``)."""
+    readings = [{"assumption": r.assumption, "reproduced": r.reproduced, "agrees": claim.agrees(r.reproduced)}
+                for r in shown.readings]
+    record = {"statement": shown.statement, "readings": readings, "needed": shown.needed}
+    agreeing = [r for r in readings if r["agrees"]]
+    if agreeing:
+        first = agreeing[0]
+        return EXPLAINED, (f"with {first['assumption']}, the same computation gives {first['reproduced']:.3g} "
+                           f"{claim.unit}, which agrees"), record
+    if not readings or any(r["reproduced"] is None for r in readings):
+        return DIFFERS, f"{shown.statement} (a reading could not be computed)", record
+    values = "; ".join(f"{r['assumption']}: {_shown(r['reproduced'])}" for r in readings)
+    text = f"{shown.statement}. The most favourable readings give {values} {claim.unit}, none {claim.tolerance}"
+    if shown.needed:
+        text += f"; {shown.needed}"
+    return PAPER_INCONSISTENT, text, record
 
 
 def _alternatives(outcome: Outcome) -> list[Alternative]:

@@ -49,6 +49,15 @@ def _claim_result(claim: PrintedClaim, calculator: Callable | None, spec: Hardwa
     return cached("claim", (spec, claim.id), compute)
 
 
+def verdict_of(claim_id: str, hardware: str | Hardware = DEFAULT_HARDWARE) -> str:
+    """The verdict of one claim: the one place every page (claims, scorecard, front page, sensitivity, today's
+    hardware) reads it from."""
+    found = reproduce_claims(hardware, (claim_id,))
+    if not found:
+        raise KeyError(f"unknown claim {claim_id!r}")
+    return found[0].verdict
+
+
 def switch_effects(records: Sequence[dict]) -> list[dict]:
     """Every switch tried on a differing claim and what it does to the printed number: one row per
     (claim, switch) with ``switch, claim, printed, default, switched, moves, agrees``.
@@ -58,6 +67,8 @@ def switch_effects(records: Sequence[dict]) -> list[dict]:
     """
     rows = []
     for r in records:
+        if r.get("verdict") == "reproduced":  # the other readings of a reproduced claim are shown, not tried on it
+            continue
         for alt in r.get("alternatives") or ():
             default, switched = r["reproduced"], alt["reproduced"]
             moves = switched is not None and (default is None or not math.isclose(switched, default, rel_tol=1e-9))

@@ -5,9 +5,13 @@ Also holds the drawing shared by ``fig:scaling_unlimited`` and ``fig:scaling_Eth
 
 The horizontal axis spans the model sizes the paper's figure covers (read from the
 sentences that describe it, ``data/paper/fig_scaling_limited.yaml``) and every model
-swept, whichever reaches further.  A curve stops where the search finds no feasible
-configuration; the models beyond are shaded and labelled with the rule that removed
-the last candidates (:func:`curve_ends`), so the gap shows instead of a shorter axis.
+swept, whichever reaches further.  The curves are the scaling analysis' reading
+(:data:`lgacc.scaling.SCALING_ASSUMPTIONS`): memory is an output of the fastest configuration,
+so every curve spans the whole sweep, and the memory panel shades what lies above the GPU's
+memory; in both panels a hollow marker is a model whose non-offloadable memory exceeds the
+GPU's (it does not fit even with everything else offloaded).  Under ``memory_limit="constraint"``
+a curve stops where the search finds no feasible configuration; the models beyond are then
+shaded and labelled with the rule that removed the last candidates (:func:`curve_ends`).
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ def set_time_axis(ax, times) -> None:
 
 #: What a shaded region says: the search's answer for the models in it.
 NO_FEASIBLE = "no feasible configuration beyond here under the paper's rules"
+#: The memory panel's band above the GPU's memory (memory is an output of the scaling curves).
+OVER_GPU_COLOR = "#f6dede"
 
 
 def paper_model_range(label: str) -> tuple[float, float]:
@@ -163,7 +169,12 @@ def memory_time_figure(frame: pd.DataFrame, hardware: Hardware, caption: str, do
 
     figure = Figure(figsize=(WIDTH_IN, 8.2), layout="constrained")
     memory_ax, time_ax = figure.subplots(2, 1, sharex=True)
+    for ax in (memory_ax, time_ax):  # log axes before any limit is set
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    memory_gib = hardware.memory_bytes / GIB
     times = []
+    over_any = False
     for method in METHODS:
         rows = frame[(frame.method == method) & frame.feasible.astype(bool)]
         if rows.empty:
@@ -172,6 +183,11 @@ def memory_time_figure(frame: pd.DataFrame, hardware: Hardware, caption: str, do
         memory_ax.plot(rows.p, rows.memory_gib, "-", color=color, **MARKER)
         memory_ax.plot(rows.p, rows.non_offloadable_gib, "--", color=color, **MARKER)
         time_ax.plot(rows.p, rows.time_days, "-", color=color, **MARKER)
+        over = rows[rows.non_offloadable_gib > memory_gib]  # not even offloading fits these on the GPU
+        if not over.empty:
+            over_any = True
+            for ax, column in ((memory_ax, "non_offloadable_gib"), (time_ax, "time_days")):
+                ax.plot(over.p, over[column], "o", color=color, markersize=5, markerfacecolor="white", zorder=3)
         times += list(rows.time_days)
     handles = [Line2D([], [], color=COLORS[m], **MARKER, label=m) for m in METHODS]
     if dotted is not None and not dotted.empty:
@@ -181,10 +197,18 @@ def memory_time_figure(frame: pd.DataFrame, hardware: Hardware, caption: str, do
         handles.append(Line2D([], [], color=COLORS["improved"], ls=":", lw=2, label=dotted_label))
     handles += [Line2D([], [], color="black", ls="-", label="memory: total"),
                 Line2D([], [], color="black", ls="--", label="memory: non-offloadable")]
-    memory_gib = hardware.memory_bytes / GIB
     memory_ax.axhline(memory_gib, color="grey", lw=1)
     memory_ax.annotate(f"GPU memory ({memory_gib:g} GiB)", (0.02, memory_gib), ha="left",
                        xycoords=("axes fraction", "data"), va="bottom", fontsize=FONT_PT - 1, color="dimgrey")
+    if over_any or (frame.memory_gib > memory_gib).any():
+        from matplotlib.patches import Patch
+
+        top = max(float(frame.memory_gib.max()), memory_gib) * 3
+        memory_ax.axhspan(memory_gib, top, color=OVER_GPU_COLOR, zorder=0, lw=0)
+        memory_ax.set_ylim(top=top)
+        handles += [Patch(color=OVER_GPU_COLOR, label="memory above the GPU's"),
+                    Line2D([], [], color="black", ls="", marker="o", markersize=5, markerfacecolor="white",
+                           label="does not fit even offloaded")]
     for days, name in ((ONE_MONTH_DAYS, "one month"), (ONE_YEAR_DAYS, "one year")):
         time_ax.axhline(days, color="grey", lw=1, ls="-.")
         time_ax.annotate(name, (0.02, days), xycoords=("axes fraction", "data"), ha="left", va="bottom",
@@ -227,5 +251,6 @@ ARTIFACT = Artifact(
     kind="figure",
     build=build,
     page="fig_scaling_limited",
-    description=CAPTION + " Fastest 3d configuration per method from the search; curves stop where no configuration is feasible.",
+    description=CAPTION + " Fastest 3d configuration per method from the search, memory as an output: the band above "
+                          "the GPU's memory is shaded, and hollow markers are models that do not fit even offloaded.",
 )

@@ -25,6 +25,6 @@ ARTIFACT = Artifact(
     kind="figure",
     build=build,
     page="fig_scaling_unlimited",
-    description=CAPTION + " The node-size limit is removed: tensor parallelism runs over NVLink at any degree up to the head count;"
-                          " curves stop where no configuration is feasible, and the models beyond are shaded.",
+    description=CAPTION + " The node-size limit is removed: tensor parallelism runs over NVLink at any degree the 25 % "
+                          "overhead cap allows; memory is an output, the band above the GPU's memory is shaded.",
 )

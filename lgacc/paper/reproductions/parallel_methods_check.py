@@ -6,16 +6,11 @@ the configuration search.  Here each *printed configuration* is an input and the
 derived columns (efficiency, time, memory) are computed with
 :func:`lgacc.model.evaluator.evaluate` and compared with the printed cells.
 
-table:smaller_cluster prints only ``b, n_a, n_gpu``.  The remaining degrees are
-inferred (see ``book/assumptions.md``): ``n_b n_l = n_gpu / n_a`` and
-``b = n_b n_mu b_mu`` with ``n_mu >= n_l``; the parallelism column fixes which of
-``n_b``, ``n_l`` exceed one; the printed non-offloadable memory fixes ``b_mu``
-(the activations are ``b_mu d_s m_0 / n_a``) and the offloadable memory ``n_l`` for
-the baseline; among what remains, the paper's own selection rule picks the
-configuration (:func:`infer_configuration`).  :func:`candidate_configurations`
-enumerates the alternatives so the choice can be inspected.  No configuration
-is typed in: the printed ones are read from ``data/paper/`` and the inferred
-ones computed.
+table:smaller_cluster prints ``b, n_a, n_gpu`` and the memory; its configurations are decoded from those
+cells (:mod:`lgacc.paper.reproductions.cluster_decoding`: ``n_b n_l = n_gpu / n_a``, ``b = n_b n_mu b_mu``,
+the printed memory fixes ``n_l`` for the baseline and ``b_mu``, the paper's selection rules the rest),
+never from the efficiency and time they are checked against.  No configuration is typed in: the printed
+ones are read from ``data/paper/`` and the decoded ones computed.
 """
 
 from __future__ import annotations
@@ -30,6 +25,7 @@ from lgacc.model.hardware import Hardware, load_hardware
 from lgacc.model.transformer import TRILLION_X, Transformer, x_model
 
 from ..printed import format_like, load_paper, parse_printed
+from .cluster_decoding import candidate_configurations, decode_row
 
 __all__ = [
     "CheckRow",
@@ -79,91 +75,18 @@ def comparison_rows() -> list[CheckRow]:
     ]
 
 
-#: Printed cells of table:smaller_cluster that a configuration must reproduce; the
-#: time column is printed to two significant digits.
-_INFERENCE_COLUMNS = {"offloadable": None, "non_offloadable": None, "efficiency": None, "time": 2}
-
-
 def infer_configuration(printed: dict, model: Transformer | None = None) -> CheckRow:
-    """The configuration behind one row of table:smaller_cluster, which prints only
-    ``b, n_a, n_gpu``.
-
-    Among :func:`candidate_configurations` (with and without offload), the one whose
-    evaluation on the paper's hardware reproduces the most printed cells; ties go to the
-    paper's own preferences: a feasible configuration, no offload unless memory needs it,
-    the smallest micro-batch, then the most pipeline stages for the baseline ("the highest
-    possible pipeline parallelism") and the fewest for the improved method (the largest
-    ``n_b``, the smallest bubble).
-    """
-    model = model or x_model(MODEL_X)
-    hardware = load_hardware("a100-80gb")  # the paper's table, so the paper's hardware
-    baseline = printed["method"] == "Baseline"
-    candidates = [
-        config
-        for offload in (False, True)
-        for config in candidate_configurations(
-            printed["method"], printed["parallelism"], int(printed["b"]), int(printed["n_a"]), int(printed["n_gpu"]),
-            model.d_l, offload=offload,
-        )
-    ]
-    if not candidates:
-        raise ValueError(f"no configuration has the printed b, n_a, n_gpu of {printed}")
-    scored = []
-    for config in candidates:
-        evaluation = evaluate(model, hardware, config)
-        agree = sum(
-            parse_printed(printed[column], significant).agrees(_COLUMNS[column](evaluation))
-            for column, significant in _INFERENCE_COLUMNS.items()
-        )
-        key = (-agree, not evaluation.feasible, config.offload, config.b_mu, -config.n_l if baseline else config.n_l)
-        scored.append((key, agree, config))
-    scored.sort(key=lambda item: item[0])
-    (best_key, agree, config) = scored[0]
-    ties = sum(1 for key, _, _ in scored if key[0] == best_key[0])
-    note = (
-        f"{agree} of {len(_INFERENCE_COLUMNS)} printed cells reproduced; {ties} of {len(candidates)} candidates do as well, "
-        f"chosen by feasibility, no offload unless needed, smallest b_mu, "
-        f"{'most' if baseline else 'fewest'} pipeline stages"
-    )
-    return CheckRow("table:smaller_cluster", printed["parallelism"], printed["method"], config, True, note)
+    """The configuration behind one row of table:smaller_cluster, decoded from its own cells
+    (:func:`lgacc.paper.reproductions.cluster_decoding.decode_row`)."""
+    decoded = decode_row(printed, model or x_model(MODEL_X))
+    note = (f"{decoded.candidates} configurations have the printed b, n_a, n_gpu; {decoded.offload_ok} offload only "
+            f"when needed; {len(decoded.memory_ok)} give the printed memory; {decoded.rule}")
+    return CheckRow("table:smaller_cluster", printed["parallelism"], printed["method"], decoded.config, True, note)
 
 
 def smaller_cluster_rows() -> list[CheckRow]:
-    """The eight rows of table:smaller_cluster with their inferred configurations."""
+    """The eight rows of table:smaller_cluster with their decoded configurations."""
     return [infer_configuration(printed) for printed in _printed_rows("table:smaller_cluster")]
-
-
-def candidate_configurations(
-    method: str, parallelism: str, b: int, n_a: int, n_gpu: int, d_l: int, *, offload: bool = False
-) -> list[TrainingConfig]:
-    """Every configuration with the printed ``b, n_a, n_gpu`` and the printed parallelism:
-    ``n_b n_l = n_gpu / n_a``, ``b = n_b n_mu b_mu``, ``n_mu >= n_l``, ``n_l <= d_l``."""
-    if n_gpu % n_a:
-        return []
-    product = n_gpu // n_a
-    out = []
-    for n_l in range(1, min(product, d_l) + 1):
-        if product % n_l:
-            continue
-        n_b = product // n_l
-        uses_data, uses_pipe = n_b > 1, n_l > 1
-        if parallelism in ("Data + tensor", "Data") and (n_l != 1 or not uses_data):
-            continue
-        if parallelism == "Pipe + tensor" and (n_b != 1 or not uses_pipe):
-            continue
-        if parallelism in ("3d", "Data + pipe") and not (uses_data and uses_pipe):
-            continue
-        if b % n_b:
-            continue
-        per_instance = b // n_b
-        for b_mu in range(1, per_instance + 1):
-            if per_instance % b_mu:
-                continue
-            n_mu = per_instance // b_mu
-            if n_mu < n_l:
-                continue
-            out.append(_cfg(method.lower(), n_b, n_l, n_a, n_mu, b_mu, offload))
-    return out
 
 
 def evaluate_rows(rows: list[CheckRow], hardware: Hardware | str = "a100-80gb", model: Transformer | None = None) -> list[Evaluation]:

@@ -6,8 +6,15 @@ grades one row, :func:`verdicts` every row of each assumption with the values
 where the verdict flips, and :func:`verdict_cell`, :func:`verdict_table` and
 :func:`conclusion_sentences` say it in words and tables.
 
+A conclusion *holds* where its printed claim's own rule (``data/paper/claims.yaml``, graded by
+:mod:`lgacc.paper.claims`: the printed digits, or the word "about", "at least", ...) accepts the result, or
+where the result is past the printed number on the favourable side (a shorter time than "about a week", a
+larger speed-up); so at the paper's values on the paper's hardware it says what the claims page says, and
+:func:`verdicts` puts the claim's verdict from :mod:`lgacc.paper.claims.registry` (the one place verdicts are
+given) beside it.
+
 May import: :mod:`lgacc.studies.sensitivity.grid`, :mod:`lgacc.studies.sensitivity.compute` (the
-rows it judges), :mod:`lgacc.paper.claims` (the printed claims and the "about" factor),
+rows it judges), :mod:`lgacc.paper.claims` (the printed claims, their rules and verdicts),
 :mod:`lgacc.model.evaluator` (the default overhead cap), :mod:`lgacc.model.hardware`; pandas for the table.
 """
 
@@ -20,7 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD
 from lgacc.model.hardware import DEFAULT_HARDWARE, GIB, Hardware, load_hardware
-from lgacc.paper.claims import ABOUT_FACTOR, printed_claims
+from lgacc.paper.claims import printed_claims
 
 from .compute import SensitivityRow
 from .grid import Dimension, Setting, dimensions
@@ -35,6 +42,7 @@ __all__ = [
     "verdict_cell",
     "verdict_table",
     "conclusion_sentences",
+    "claim_verdicts",
 ]
 
 # --- conclusions ---------------------------------------------------------------------------------
@@ -52,12 +60,11 @@ class Conclusion:
 
     ``short`` is its name in a table's header.
 
-    ``kind``: ``"at least"`` (holds down to the printed value over :data:`ABOUT_FACTOR`,
-    reverses at or below ``reverse_at``), ``"at most"`` (holds up to the printed value
-    times the factor, reverses above ``reverse_at``), ``"about"`` (holds within the
-    factor either way, reverses below ``reverse_at`` when given, or when ``bound_key``
-    says memory, not time, sets the limit; weakens otherwise).  ``reverse_at`` takes
-    the printed value and the GPU's memory in GB.
+    ``kind``: ``"at least"`` (holds where the claim's rule accepts the value or above the printed
+    value, reverses at or below ``reverse_at``), ``"at most"`` (holds where the rule accepts it or
+    below the printed value, reverses above ``reverse_at``), ``"about"`` (holds where the rule accepts
+    it, reverses below ``reverse_at`` when given, or when ``bound_key`` says memory, not time, sets
+    the limit; weakens otherwise).  ``reverse_at`` takes the printed value and the GPU's memory in GB.
     """
 
     key: str
@@ -72,13 +79,13 @@ class Conclusion:
 
 
 @cache
-def _printed_values() -> dict[str, float]:
-    return {c.id: c.paper for c in printed_claims()}
+def _claims() -> dict:
+    return {c.id: c for c in printed_claims()}
 
 
 def _printed(claim: str) -> float:
     """The printed number a conclusion is judged against (``data/paper/claims.yaml``)."""
-    return _printed_values()[claim]
+    return _claims()[claim].paper
 
 
 CONCLUSIONS: tuple[Conclusion, ...] = (
@@ -91,8 +98,8 @@ CONCLUSIONS: tuple[Conclusion, ...] = (
     Conclusion("baseline_two_weeks", "X160 takes about two weeks with the baseline",
                "baseline_time_days", "baseline_min_time_1t", "about", lambda printed, _: printed / REVERSAL_FACTOR,
                reversal="the baseline trains it within a week", short="baseline ≈ 2 weeks"),
-    Conclusion("memory", "Memory is not the limit: the improved method needs a small fraction of the GPU's memory",
-               "min_memory_gib", "improved_min_memory", "at most", lambda printed, gpu_gib: gpu_gib,
+    Conclusion("memory", "Memory is not the limit: the improved method needs a tiny fraction of the GPU's memory",
+               "min_memory_share", "improved_memory_tiny_fraction", "at most", lambda printed, gpu_gib: 1.0,
                reversal="it no longer fits in the GPU", short="memory ≪ GPU"),
     Conclusion("one_month", "About 4.5 T parameters train within a month",
                "one_month_limit_p", "one_month_limit", "about", bound_key="one_month_bound",
@@ -110,22 +117,24 @@ CONCLUSIONS: tuple[Conclusion, ...] = (
 def classify(conclusion: Conclusion, row: Mapping[str, Any], gpu_memory_gib: float) -> str:
     """``holds``, ``weakens`` or ``reverses`` for one row's results."""
     value = row[conclusion.result]
-    printed = _printed(conclusion.claim)
+    claim = _claims()[conclusion.claim]
+    printed = claim.paper
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "reverses"
+    accepted = claim.agrees(value)  # the claim's own rule, as the claims page grades it
     if conclusion.kind == "at least":
-        if value >= printed / ABOUT_FACTOR:
+        if accepted or value >= printed:
             return "holds"
         return "weakens" if value > conclusion.reverse_at(printed, gpu_memory_gib) else "reverses"
     if conclusion.kind == "at most":
-        if value <= printed * ABOUT_FACTOR:
+        if accepted or value <= printed:
             return "holds"
         return "weakens" if value <= conclusion.reverse_at(printed, gpu_memory_gib) else "reverses"
     if conclusion.bound_key and row.get(conclusion.bound_key) == "memory":
         return "reverses"
     if conclusion.reverse_at is not None and value < conclusion.reverse_at(printed, gpu_memory_gib):
         return "reverses"
-    return "holds" if max(value / printed, printed / value) <= ABOUT_FACTOR else "weakens"
+    return "holds" if accepted else "weakens"
 
 
 def verdicts(rows: Sequence[SensitivityRow], hardware: Hardware | str = DEFAULT_HARDWARE) -> list[dict[str, Any]]:
@@ -138,6 +147,7 @@ def verdicts(rows: Sequence[SensitivityRow], hardware: Hardware | str = DEFAULT_
     differs from the paper's.
     """
     spec = load_hardware(hardware)
+    claimed = claim_verdicts(spec)
     by_dimension: dict[str, list[SensitivityRow]] = {}
     for row in rows:
         by_dimension.setdefault(row.assumption, []).append(row)
@@ -168,8 +178,20 @@ def verdicts(rows: Sequence[SensitivityRow], hardware: Hardware | str = DEFAULT_
                 "conclusion": conclusion.key, "statement": conclusion.statement, "assumption": name,
                 "title": titles[name].title, "verdict": worst, "at_default": classes[default],
                 "verdicts": dict(zip([r.label for r in group], classes)), "flips": flips,
+                "claim": conclusion.claim, "claim_verdict": claimed.get(conclusion.claim),
             })
     return out
+
+
+def claim_verdicts(hardware: Hardware | str = DEFAULT_HARDWARE) -> dict[str, str]:
+    """The claims page's verdict of each conclusion's claim (:func:`lgacc.paper.claims.registry.verdict_of`), where
+    the study runs on the paper's hardware; empty elsewhere (the claims are graded on the paper's hardware only)."""
+    from lgacc.paper import PAPER_HARDWARE
+    from lgacc.paper.claims import verdict_of
+
+    if load_hardware(hardware) != load_hardware(PAPER_HARDWARE):
+        return {}
+    return {c.claim: verdict_of(c.claim, PAPER_HARDWARE) for c in CONCLUSIONS}
 
 
 def _gpu_memory_gib(spec: Hardware, dimension: Dimension, value: Any) -> float:
@@ -217,7 +239,9 @@ def conclusion_sentences(records: Sequence[Mapping[str, Any]]) -> list[str]:
                                       else f"{f['to_label']} (flips between {f['from_label']} and {f['to_label']})"
                                       for f in hits)
                     buckets[verdict].append(f"{titles[r['assumption']]}: {where}")
-        sentence = f"**{conclusion.statement}.** With every assumption at the paper's value it *{at_default}*."
+        sentence = f"**{conclusion.statement}.** With every assumption at the paper's value it *{at_default}*"
+        claimed = mine[0].get("claim_verdict")
+        sentence += (f" (the claims page: *{claimed}*, `{conclusion.claim}`)." if claimed else ".")
         if buckets["reverses"]:
             sentence += f" It reverses ({conclusion.reversal}) with " + "; ".join(buckets["reverses"]) + "."
         if buckets["weakens"]:

@@ -14,7 +14,7 @@ May import: :mod:`lgacc.model.assumptions`, :mod:`lgacc.errors`, :mod:`lgacc.pap
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any, Callable
 
 from lgacc.errors import UserInputError
@@ -23,7 +23,7 @@ from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD
 from lgacc.model.hardware import DEFAULT_HARDWARE, GIB, Hardware, load_hardware
 from lgacc.model.transformer import Transformer, x_model
 from lgacc.paper.equations import equation_name
-from lgacc.scaling import scenario_hardware
+from lgacc.scaling import SCALING_ASSUMPTIONS, scenario_hardware
 
 __all__ = ["DIVISIBILITY", "Setting", "Dimension", "family_model", "dimensions"]
 
@@ -39,11 +39,14 @@ class Setting:
     the Ethernet share per GPU of the Ethernet scenario (``None``: the spec's),
     kept apart so that moving it leaves the other results' searches identical.
     ``depth_factor`` reshapes the model family at constant parameter count
-    (:func:`family_model`).
+    (:func:`family_model`).  The assumptions start from the scaling analysis' reading
+    (:data:`lgacc.scaling.SCALING_ASSUMPTIONS`: memory an output, tensor parallelism by the 25 % cap, the
+    limits read on ``x = 2^k``), the reading of the claims the headline results are judged against; the
+    X160 results are searched with memory a rule, as the trillion-parameter example's tables are.
     """
 
     hardware: Hardware
-    assumptions: Assumptions = field(default_factory=Assumptions)
+    assumptions: Assumptions = SCALING_ASSUMPTIONS
     max_overhead: float = DEFAULT_MAX_OVERHEAD
     depth_factor: float = 1.0
     ethernet_bytes_per_s: float | None = None
@@ -172,12 +175,13 @@ def dimensions(hardware: Hardware | str = DEFAULT_HARDWARE) -> tuple[Dimension, 
             ordered=False,
         ),
         Dimension(
-            "divisibility", "Divisibility of layers and heads", tuple(DIVISIBILITY), "both",
+            "divisibility", "Divisibility of layers and heads", tuple(DIVISIBILITY), "heads free",
             _replace_assumptions(divisible_layers=lambda v: DIVISIBILITY[v][0],
                                  divisible_heads=lambda v: DIVISIBILITY[v][1]),
             lambda v: {"both": "n_l | d_l, n_a | d_a", "layers free": "n_a | d_a only",
                        "heads free": "n_l | d_l only", "neither": "no divisibility"}[v],
-            "the paper is silent; its configurations split whole layers and whole heads",
+            "the paper caps tensor parallelism by its overhead only ('any n_a the 25 % cap allows'); its printed "
+            "configurations split whole layers",
             ordered=False,
         ),
         Dimension(
