@@ -559,7 +559,7 @@ process.stdout.write(JSON.stringify(out));
 def test_no_name_or_size_breaks_the_page(module_path):
     """Issue #28 item 5: names of Object.prototype are no hardware, method, schedule, model, assumption or parallelism
     of the page (one InputError each, never NaN or a TypeError); an integer beyond 2**53 is quoted as typed; the search
-    of X2000000 stops with a message after about a second; and 3000 fuzzed calls (tests/calculator_fuzz.js) give a
+    of X2000000 stops with a message after about a second or two million candidates, whichever comes first (a slow machine lists them first); and 3000 fuzzed calls (tests/calculator_fuzz.js) give a
     result without NaN or one clear InputError."""
     out = run_node(module_path, ROBUST_SCRIPT, {"names": PROTOTYPE_NAMES, "fuzz": str(ROOT / "tests" / "calculator_fuzz.js")})
     for name in PROTOTYPE_NAMES:
@@ -568,7 +568,7 @@ def test_no_name_or_size_breaks_the_page(module_path):
             assert got.get("name") == "InputError" and name in got["error"], (what, name, got)
     assert "n_b=9007199254740993 exceeds the largest supported count" in out["typed"]["error"]
     assert "x=9007199254740994 exceeds" in out["x"]["error"]
-    assert out["huge"]["name"] == "InputError" and out["huge"]["error"].startswith("search stopped after 1 s"), out["huge"]
+    assert out["huge"]["name"] == "InputError" and out["huge"]["error"].startswith(("search stopped after 1 s", "search stopped at 2000000 candidates")), out["huge"]
     assert "X2000000" in out["huge"]["error"] and out["huge_ms"] < 3000, out["huge_ms"]
     fuzz = out["fuzz"]
     assert fuzz["problemCount"] == 0, fuzz["problems"]
