@@ -42,27 +42,29 @@ def test_configuration_as_a_small_table():
     assert text.splitlines() == ["| $n_b$ | $n_l$ | $n_a$ |", "|---|---|---|", "| 2,285 | 2 | 208 |"]
 
 
-def test_findings_count_verdicts_from_status_and_name_the_gap():
+def test_findings_count_verdicts_from_status_and_keep_the_classes_apart():
     card = pd.DataFrame([
         {"label": "table:a", "kind": "table", "status": "agrees to printed precision", "reproduced": "3 of 3 agree", "page": "a"},
         {"label": "table:b", "kind": "table", "status": "differs", "reproduced": "1 of 2 agree", "page": "b"},
+        {"label": "claim:c", "kind": "claim", "status": "differs", "verdict": "paper inconsistent", "reproduced": "", "page": "claims"},
     ])
-    assert verdict_counts(card) == {"reproduced": 1, "explained": 0, "differs": 1, "not reproduced": 0}
-    claims = [{"id": "c", "where": "Scaling", "printed": "280 trillion", "paper": 2.8e14, "reproduced": 1.22e14,
-               "unit": "parameters", "agrees": False}]
+    assert verdict_counts(card) == {"reproduced": 1, "explained": 0, "paper inconsistent": 1, "differs": 1,
+                                    "not reproduced": 0}
+    claims = [{"id": "c", "verdict": "paper inconsistent"}, {"id": "d", "verdict": "withdrawn"}]
     text = findings_markdown(card, claims, "a100-80gb")
-    assert "122 trillion parameters** (÷2.3)" in text
-    assert "1 of 2 tables and figures reproduce" in text
-    assert "1 of 2 printed cells agree." in text
+    assert "3 graded items (tables, figures and numbers stated in prose) are 1 *reproduced*, 1 *paper inconsistent*, " \
+           "1 *differs*." in text  # no "1 are", no class merged into another
+    assert "1 of 2 tables and figures reproduce:" in text
+    assert "table:b </generated/b>`: 1 of 2 printed cells agree (*differs*)." in text
+    assert "2 claims: 1 *paper inconsistent*, 1 *withdrawn*." in text  # an unknown class under its own name
     assert readable_value(0.428, "fraction") == "42.8 %"
     assert readable_value(2417.2, "samples") == "2,417 samples"
-    close = [{"id": "d", "where": "Intro", "printed": "at least twice", "paper": 2.0, "reproduced": 1.976,
-              "unit": "ratio", "agrees": False}]
-    assert "**1.98 ratio** (−1.2 %)" in findings_markdown(card, close, "a100-80gb")  # 1.976 / 2 - 1 = -1.2 %
+    assert readable_value(1.976, "ratio") == "1.98×"
+    assert readable_value(6.2298e24, "flop") == "6.23 × 10²⁴ flop"  # never e-notation
     # a build for other hardware is told why the grading stays on the paper's; the paper's own build is not
-    other = findings_markdown(card, close, "a100-80gb", "h100-sxm")
+    other = findings_markdown(card, claims, "a100-80gb", "h100-sxm")
     assert "This book is built for **h100-sxm**" in other and "graded there" in other
-    assert "built for" not in findings_markdown(card, close, "a100-80gb", "a100-80gb")
+    assert "built for" not in findings_markdown(card, claims, "a100-80gb", "a100-80gb")
 
 
 def test_compact_comparison_marks_only_the_differences():

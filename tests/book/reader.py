@@ -61,8 +61,8 @@ class PageVisit:
 #    what is left is what must read as prose, tables and typeset math;
 #  * too_wide: tables, images and figures wider than the text column and not in a container that
 #    scrolls sideways (overflow-x auto or scroll) no wider than the column;
-#  * scrolling_tables: tables wider than the box they sit in, so that the reader scrolls to see
-#    their last columns;
+#  * scrolling_tables: tables and figures wider than the box they sit in, so that the reader
+#    scrolls to see their last columns (a phone's way with a wide table or figure, not a desktop's);
 #  * small_text: text of inline SVG figures (matplotlib writes <text> with svg.fonttype 'none') at
 #    its rendered size, the font size in user units times the scale of the element's transform.
 PROBE_JS = r"""(minimum) => {
@@ -87,8 +87,8 @@ PROBE_JS = r"""(minimum) => {
     if (width > limit && !(box && box.getBoundingClientRect().width <= limit)) {
       tooWide.push(`${e.tagName.toLowerCase()} ${Math.round(width)} px > ${Math.round(limit)} px: ${name(e)}`);
     }
-    if (e.tagName === 'TABLE' && box && box.scrollWidth > box.clientWidth + 1) {
-      scrolling.push(`table ${box.scrollWidth} px in a ${box.clientWidth} px box: ${name(e)}`);
+    if ((e.tagName === 'TABLE' || e.tagName === 'svg') && box && box.scrollWidth > box.clientWidth + 1) {
+      scrolling.push(`${e.tagName.toLowerCase()} ${box.scrollWidth} px in a ${box.clientWidth} px box: ${name(e)}`);
     }
   });
   column.querySelectorAll('svg text').forEach(t => {

@@ -1,11 +1,11 @@
 """The built book as a reader sees it, in headless Chromium at a desktop width (1400 px) and a
 phone's (390 px): every page loads with no failed request, no console error and no page reaching
 outside the book; MathJax finishes and leaves no raw LaTeX (``\\(``, ``\\[``, ``_{``, ``^{``) or
-Markdown table syntax in the text; no page is wider than the screen; on the desktop every table fits
-its column without scrolling; figure text is legible (9 px or more as rendered, at both widths: on a
-phone a figure keeps a legible width and scrolls sideways in its own box); and no notebook shows an
-error.  Each page is visited once per width (``conftest.visits``); a full-page screenshot of each
-visit is kept under ``build/screenshots/`` or ``$LGACC_SCREENSHOTS`` (a CI artifact)."""
+Markdown table syntax in the text; no page is wider than the screen; on the desktop every table and
+figure fits its column without scrolling; figure text is legible (9 px or more as rendered, at both
+widths: on a phone a figure keeps a legible width and scrolls sideways in its own box); and no
+notebook shows an error.  Each page is visited once per width (``conftest.visits``); a full-page
+screenshot of each visit is kept under ``build/screenshots/`` or ``$LGACC_SCREENSHOTS`` (a CI artifact)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def problems(result: PageVisit) -> list[str]:
     if result.too_wide:
         found.append(f"wider than the text column and not scrollable: {result.too_wide}")
     if result.width == DESKTOP and result.scrolling_tables:
-        found.append(f"tables the reader must scroll sideways: {result.scrolling_tables}")
+        found.append(f"tables or figures the reader must scroll sideways: {result.scrolling_tables}")
     if result.small_text:
         found.append(f"figure text under {MIN_FIGURE_TEXT_PX:g} px: {len(result.small_text)} labels, e.g. {result.small_text[:4]}")
     return found

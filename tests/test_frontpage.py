@@ -1,0 +1,121 @@
+"""The front page's first screen on hand-made facts: at most eight sentences, each with a number and a
+link to its page; the verdict classes kept apart and read from the records as they are (a class the
+registry adds appears under its own name); the measured-runs sentence reads whatever the validation
+summary holds; the figure's text legible on a phone."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from lgacc.book.frontpage import (
+    INTRO,
+    MAX_SENTENCES,
+    Facts,
+    ScheduleResult,
+    front_page_markdown,
+    lead_sentences,
+    measured_summary,
+    measured_sentence,
+    schedules_sentence,
+    summary_figure,
+)
+from lgacc.book.notebook.figures import MIN_TEXT_PX, figure_svg, legible_width
+
+
+def record(claim_id, verdict, reproduced, unit, printed, difference="none", **extra):
+    return {"id": claim_id, "verdict": verdict, "reproduced": reproduced, "unit": unit, "printed": printed,
+            "agrees": verdict == "reproduced", "difference": difference, "explanation": "", **extra}
+
+
+RECORDS = [
+    record("x160_parameters", "reproduced", 1.258e12, "parameters", "1.26 trillion parameter"),
+    record("baseline_min_time_1t", "reproduced", 13.47, "days", "about two weeks"),
+    record("improved_min_time_1t", "reproduced", 6.81, "days", "one week"),
+    record("improved_speedup_over_baseline", "differs", 1.976, "ratio", "at least twice as fast", "-1.2 %"),
+    record("one_year_limit", "differs", 3.76e13, "parameters", "about 50 trillion parameters", "÷1.3"),
+    record("six_month_cluster", "explained", 1276.0, "GPUs", "1300", "-1.8 %",
+           alternative={"assumption": "round=2 (1300 read to two significant digits)", "reproduced": 1276.0, "agrees": True}),
+    record("ethernet_x160_slowdown", "paper inconsistent", 0.428, "fraction", "about 4%", "×11",
+           explanation="no reading of the paper's rules gives less than 21 %; the paper would need free pipeline transfers"),
+]
+SCHEDULES = [ScheduleResult("gpipe", "baseline", 13.47, 35840), ScheduleResult("1f1b", "baseline", 13.47, 35840),
+             ScheduleResult("interleaved", "baseline", 7.27, 38656, n_v=10),
+             ScheduleResult("zero-bubble", "baseline", 10.13, 38400),
+             ScheduleResult("modular", "improved", 6.81, 38640)]
+MEASURED = {"runs": 16, "publications": 4, "ratio_min": 1.05, "ratio_median": 1.86, "ratio_max": 2.86,
+            "bound_holds": 16, "bound_holds_paper": 12, "kernel_efficiency": 0.527, "lopo_mean_abs_error": 0.266}
+
+
+def facts(**changes) -> Facts:
+    base = dict(hardware="a100-80gb", counts={"reproduced": 31, "explained": 6, "paper inconsistent": 0,
+                                              "differs": 17, "not reproduced": 1},
+                tables=14, records=RECORDS, baseline=(13.47, 35840), improved=(6.81, 38640),
+                printed={"baseline": "13 d", "improved": "6.8 d"}, schedules=SCHEDULES, measured=MEASURED)
+    return Facts(**(base | changes))
+
+
+def test_at_most_eight_sentences_each_with_a_number_and_a_link():
+    sentences = lead_sentences(facts(built_for="h100-sxm", build_improved=(4.1, 20000)))
+    assert len(sentences) + 1 <= MAX_SENTENCES == 8  # the intro is the eighth
+    for sentence in sentences:
+        assert re.search(r"\d", sentence), sentence
+        assert re.search(r"\{doc\}`[^`]+ </generated/\w+>`", sentence), sentence
+        assert sentence.count(". ") == 0 or "e.g." in sentence, f"one sentence per item: {sentence}"
+    headline = sentences[0]
+    assert "**6.81 d on 38,640 GPUs**" in headline and "**13.5 d on 35,840 GPUs**" in headline
+    assert "**1.98×** faster" in headline  # 13.47 / 6.81
+    assert "*at least twice as fast* differs (−1.2 %)" in headline  # the registry's verdict, not restated
+    assert "the paper prints 6.8 d and 13 d" in headline
+    assert "h100-sxm" in sentences[-1] and "4.1 d on 20,000 GPUs" in sentences[-1]
+
+
+def test_verdict_classes_are_kept_apart_and_read_from_the_records():
+    text = "\n".join(lead_sentences(facts()))
+    holds = next(s for s in lead_sentences(facts()) if s.startswith("**What holds.**"))
+    fails = next(s for s in lead_sentences(facts()) if s.startswith("**What fails.**"))
+    assert "reproduced: the baseline in *about two weeks* (13.5 days)" in holds
+    # explained: with the named reading as its cause, among what holds, not among what fails
+    assert "explained by a named assumption: a *1300*-GPU one for six months (1,276 GPUs, −1.8 %, with 1300 read" in holds
+    # a new class appears under its own words, with the cause the registry computed, apart from "differ"
+    assert "nconsistent within the paper: X160 *about 4%* slower over Ethernet (42.8 %, ×11, no reading" in fails
+    assert "differ, with no computed cause yet: *about 50 trillion parameters* in a year" in fails
+    assert "31 reproduced, 6 explained by a named assumption, 17 differing and 1 not reproduced" in text
+    # a class nobody has heard of yet is counted and listed under its own name
+    strange = [r | {"verdict": "withdrawn"} if r["id"] == "one_year_limit" else r for r in RECORDS]
+    text = "\n".join(lead_sentences(facts(records=strange, counts={"reproduced": 3, "withdrawn": 1})))
+    assert "withdrawn: *about 50 trillion parameters* in a year" in text and "1 withdrawn" in text
+
+
+def test_schedules_are_compared_at_two_significant_digits():
+    sentence = schedules_sentence(facts())
+    assert "modular pipeline (6.81 d) is faster than 1F1B (13.5 d), interleaved (7.27 d, v = 10) and zero-bubble" \
+        in sentence
+    tied = facts(schedules=[*SCHEDULES[:4], ScheduleResult("modular", "improved", 7.26, 38640)])
+    assert "ties interleaved (7.27 d, v = 10)" in schedules_sentence(tied)  # 7.3 d both
+
+
+def test_measured_runs_read_whatever_the_summary_holds():
+    today = measured_sentence(MEASURED)
+    assert "16 published training runs (4 publications)" in today and "1.05× to 2.86×" in today
+    assert "the bound holds for 16 of 16 (4 beat it under the paper's own overlap rule)" in today
+    assert "within 27% on average" in today and "calibrated" not in today
+    frame = pd.DataFrame({"publication": ["a", "a", "b"], "ratio_physical": [1.2, 2.0, 1.5],
+                          "ratio_paper": [0.9, 2.0, 1.5], "measured_step_s": [10.0, 20.0, 30.0],
+                          "expected_step_time_s": [11.0, 18.0, 30.0]})
+    summary = measured_summary(frame, {"kernel_efficiency": 0.6, "lopo_mean_abs_error": float("nan")})
+    assert summary["ratio_median"] == 1.5 and summary["bound_holds_paper"] == 2
+    assert summary["expected_mean_abs_error"] == pytest.approx((0.1 + 0.1 + 0) / 3)
+    later = measured_sentence(summary)
+    assert "the calibrated prediction is off by 7% on average" in later and "kernel efficiency" not in later
+
+
+def test_the_page_has_the_intro_the_list_and_a_legible_figure():
+    text = front_page_markdown(facts(), details="details here")
+    assert text.index(INTRO) < text.index("- **Headline.**") < text.index("<svg") < text.index("details here")
+    svg = figure_svg(summary_figure(facts()))
+    width = legible_width(svg)
+    assert width is not None and width <= 358  # a 390 px phone's text column
+    assert "paper" in svg and "38,640 GPUs" in svg and MIN_TEXT_PX == 9.0
