@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from lgacc.book.frontpage import (
-    INTRO,
     MAX_SENTENCES,
     Facts,
     ScheduleResult,
     front_page_markdown,
+    intro,
     lead_sentences,
     measured_summary,
     measured_sentence,
@@ -25,20 +25,20 @@ from lgacc.book.frontpage import (
 from lgacc.book.notebook.figures import MIN_TEXT_PX, figure_svg, legible_width
 
 
-def record(claim_id, verdict, reproduced, unit, printed, difference="none", **extra):
-    return {"id": claim_id, "verdict": verdict, "reproduced": reproduced, "unit": unit, "printed": printed,
+def record(claim_id, verdict, reproduced, unit, printed, paper, difference="none", **extra):
+    return {"id": claim_id, "verdict": verdict, "reproduced": reproduced, "unit": unit, "printed": printed, "paper": paper,
             "agrees": verdict == "reproduced", "difference": difference, "explanation": "", **extra}
 
 
 RECORDS = [
-    record("x160_parameters", "reproduced", 1.258e12, "parameters", "1.26 trillion parameter"),
-    record("baseline_min_time_1t", "reproduced", 13.47, "days", "about two weeks"),
-    record("improved_min_time_1t", "reproduced", 6.81, "days", "one week"),
-    record("improved_speedup_over_baseline", "differs", 1.976, "ratio", "at least twice as fast", "-1.2 %"),
-    record("one_year_limit", "differs", 3.76e13, "parameters", "about 50 trillion parameters", "÷1.3"),
-    record("six_month_cluster", "explained", 1276.0, "GPUs", "1300", "-1.8 %",
+    record("x160_parameters", "reproduced", 1.258e12, "parameters", "1.26 trillion parameter", 1.26e12),
+    record("baseline_min_time_1t", "reproduced", 13.47, "days", "about two weeks", 14),
+    record("improved_min_time_1t", "reproduced", 6.81, "days", "one week", 7),
+    record("improved_speedup_over_baseline", "differs", 1.976, "ratio", "at least twice as fast", 2.0, "-1.2 %"),
+    record("one_year_limit", "differs", 3.76e13, "parameters", "about 50 trillion parameters", 5e13, "÷1.3"),
+    record("six_month_cluster", "explained", 1276.0, "GPUs", "1300", 1300, "-1.8 %",
            alternative={"assumption": "round=2 (1300 read to two significant digits)", "reproduced": 1276.0, "agrees": True}),
-    record("ethernet_x160_slowdown", "paper inconsistent", 0.428, "fraction", "about 4%", "×11",
+    record("ethernet_x160_slowdown", "paper inconsistent", 0.428, "fraction", "about 4%", 0.04, "×11",
            explanation="no reading of the paper's rules gives less than 21 %; the paper would need free pipeline transfers"),
 ]
 SCHEDULES = [ScheduleResult("gpipe", "baseline", 13.47, 35840), ScheduleResult("1f1b", "baseline", 13.47, 35840),
@@ -65,43 +65,42 @@ def test_at_most_eight_sentences_each_with_a_number_and_a_link():
         assert re.search(r"\{doc\}`[^`]+ </generated/\w+>`", sentence), sentence
         assert sentence.count(". ") == 0 or "e.g." in sentence, f"one sentence per item: {sentence}"
     headline = sentences[0]
-    assert "**6.81 d on 38,640 GPUs**" in headline and "**13.5 d on 35,840 GPUs**" in headline
-    assert "**1.98×** faster" in headline  # 13.47 / 6.81
-    assert "*at least twice as fast* differs (−1.2 %)" in headline  # the registry's verdict, not restated
-    assert "the paper prints 6.8 d and 13 d" in headline
+    assert "**6.81 d on 38,640 GPUs**" in headline and "**13.5 d on 35,840**" in headline
+    assert "**1.98×**, so *at least twice as fast* differs (−1.2 %)" in headline  # 13.47 / 6.81; the registry's verdict
+    assert "(printed: 6.8 d, 13 d)" in headline
     assert "h100-sxm" in sentences[-1] and "4.1 d on 20,000 GPUs" in sentences[-1]
 
 
 def test_verdict_classes_are_kept_apart_and_read_from_the_records():
-    text = "\n".join(lead_sentences(facts()))
-    holds = next(s for s in lead_sentences(facts()) if s.startswith("**What holds.**"))
-    fails = next(s for s in lead_sentences(facts()) if s.startswith("**What fails.**"))
-    assert "reproduced: the baseline in *about two weeks* (13.5 days)" in holds
+    sentences = lead_sentences(facts())
+    holds = next(s for s in sentences if s.startswith("**Holds.**"))
+    fails = next(s for s in sentences if s.startswith("**Fails.**"))
+    assert "Reproduced: *about two weeks* for the baseline (13.5 d) and *one week* for the new methods (6.81 d);" in holds
     # explained: with the named reading as its cause, among what holds, not among what fails
-    assert "explained by a named assumption: a *1300*-GPU one for six months (1,276 GPUs, −1.8 %, with 1300 read" in holds
-    # a new class appears under its own words, with the cause the registry computed, apart from "differ"
-    assert "nconsistent within the paper: X160 *about 4%* slower over Ethernet (42.8 %, ×11, no reading" in fails
-    assert "differ, with no computed cause yet: *about 50 trillion parameters* in a year" in fails
-    assert "31 reproduced, 6 explained by a named assumption, 17 differing and 1 not reproduced" in text
+    assert "explained: 1,300 for six months (1,276, with 1300 read to two significant digits)" in holds
+    # a new class appears under its own name, with the cause the registry computed, apart from "differing"
+    assert "Paper inconsistent: a 4 % slowdown over Ethernet (42.8 %, no reading of the paper's rules gives less" in fails
+    assert "; differing, no computed cause yet: 50 T in a year (37.6 T)" in fails
+    assert "31 reproduced, 6 explained, 17 differing and 1 not reproduced" in sentences[1]
     # a class nobody has heard of yet is counted and listed under its own name
     strange = [r | {"verdict": "withdrawn"} if r["id"] == "one_year_limit" else r for r in RECORDS]
     text = "\n".join(lead_sentences(facts(records=strange, counts={"reproduced": 3, "withdrawn": 1})))
-    assert "withdrawn: *about 50 trillion parameters* in a year" in text and "1 withdrawn" in text
+    assert "withdrawn: 50 T in a year (37.6 T)" in text and "1 withdrawn" in text
 
 
 def test_schedules_are_compared_at_two_significant_digits():
     sentence = schedules_sentence(facts())
-    assert "modular pipeline (6.81 d) is faster than 1F1B (13.5 d), interleaved (7.27 d, v = 10) and zero-bubble" \
-        in sentence
+    assert "modular pipeline (6.81 d) beats 1F1B (13.5 d), interleaved (7.27 d) and zero-bubble (10.1 d)" in sentence
     tied = facts(schedules=[*SCHEDULES[:4], ScheduleResult("modular", "improved", 7.26, 38640)])
-    assert "ties interleaved (7.27 d, v = 10)" in schedules_sentence(tied)  # 7.3 d both
+    assert "beats 1F1B (13.5 d) and zero-bubble (10.1 d) and ties interleaved (7.27 d)" in schedules_sentence(tied)
 
 
 def test_measured_runs_read_whatever_the_summary_holds():
     today = measured_sentence(MEASURED)
-    assert "16 published training runs (4 publications)" in today and "1.05× to 2.86×" in today
-    assert "the bound holds for 16 of 16 (4 beat it under the paper's own overlap rule)" in today
-    assert "within 27% on average" in today and "calibrated" not in today
+    assert "1.05× to 2.86× the ideal bound (median 1.86×) on 16 runs from 4 publications" in today
+    assert "it holds for all 16 (under the paper's own, 4 beat it)" in today
+    assert "kernel efficiency (0.53), it predicts a held-out publication within 27% on average" in today
+    assert "calibrated" not in today
     frame = pd.DataFrame({"publication": ["a", "a", "b"], "ratio_physical": [1.2, 2.0, 1.5],
                           "ratio_paper": [0.9, 2.0, 1.5], "measured_step_s": [10.0, 20.0, 30.0],
                           "expected_step_time_s": [11.0, 18.0, 30.0]})
@@ -114,7 +113,7 @@ def test_measured_runs_read_whatever_the_summary_holds():
 
 def test_the_page_has_the_intro_the_list_and_a_legible_figure():
     text = front_page_markdown(facts(), details="details here")
-    assert text.index(INTRO) < text.index("- **Headline.**") < text.index("<svg") < text.index("details here")
+    assert text.index(intro("a100-80gb")) < text.index("- **Headline.**") < text.index("<svg") < text.index("details here")
     svg = figure_svg(summary_figure(facts()))
     width = legible_width(svg)
     assert width is not None and width <= 358  # a 390 px phone's text column

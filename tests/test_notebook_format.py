@@ -135,3 +135,21 @@ def test_a_comparisons_notes_leave_its_table_for_one_of_their_own():
     assert row_notes(comparison) == (["method"], ["ok", "why", "setup (reproduced)"])
     no_quantity = pd.DataFrame([{"model": "X2"}])
     assert row_notes(no_quantity) == (["model"], [])
+
+
+def test_figures_keep_a_legible_width_and_lose_only_bytes():
+    from lgacc.book.notebook.figures import figure_html, legible_width, lighter_svg
+
+    svg = ('<?xml version="1.0"?>\n<svg width="468pt" height="100pt" viewBox="0 0 468 100" xmlns="http://www.w3.org/2000/svg">'
+           '<metadata>big</metadata><text style="font-size: 7px; font-family: \'DejaVu Sans\', \'Bitstream Vera Sans\', '
+           '\'Lucid\', sans-serif" x="12.345678" y="0.123456" transform="scale(0.015625)">a</text>'
+           '<text style="font-size: 10px">b</text></svg>')
+    assert legible_width(svg) == 602  # 9 px x 468 / 7: the 7-unit text reads at 9 px from 602 px wide
+    assert legible_width(svg, 14) == 936
+    light = lighter_svg(svg)
+    assert "metadata" not in light and 'x="12.34"' in light
+    assert 'y="0.123456"' in light and "scale(0.015625)" in light  # numbers below 1 keep every digit
+    assert "'Lucid'" not in light and "font-size: 7px" in light
+    html = figure_html(svg)
+    assert html.startswith('<div class="lgacc-figure"><svg ') and "<?xml" not in html
+    assert 'style="width: 100%; height: auto; min-width: 602px;"' in html and 'width="468pt"' not in html

@@ -26,25 +26,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-__all__ = ["HEADLINE_CLAIMS", "SPEEDUP_CLAIM", "INTRO", "MAX_SENTENCES", "ScheduleResult", "Facts", "gather", "measured_summary",
+__all__ = ["HEADLINE_CLAIMS", "SPEEDUP_CLAIM", "MAX_SENTENCES", "intro", "ScheduleResult", "Facts", "gather", "measured_summary",
            "lead_sentences", "summary_figure", "front_page_markdown", "write_front_page"]
 
 MODEL = "X160"
 #: The claim the headline's speed-up is graded by.
 SPEEDUP_CLAIM = "improved_speedup_over_baseline"
-#: The paper's headline conclusions, in its order, each as words around its printed text ``{printed}``.
+#: The paper's headline conclusions, in its order, each as a few words around its printed text
+#: (``{printed}``, the paper's words) or its printed number in short form (``{paper}``, e.g. "4.5 T").
 #: Which claims are headline ones is an editorial choice; their numbers and verdicts are the registry's.
 HEADLINE_CLAIMS: tuple[tuple[str, str], ...] = (
-    ("baseline_min_time_1t", "the baseline in *{printed}*"),
-    ("improved_min_time_1t", "the new methods in *{printed}*"),
-    ("improved_min_memory", "*{printed}* per GPU"),
-    ("memory_17_times_less", "*{printed}* memory than an A100 has"),
-    ("one_month_limit", "*{printed}* trained in a month"),
-    ("one_year_limit", "*{printed}* in a year"),
-    ("memory_limit_80gb", "80 GB enough up to *{printed}*"),
-    ("ethernet_x160_slowdown", "X160 *{printed}* slower over Ethernet"),
-    ("one_month_cluster", "a *{printed}*-GPU cluster for one month"),
-    ("six_month_cluster", "a *{printed}*-GPU one for six months"),
+    ("baseline_min_time_1t", "*{printed}* for the baseline"),
+    ("improved_min_time_1t", "*{printed}* for the new methods"),
+    ("improved_min_memory", "{paper} per GPU"),
+    ("memory_17_times_less", "*{printed}* memory than the GPU has"),
+    ("one_month_limit", "{paper} parameters in a month"),
+    ("one_year_limit", "{paper} in a year"),
+    ("memory_limit_80gb", "80 GB enough up to {paper}"),
+    ("ethernet_x160_slowdown", "a {paper} slowdown over Ethernet"),
+    ("one_month_cluster", "{paper} GPUs for a month"),
+    ("six_month_cluster", "{paper} for six months"),
 )
 #: The later schedules the paper's modular pipeline is set against in words (the figure shows all).
 RIVALS = ("1f1b", "interleaved", "zero-bubble")
@@ -52,10 +53,10 @@ SCHEDULE_NAMES = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "interleaved"
                   "zero-bubble": "zero-bubble", "modular": "modular"}
 PAGES = {"headline": "trillion_parameter", "overall": "scorecard", "claims": "claims",
          "schedules": "pipeline_schedules", "measured": "against_measured_runs", "today": "todays_hardware"}
-#: How a verdict class reads in the sentences (a class the registry adds reads as its own name).
-CLASS_WORDS = {"reproduced": "reproduced", "explained": "explained by a named assumption",
-               "paper inconsistent": "inconsistent within the paper", "differs": "differ",
-               "not reproduced": "not reproduced"}
+#: How a verdict class reads in the sentences, as a participle so that counts need no verb ("17 differing");
+#: a class the registry adds reads as its own name.
+CLASS_WORDS = {"reproduced": "reproduced", "explained": "explained", "paper inconsistent": "paper inconsistent",
+               "differs": "differing", "not reproduced": "not reproduced"}
 HOLDING = ("reproduced", "explained")
 
 
@@ -188,6 +189,22 @@ def _value(record: Mapping[str, Any]) -> str:
     return "not computed" if value is None else readable_value(value, record["unit"])
 
 
+def _short(value: float, unit: str) -> str:
+    """A value as short as a sentence wants it: ``4.57 T``, ``6.81 d``, ``42.8 %``, ``7,840``, ``16.9×``."""
+    from lgacc.book.notebook.formats import format_count, format_days
+    from lgacc.paper.findings import readable_value
+
+    if unit == "parameters":
+        return format_count(value)
+    if unit == "days":
+        return format_days(value)
+    if unit == "fraction":
+        return f"{100 * value:.3g} %"
+    if unit == "GPUs":
+        return f"{value:,.0f}"
+    return readable_value(value, unit)
+
+
 def _cause(record: Mapping[str, Any]) -> str:
     """Why a claim does not reproduce under the defaults, in a phrase, from the registry's own fields."""
     verdict = record.get("verdict")
@@ -203,13 +220,14 @@ def _cause(record: Mapping[str, Any]) -> str:
 
 
 def _item(record: Mapping[str, Any], words: str) -> str:
+    """A claim in a few words, with the package's value where it reads otherwise than the paper's, and
+    the cause the registry gives for a verdict other than reproduced or differs."""
     from lgacc.book.notebook.typeset import printed_math
 
-    text = words.format(printed=printed_math(str(record["printed"])))
-    value = _value(record)
-    detail = [] if value.replace(" ", "").lower() == str(record["printed"]).replace(" ", "").lower() else [value]
-    if record.get("verdict") not in ("reproduced",) and record.get("difference") not in (None, "", "none"):
-        detail.append(str(record["difference"]).replace("-", "−"))
+    paper = _short(float(record["paper"]), record["unit"])
+    text = words.format(printed=printed_math(str(record["printed"])), paper=paper)
+    value = None if record.get("reproduced") is None else _short(float(record["reproduced"]), record["unit"])
+    detail = [value or "not computed"] if value != paper else []
     cause = _cause(record)
     if cause:
         detail.append(cause)
@@ -230,50 +248,38 @@ def _by_class(records: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
     return groups
 
 
-#: Each verdict class as a participle, so that counts read without verb agreement ("17 differing").
-COUNT_WORDS = {"reproduced": "reproduced", "explained": "explained by a named assumption",
-               "paper inconsistent": "inconsistent within the paper", "differs": "differing",
-               "not reproduced": "not reproduced"}
-
-
 def _counts_phrase(counts: Mapping[str, int]) -> str:
-    """``31 reproduced, 6 explained by a named assumption, 17 differing and 1 not reproduced``."""
-    parts = [f"{n:,} {COUNT_WORDS.get(verdict, verdict)}" for verdict, n in counts.items() if n]
+    """``31 reproduced, 6 explained, 17 differing and 1 not reproduced``."""
+    parts = [f"{n:,} {CLASS_WORDS.get(verdict, verdict)}" for verdict, n in counts.items() if n]
     return _join(parts) if parts else "none graded"
 
 
 def headline_sentence(facts: Facts) -> str:
-    from lgacc.paper.findings import readable_value
-
+    link = _link("headline", "The search")
     if facts.baseline is None or facts.improved is None:
-        return (f"**Headline.** On {facts.hardware}, the search finds no feasible 3d configuration of {MODEL} for "
-                f"{'the baseline' if facts.baseline is None else 'the new methods'} ({_link('headline', 'trillion-parameter page')}).")
+        missing = "the baseline" if facts.baseline is None else "the new methods"
+        return f"**Headline.** {link} finds no feasible 3d configuration of {MODEL} for {missing} on {facts.hardware}."
     by_id = {r["id"]: r for r in facts.records}
     size = by_id.get("x160_parameters", {}).get("reproduced")
-    speedup = by_id.get(SPEEDUP_CLAIM)
     ratio = facts.baseline[0] / facts.improved[0]
+    speedup = by_id.get(SPEEDUP_CLAIM)
     grade = ""
     if speedup is not None:
-        verdict, printed = speedup.get("verdict"), speedup["printed"]
-        grade = {"reproduced": f": the paper's *{printed}* holds",
-                 "explained": f": the paper's *{printed}* holds {_cause(speedup)}",
-                 "differs": f", so the paper's *{printed}* differs ({str(speedup.get('difference', '')).replace('-', '−')})",
-                 "paper inconsistent": f": the paper's *{printed}* is inconsistent within the paper ({_cause(speedup)})",
-                 }.get(verdict, f": the paper's *{printed}* is graded *{verdict}*")
-    printed = [f"{facts.printed[k]}" for k in ("improved", "baseline") if facts.printed.get(k)]
-    paper = f" (the paper prints {printed[0]} and {printed[1]})" if len(printed) == 2 else ""
-    return (f"**Headline.** On the paper's hardware ({facts.hardware}), {_link('headline', 'the search')} trains {MODEL}"
-            + (f" ({readable_value(size, 'parameters')})" if size else "")
-            + f" in **{_days(facts.improved[0])} on {facts.improved[1]:,} GPUs** with layered gradient accumulation and"
-            f" modular pipelines, against **{_days(facts.baseline[0])} on {facts.baseline[1]:,} GPUs** with the baseline"
-            f"{paper}: **{ratio:.2f}×** faster{grade}.")
+        printed, verdict, cause = speedup["printed"], speedup.get("verdict"), _cause(speedup)
+        grade = {"reproduced": f": *{printed}* holds",
+                 "differs": f", so *{printed}* differs ({str(speedup.get('difference', '')).replace('-', '−')})",
+                 }.get(verdict, f", so *{printed}* is {CLASS_WORDS.get(verdict, verdict)}" + (f" ({cause})" if cause else ""))
+    printed = [facts.printed.get(k) for k in ("improved", "baseline")]
+    paper = f" (printed: {printed[0]}, {printed[1]})" if all(printed) else ""
+    return (f"**Headline.** {link} trains {MODEL}" + (f" ({_short(size, 'parameters')} parameters)" if size else "")
+            + f" in **{_days(facts.improved[0])} on {facts.improved[1]:,} GPUs** with the paper's methods, against "
+            f"**{_days(facts.baseline[0])} on {facts.baseline[1]:,}** with the baseline{paper}: **{ratio:.2f}×**{grade}.")
 
 
 def overall_sentence(facts: Facts) -> str:
     total = sum(facts.counts.values())
-    claims = len(facts.records)
-    return (f"**Overall.** Of the paper's {total} graded items ({facts.tables} tables and figures, {claims} numbers in "
-            f"prose): {_counts_phrase(facts.counts)} ({_link('overall', 'scorecard')}).")
+    return (f"**Overall.** Of {total} graded items ({facts.tables} tables and figures, {len(facts.records)} numbers "
+            f"in prose): {_counts_phrase(facts.counts)} ({_link('overall', 'scorecard')}).")
 
 
 def conclusion_sentences(facts: Facts) -> list[str]:
@@ -282,23 +288,23 @@ def conclusion_sentences(facts: Facts) -> list[str]:
     from lgacc.paper.findings import VERDICTS
 
     groups = _by_class(facts.records)
-    holds = [f"{CLASS_WORDS.get(v, v)}: {_join(groups[v])}" for v in HOLDING if v in groups]
+    holds = [f"{CLASS_WORDS[v]}: {_join(groups[v])}" for v in HOLDING if v in groups]
     fails = []
     for verdict in dict.fromkeys([*VERDICTS, *groups]):  # the known classes in their order, then any other
-        if verdict in HOLDING or verdict not in groups:
-            continue
-        items = groups[verdict]
-        words = CLASS_WORDS.get(verdict, verdict)
-        if verdict == "differs":
-            words = "differ, with no computed cause yet"
-        fails.append(f"{words}: {_join(items)}")
-    link = _link("claims", "claims page")
+        if verdict in groups and verdict not in HOLDING:
+            words = "differing, no computed cause yet" if verdict == "differs" else CLASS_WORDS.get(verdict, verdict)
+            fails.append(f"{words}: {_join(groups[verdict])}")
+    link = _link("claims", "claims")
     out = []
     if holds:
-        out.append(f"**What holds.** Of the paper's conclusions, {'; '.join(holds)} ({link}).")
+        out.append(f"**Holds.** {_capital('; '.join(holds))} ({link}).")
     if fails:
-        out.append(f"**What fails.** {'; '.join(fails)[0].upper() + '; '.join(fails)[1:]} ({link}).")
+        out.append(f"**Fails.** {_capital('; '.join(fails))} ({link}).")
     return out
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def schedules_sentence(facts: Facts) -> str | None:
@@ -309,39 +315,33 @@ def schedules_sentence(facts: Facts) -> str | None:
 
     def verdict(theirs: ScheduleResult) -> str:  # at the paper's two printed digits for a time
         a, b = float(f"{ours.time_days:.1e}"), float(f"{theirs.time_days:.1e}")
-        return "ties" if a == b else "faster than" if a < b else "slower than"
+        return "ties" if a == b else "beats" if a < b else "loses to"
 
     groups: dict[str, list[str]] = {}
     for name in RIVALS:
         if name in by_name:
-            s = by_name[name]
-            chunks = f", v = {s.n_v}" if s.n_v > 1 else ""
-            groups.setdefault(verdict(s), []).append(f"{SCHEDULE_NAMES[name]} ({_days(s.time_days)}{chunks})")
-    parts = [f"{'is ' if word != 'ties' else ''}{word} {_join(items)}" for word, items in groups.items()]
-    return (f"**Later schedules.** At {MODEL}, the paper's modular pipeline ({_days(ours.time_days)}) "
-            f"{_join(parts)} at two significant digits, each searched under the same rules "
-            f"({_link('schedules', 'pipeline schedules')}).")
+            groups.setdefault(verdict(by_name[name]), []).append(f"{SCHEDULE_NAMES[name]} ({_days(by_name[name].time_days)})")
+    parts = [f"{word} {_join(items)}" for word, items in groups.items()]
+    return (f"**Later schedules.** At {MODEL} the modular pipeline ({_days(ours.time_days)}) {_join(parts)}, "
+            f"at two digits, all searched under the paper's rules ({_link('schedules', 'pipeline schedules')}).")
 
 
 def measured_sentence(measured: Mapping[str, Any] | None) -> str | None:
     """The ideal bound against measured runs, from whatever :func:`measured_summary` holds."""
     if not measured:
         return None
-    runs = measured["runs"]
-    text = (f"**Measured runs.** On {runs} published training runs ({measured['publications']} publications), the "
-            f"measured step takes {measured['ratio_min']:.2f}× to {measured['ratio_max']:.2f}× the ideal bound's "
-            f"(median {measured['ratio_median']:.2f}×), so the bound holds for {measured['bound_holds']} of {runs}")
+    runs, holds = measured["runs"], measured["bound_holds"]
+    text = (f"**Measured runs.** Real steps take {measured['ratio_min']:.2f}× to {measured['ratio_max']:.2f}× the "
+            f"ideal bound (median {measured['ratio_median']:.2f}×) on {runs} runs from {measured['publications']} "
+            f"publications: under the physical overlap rule it holds for {'all' if holds == runs else f'{holds} of'} {runs}")
     if "bound_holds_paper" in measured and measured["bound_holds_paper"] < runs:
-        text += f" ({runs - measured['bound_holds_paper']} beat it under the paper's own overlap rule)"
-    errors = []
+        text += f" (under the paper's own, {runs - measured['bound_holds_paper']} beat it)"
     if _finite(measured.get("expected_mean_abs_error")):
-        errors.append(f"the calibrated prediction is off by {measured['expected_mean_abs_error']:.0%} on average")
-    if _finite(measured.get("lopo_mean_abs_error")) and _finite(measured.get("kernel_efficiency")):
-        errors.append(f"one kernel efficiency fitted on the other publications ({measured['kernel_efficiency']:.2f} "
-                      f"on all) predicts a held-out publication within {measured['lopo_mean_abs_error']:.0%} on average")
-    if errors:
-        text += "; " + "; ".join(errors)
-    return text + f" ({_link('measured', 'against measured runs')})."
+        text += f"; the calibrated prediction is off by {measured['expected_mean_abs_error']:.0%} on average"
+    elif _finite(measured.get("lopo_mean_abs_error")) and _finite(measured.get("kernel_efficiency")):
+        text += (f"; scaled by one fitted kernel efficiency ({measured['kernel_efficiency']:.2f}), it predicts a "
+                 f"held-out publication within {measured['lopo_mean_abs_error']:.0%} on average")
+    return text + f" ({_link('measured', 'measured runs')})."
 
 
 def _finite(value: Any) -> bool:
@@ -353,20 +353,22 @@ def build_sentence(facts: Facts) -> str | None:
         return None
     there = (f"the new methods train {MODEL} in {_days(facts.build_improved[0])} on {facts.build_improved[1]:,} GPUs"
              if facts.build_improved else f"no 3d configuration of {MODEL} is feasible with the new methods")
-    return (f"**This build.** The pages' own numbers are for **{facts.built_for}**, where {there} "
-            f"({_link('today', 'today’s hardware')}).")
+    return f"**This build** is for **{facts.built_for}**, where {there} ({_link('today', 'today’s hardware')})."
 
 
-#: The sentence before the list: what the numbers are.
-INTRO = ("*[Layered gradient accumulation and modular pipeline parallelism](https://arxiv.org/abs/2106.02679)* "
-         "(Lamy-Poirier, 2021), recomputed: every number below comes from the package `lgacc`, as the paper computes "
-         "it, an ideal bound with every kernel at the GPU's peak.")
-#: The first screen holds at most this many sentences, :data:`INTRO` included.
+def intro(hardware: str) -> str:
+    """The sentence before the list: what the numbers are, and on which hardware."""
+    return ("*[Layered gradient accumulation and modular pipeline parallelism](https://arxiv.org/abs/2106.02679)* "
+            f"(Lamy-Poirier, 2021), recomputed on its own hardware ({hardware}) by the package `lgacc`: every number "
+            "below is computed as the paper computes it, an ideal bound with every kernel at the GPU's peak.")
+
+
+#: The first screen holds at most this many sentences, :func:`intro` included.
 MAX_SENTENCES = 8
 
 
 def lead_sentences(facts: Facts) -> list[str]:
-    """At most seven sentences (eight with :data:`INTRO`), each with numbers and a link to its page."""
+    """At most seven sentences (eight with :func:`intro`), each with numbers and a link to its page."""
     sentences = [headline_sentence(facts), overall_sentence(facts), *conclusion_sentences(facts),
                  schedules_sentence(facts), measured_sentence(facts.measured), build_sentence(facts)]
     return [s for s in sentences if s][:MAX_SENTENCES - 1]
@@ -421,7 +423,7 @@ def front_page_markdown(facts: Facts, details: str = "") -> str:
     svg = figure_html(figure_svg(figure))
     caption = (f"{MODEL}'s shortest training time with each pipeline schedule, each the fastest configuration the "
                f"paper's rules allow on {facts.hardware} (ideal bound: kernels at peak).")
-    lines = ["::::{container} lgacc-lead", ":::{container} lgacc-lead-text", INTRO, "",
+    lines = ["::::{container} lgacc-lead", ":::{container} lgacc-lead-text", intro(facts.hardware), "",
              *[f"- {sentence}" for sentence in lead_sentences(facts)], ":::",
              ":::{container} lgacc-lead-figure", svg, "", caption, ":::", "::::", ""]
     if details:

@@ -158,3 +158,28 @@ def test_the_reader_checks_can_fail(browser):
     assert len(measured["scrolling"]) == 1 and "scrolls" in measured["scrolling"][0]
     assert measured["pageWidth"] > PHONE + 1
     assert measured["small"] == ["tiny (7.2 px)"]
+
+
+def test_front_page_says_what_holds_on_its_first_screen(browser, server):
+    """At 1400 x 900 the findings (at most eight sentences, each linking to its page) and the summary figure
+    are on the first screen; on a phone the figure follows the sentences, its text still legible."""
+    for width, height in ((DESKTOP, 900), (PHONE, 844)):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(f"{server}/index.html", wait_until="load")
+        lead = page.evaluate("""() => {
+          const items = [...document.querySelectorAll('div.lgacc-lead-text li')];
+          const figure = document.querySelector('div.lgacc-lead-figure svg');
+          return {sentences: items.length, linked: items.filter(li => li.querySelector('a[href]')).length,
+                  numbered: items.filter(li => /\\d/.test(li.innerText)).length,
+                  bottom: items.length ? items[items.length - 1].getBoundingClientRect().bottom + scrollY : null,
+                  figure_top: figure ? figure.getBoundingClientRect().top + scrollY : null,
+                  figure_bottom: figure ? figure.getBoundingClientRect().bottom + scrollY : null};
+        }""")
+        page.close()
+        assert 2 <= lead["sentences"] <= 7, lead  # with the sentence before the list, at most eight
+        assert lead["linked"] == lead["numbered"] == lead["sentences"], lead
+        assert lead["figure_top"] is not None, "no summary figure"
+        if width == DESKTOP:
+            assert lead["bottom"] <= height and lead["figure_bottom"] <= height, f"not on the first screen: {lead}"
+        else:
+            assert lead["figure_top"] >= lead["bottom"], f"on a phone the figure follows the sentences: {lead}"

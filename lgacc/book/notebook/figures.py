@@ -64,7 +64,7 @@ def figure_html(svg: str) -> str:
     phone a wide figure keeps legible text and scrolls sideways in its own box (``div.lgacc-figure``)."""
     head, sep, rest = svg.partition("<svg ")
     tag, close, body = rest.partition(">")
-    tag = re.sub(r'\s(width|height)="[^"]*"', "", tag)
+    tag = re.sub(r'(^|\s)(width|height)="[^"]*"', "", tag).strip()
     width = legible_width(svg)
     minimum = f" min-width: {width}px;" if width else ""
     inline = f'{sep}{tag} style="width: 100%; height: auto;{minimum}"{close}{body}'
