@@ -60,6 +60,7 @@ def facts(**changes) -> Facts:
 def test_at_most_eight_sentences_each_with_a_number_and_a_link():
     sentences = lead_sentences(facts(built_for="h100-sxm", build_improved=(4.1, 20000)))
     assert len(sentences) + 1 <= MAX_SENTENCES == 8  # the intro is the eighth
+    assert not any("h100-sxm" in s for s in sentences)  # the build's own hardware comes after the first screen
     for sentence in sentences:
         assert re.search(r"\d", sentence), sentence
         assert re.search(r"\{doc\}`[^`]+ </generated/\w+>`", sentence), sentence
@@ -68,7 +69,8 @@ def test_at_most_eight_sentences_each_with_a_number_and_a_link():
     assert "**6.81 d on 38,640 GPUs**" in headline and "**13.5 d on 35,840**" in headline
     assert "**1.98×**, so *at least twice as fast* differs (−1.2 %)" in headline  # 13.47 / 6.81; the registry's verdict
     assert "(printed: 6.8 d, 13 d)" in headline
-    assert "h100-sxm" in sentences[-1] and "4.1 d on 20,000 GPUs" in sentences[-1]
+    page = front_page_markdown(facts(built_for="h100-sxm", build_improved=(4.1, 20000)), details="details")
+    assert "This build is for **h100-sxm**: there the new methods train X160 in 4.1 d on 20,000 GPUs" in page
 
 
 def test_verdict_classes_are_kept_apart_and_read_from_the_records():
@@ -92,14 +94,14 @@ def test_schedules_are_compared_at_two_significant_digits():
     sentence = schedules_sentence(facts())
     assert "modular pipeline (6.81 d) beats 1F1B (13.5 d), interleaved (7.27 d) and zero-bubble (10.1 d)" in sentence
     tied = facts(schedules=[*SCHEDULES[:4], ScheduleResult("modular", "improved", 7.26, 38640)])
-    assert "beats 1F1B (13.5 d) and zero-bubble (10.1 d) and ties interleaved (7.27 d)" in schedules_sentence(tied)
+    assert "beats 1F1B (13.5 d) and zero-bubble (10.1 d) and ties interleaved (7.27 d) under" in schedules_sentence(tied)
 
 
 def test_measured_runs_read_whatever_the_summary_holds():
     today = measured_sentence(MEASURED)
-    assert "1.05× to 2.86× the ideal bound (median 1.86×) on 16 runs from 4 publications" in today
-    assert "it holds for all 16 (under the paper's own, 4 beat it)" in today
-    assert "kernel efficiency (0.53), it predicts a held-out publication within 27% on average" in today
+    assert "On 16 runs from 4 publications, real steps take 1.05× to 2.86× the ideal bound (median 1.86×)" in today
+    assert "it holds for all (under the paper's own overlap rule, 4 beat it)" in today
+    assert "one fitted kernel efficiency (0.53) predicts a held-out publication within 27%" in today
     assert "calibrated" not in today
     frame = pd.DataFrame({"publication": ["a", "a", "b"], "ratio_physical": [1.2, 2.0, 1.5],
                           "ratio_paper": [0.9, 2.0, 1.5], "measured_step_s": [10.0, 20.0, 30.0],
@@ -113,7 +115,9 @@ def test_measured_runs_read_whatever_the_summary_holds():
 
 def test_the_page_has_the_intro_the_list_and_a_legible_figure():
     text = front_page_markdown(facts(), details="details here")
-    assert text.index(intro("a100-80gb")) < text.index("- **Headline.**") < text.index("<svg") < text.index("details here")
+    # the figure first (it floats right of the sentences on a wide screen, follows them on a phone)
+    assert text.index("<svg") < text.index(intro("a100-80gb")) < text.index("- **Headline.**") < text.index("details here")
+    assert "\n\n" not in text[text.index("<svg"):text.index("</svg>")]  # one HTML block for MyST
     svg = figure_svg(summary_figure(facts()))
     width = legible_width(svg)
     assert width is not None and width <= 358  # a 390 px phone's text column

@@ -58,6 +58,8 @@ PAGES = {"headline": "trillion_parameter", "overall": "scorecard", "claims": "cl
 CLASS_WORDS = {"reproduced": "reproduced", "explained": "explained", "paper inconsistent": "paper inconsistent",
                "differs": "differing", "not reproduced": "not reproduced"}
 HOLDING = ("reproduced", "explained")
+#: A cause longer than this is cut at a word (the claims page gives it whole): the first screen stays one.
+CAUSE_CHARACTERS = 80
 
 
 @dataclass(frozen=True)
@@ -216,7 +218,8 @@ def _cause(record: Mapping[str, Any]) -> str:
     if verdict in ("reproduced", "differs"):
         return ""
     explanation = str(record.get("explanation") or "")
-    return explanation.split(";")[0].split(" (")[0].strip()
+    phrase = explanation.split(";")[0].split(" (")[0].strip()
+    return phrase if len(phrase) <= CAUSE_CHARACTERS else phrase[:CAUSE_CHARACTERS].rsplit(" ", 1)[0] + "…"
 
 
 def _item(record: Mapping[str, Any], words: str) -> str:
@@ -322,8 +325,8 @@ def schedules_sentence(facts: Facts) -> str | None:
         if name in by_name:
             groups.setdefault(verdict(by_name[name]), []).append(f"{SCHEDULE_NAMES[name]} ({_days(by_name[name].time_days)})")
     parts = [f"{word} {_join(items)}" for word, items in groups.items()]
-    return (f"**Later schedules.** At {MODEL} the modular pipeline ({_days(ours.time_days)}) {_join(parts)}, "
-            f"at two digits, all searched under the paper's rules ({_link('schedules', 'pipeline schedules')}).")
+    return (f"**Later schedules.** At {MODEL} the modular pipeline ({_days(ours.time_days)}) {_join(parts)} "
+            f"under the paper's rules ({_link('schedules', 'pipeline schedules')}).")
 
 
 def measured_sentence(measured: Mapping[str, Any] | None) -> str | None:
@@ -331,16 +334,16 @@ def measured_sentence(measured: Mapping[str, Any] | None) -> str | None:
     if not measured:
         return None
     runs, holds = measured["runs"], measured["bound_holds"]
-    text = (f"**Measured runs.** Real steps take {measured['ratio_min']:.2f}× to {measured['ratio_max']:.2f}× the "
-            f"ideal bound (median {measured['ratio_median']:.2f}×) on {runs} runs from {measured['publications']} "
-            f"publications: under the physical overlap rule it holds for {'all' if holds == runs else f'{holds} of'} {runs}")
+    text = (f"**Measured runs.** On {runs} runs from {measured['publications']} publications, real steps take "
+            f"{measured['ratio_min']:.2f}× to {measured['ratio_max']:.2f}× the ideal bound (median "
+            f"{measured['ratio_median']:.2f}×): it holds for {'all' if holds == runs else f'{holds} of {runs}'}")
     if "bound_holds_paper" in measured and measured["bound_holds_paper"] < runs:
-        text += f" (under the paper's own, {runs - measured['bound_holds_paper']} beat it)"
+        text += f" (under the paper's own overlap rule, {runs - measured['bound_holds_paper']} beat it)"
     if _finite(measured.get("expected_mean_abs_error")):
         text += f"; the calibrated prediction is off by {measured['expected_mean_abs_error']:.0%} on average"
     elif _finite(measured.get("lopo_mean_abs_error")) and _finite(measured.get("kernel_efficiency")):
-        text += (f"; scaled by one fitted kernel efficiency ({measured['kernel_efficiency']:.2f}), it predicts a "
-                 f"held-out publication within {measured['lopo_mean_abs_error']:.0%} on average")
+        text += (f"; one fitted kernel efficiency ({measured['kernel_efficiency']:.2f}) predicts a held-out "
+                 f"publication within {measured['lopo_mean_abs_error']:.0%}")
     return text + f" ({_link('measured', 'measured runs')})."
 
 
@@ -353,14 +356,15 @@ def build_sentence(facts: Facts) -> str | None:
         return None
     there = (f"the new methods train {MODEL} in {_days(facts.build_improved[0])} on {facts.build_improved[1]:,} GPUs"
              if facts.build_improved else f"no 3d configuration of {MODEL} is feasible with the new methods")
-    return f"**This build** is for **{facts.built_for}**, where {there} ({_link('today', 'today’s hardware')})."
+    return (f"This build is for **{facts.built_for}**: there {there} ({_link('today', 'today’s hardware')}); the "
+            "pages show its numbers beside the paper's.")
 
 
 def intro(hardware: str) -> str:
     """The sentence before the list: what the numbers are, and on which hardware."""
     return ("*[Layered gradient accumulation and modular pipeline parallelism](https://arxiv.org/abs/2106.02679)* "
-            f"(Lamy-Poirier, 2021), recomputed on its own hardware ({hardware}) by the package `lgacc`: every number "
-            "below is computed as the paper computes it, an ideal bound with every kernel at the GPU's peak.")
+            f"(Lamy-Poirier, 2021), recomputed by `lgacc` on the paper's hardware ({hardware}); its times are "
+            "the paper's ideal bound, every kernel at peak.")
 
 
 #: The first screen holds at most this many sentences, :func:`intro` included.
@@ -370,7 +374,7 @@ MAX_SENTENCES = 8
 def lead_sentences(facts: Facts) -> list[str]:
     """At most seven sentences (eight with :func:`intro`), each with numbers and a link to its page."""
     sentences = [headline_sentence(facts), overall_sentence(facts), *conclusion_sentences(facts),
-                 schedules_sentence(facts), measured_sentence(facts.measured), build_sentence(facts)]
+                 schedules_sentence(facts), measured_sentence(facts.measured)]
     return [s for s in sentences if s][:MAX_SENTENCES - 1]
 
 
@@ -420,12 +424,16 @@ def front_page_markdown(facts: Facts, details: str = "") -> str:
     from lgacc.book.notebook.figures import figure_html, figure_svg
 
     figure = summary_figure(facts)
-    svg = figure_html(figure_svg(figure))
-    caption = (f"{MODEL}'s shortest training time with each pipeline schedule, each the fastest configuration the "
-               f"paper's rules allow on {facts.hardware} (ideal bound: kernels at peak).")
-    lines = ["::::{container} lgacc-lead", ":::{container} lgacc-lead-text", intro(facts.hardware), "",
-             *[f"- {sentence}" for sentence in lead_sentences(facts)], ":::",
-             ":::{container} lgacc-lead-figure", svg, "", caption, ":::", "::::", ""]
+    svg = "\n".join(line for line in figure_html(figure_svg(figure)).splitlines() if line.strip())  # one HTML block
+    caption = f"{MODEL}'s shortest training time by pipeline schedule, each searched under the paper's rules."
+    # the figure first: on a wide screen it floats right of the sentences (book/_static/lgacc.css), on a
+    # phone it is ordered after them
+    lines = ["::::{container} lgacc-lead", ":::{container} lgacc-lead-figure", svg, "", caption, ":::",
+             ":::{container} lgacc-lead-text", intro(facts.hardware), "",
+             *[f"- {sentence}" for sentence in lead_sentences(facts)], ":::", "::::", ""]
+    build = build_sentence(facts)
+    if build:  # a build for other hardware: its own numbers are a sentence away, under the first screen
+        lines += [build, ""]
     if details:
         lines += ["## The grading in detail", "", details]
     return "\n".join(lines)
