@@ -70,7 +70,7 @@ def claims_table(records: Sequence[dict]) -> pd.DataFrame:
         "claim": _breakable_id(r["id"]),
         "the paper": html.escape(str(r["printed"])),
         "the package": _value(r.get("reproduced"), r["unit"]),
-        "verdict": f"{AGREE_MARK if r['agrees'] else DIFFER_MARK} {html.escape(str(r['verdict']))}",
+        "verdict": f"{AGREE_MARK if r['agrees'] else DIFFER_MARK}\u00a0{html.escape(str(r['verdict']))}",
     } for r in records], columns=["claim", "the paper", "the package", "verdict"])
 
 
@@ -83,7 +83,7 @@ def switches_table(records: Sequence[dict]) -> pd.DataFrame:
     units = {r["id"]: r["unit"] for r in records}
     return pd.DataFrame([{
         "claim": _breakable_id(e["claim"]),
-        "switch": html.escape(str(e["switch"])).replace(", ", ",<br>"),
+        "switch": html.escape(str(e["switch"])).replace(", ", ",<br>").replace("_", "_<wbr>").replace("=", "=<wbr>"),
         "default": _value(e["default"], units[e["claim"]]),
         "with the switch": _value(e["switched"], units[e["claim"]]) if e["moves"] else "no change",
         "agrees": AGREE_MARK if e["agrees"] else DIFFER_MARK,
