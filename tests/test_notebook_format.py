@@ -151,5 +151,5 @@ def test_figures_keep_a_legible_width_and_lose_only_bytes():
     assert 'y="0.123456"' in light and "scale(0.015625)" in light  # numbers below 1 keep every digit
     assert "'Lucid'" not in light and "font-size: 7px" in light
     html = figure_html(svg)
-    assert html.startswith('<div class="lgacc-figure"><svg ') and "<?xml" not in html
+    assert html.startswith('<div class="lgacc-figure lgacc-wide"><svg ') and "<?xml" not in html  # 602 px > a phone
     assert 'style="width: 100%; height: auto; min-width: 602px;"' in html and 'width="468pt"' not in html

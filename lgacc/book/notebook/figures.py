@@ -12,10 +12,12 @@ import pandas as pd
 from .display import show_html
 from .downloads import artifact_filename, download_link
 
-__all__ = ["MIN_TEXT_PX", "figure_svg", "legible_width", "lighter_svg", "figure_html", "show_svg_figure"]
+__all__ = ["MIN_TEXT_PX", "PHONE_COLUMN_PX", "figure_svg", "legible_width", "lighter_svg", "figure_html", "show_svg_figure"]
 
 #: Smallest text a reader can read, in CSS pixels as rendered (the book's browser checks use the same).
 MIN_TEXT_PX = 9.0
+#: The text column of a 390 px phone, in CSS pixels: a figure that needs more scrolls sideways there.
+PHONE_COLUMN_PX = 358
 
 _FONT_SIZE = re.compile(r"font(?:-size)?:\s*([\d.]+)px")
 _VIEWBOX_WIDTH = re.compile(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"')
@@ -68,7 +70,8 @@ def figure_html(svg: str) -> str:
     width = legible_width(svg)
     minimum = f" min-width: {width}px;" if width else ""
     inline = f'{sep}{tag} style="width: 100%; height: auto;{minimum}"{close}{body}'
-    return f'<div class="lgacc-figure">{inline}</div>' if sep else head
+    wide = " lgacc-wide" if width and width > PHONE_COLUMN_PX else ""  # a phone shows a hint to swipe
+    return f'<div class="lgacc-figure{wide}">{inline}</div>' if sep else head
 
 
 def show_svg_figure(figure, label: str, data: pd.DataFrame | None = None, rasterize: bool = False) -> None:
