@@ -122,3 +122,8 @@ def test_the_page_has_the_intro_the_list_and_a_legible_figure():
     width = legible_width(svg)
     assert width is not None and width <= 358  # a 390 px phone's text column
     assert "paper" in svg and "38,640 GPUs" in svg and MIN_TEXT_PX == 9.0
+
+
+def test_a_comparison_that_fails_is_said_not_hidden():
+    sentence = measured_sentence({"error": "UserInputError: run 'x': measured step time = 0.0 s"})
+    assert "could not be computed: UserInputError: run 'x'" in sentence and "{doc}`measured runs" in sentence

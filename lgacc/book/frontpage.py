@@ -158,8 +158,8 @@ def gather(built_for: str | None = None) -> Facts:
     try:
         frame = comparison(load_runs())
         measured = measured_summary(frame, calibration_summary(frame))
-    except Exception:  # the first screen says the comparison is missing rather than failing the page
-        measured = None
+    except Exception as error:  # the first screen says what failed rather than failing the page
+        measured = {"error": f"{type(error).__name__}: {error}"}
     build_improved = None
     if built_for and built_for != spec.name:
         build_improved = _row_time(fastest_by_method(MODEL, load_hardware(built_for)), "improved")
@@ -182,13 +182,6 @@ def _days(days: float) -> str:
     from lgacc.book.notebook.formats import format_days
 
     return format_days(days)
-
-
-def _value(record: Mapping[str, Any]) -> str:
-    from lgacc.paper.findings import readable_value
-
-    value = record.get("reproduced")
-    return "not computed" if value is None else readable_value(value, record["unit"])
 
 
 def _short(value: float, unit: str) -> str:
@@ -333,6 +326,9 @@ def measured_sentence(measured: Mapping[str, Any] | None) -> str | None:
     """The ideal bound against measured runs, from whatever :func:`measured_summary` holds."""
     if not measured:
         return None
+    if "error" in measured:
+        return (f"**Measured runs.** The comparison with measured runs could not be computed: {measured['error']} "
+                f"({_link('measured', 'measured runs')}).")
     runs, holds = measured["runs"], measured["bound_holds"]
     text = (f"**Measured runs.** On {runs} runs from {measured['publications']} publications, real steps take "
             f"{measured['ratio_min']:.2f}× to {measured['ratio_max']:.2f}× the ideal bound (median "
