@@ -153,3 +153,17 @@ def test_figures_keep_a_legible_width_and_lose_only_bytes():
     html = figure_html(svg)
     assert html.startswith('<div class="lgacc-figure lgacc-wide"><svg ') and "<?xml" not in html  # 602 px > a phone
     assert 'style="width: 100%; height: auto; min-width: 602px;"' in html and 'width="468pt"' not in html
+
+
+def test_tables_with_notes_under_rows_and_cells_labelled_for_a_phone():
+    from lgacc.book.notebook.tables import table_html
+
+    frame = pd.DataFrame({"item": ["a", "b"], "parameter_buffers": [1, 2], "explanation": ["why <a>", ""]})
+    html = table_html(frame, notes="explanation", stack=True)
+    assert "<th>explanation</th>" not in html and "<th>parameter_<wbr>buffers</th>" in html
+    rows = html.split("<tbody>")[1]
+    # a's row, then its note across both columns (escaped), then b's row: b has no note
+    assert rows.index('<td data-label="item">a</td>') < rows.index('<td colspan="2">why &lt;a&gt;</td>') \
+        < rows.index('<td data-label="item">b</td>')
+    assert rows.count("lgacc-note") == 1 and rows.count('class="lgacc-row"') == 2
+    assert '<td data-label="parameter_buffers">2</td>' in rows and "lgacc-stack" in html

@@ -21,23 +21,28 @@ __all__ = ["DENSE_COLUMNS", "table_html", "show_table", "show_wide_table", "conf
 DENSE_COLUMNS = 7
 
 
-def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "", notes: str | None = None) -> str:
+def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "", notes: str | None = None,
+               stack: bool = False) -> str:
     """A table without index, in a container that scrolls sideways if it is wider than the page;
     equation labels in its cells become numbered links, printed powers of ten are typeset.
 
     ``notes`` names a column shown as a line under each row, across the whole table, instead of as a
     column: a row's key columns stay side by side on one screen and its long text reads underneath.
-    A long heading may break after an underscore (``parameter_<wbr>buffers``)."""
+    A long heading may break after an underscore (``parameter_<wbr>buffers``).  ``stack``: on a phone each
+    row reads as a block, one line per cell headed by its column (``book/_static/lgacc.css``)."""
     noted = frame[notes].tolist() if notes is not None else None
     shown = frame.drop(columns=[notes]) if notes is not None else frame
     shown = shown.rename(columns={c: _breakable(str(c)) for c in shown.columns})
     dense = " lgacc-dense" if shown.shape[1] >= DENSE_COLUMNS else ""
     with_notes = " lgacc-notes" if noted is not None else ""
+    stacked = " lgacc-stack" if stack else ""
     body = shown.to_html(index=False, escape=escape, border=0, na_rep="—",
-                         classes=f"dataframe lgacc-table{dense}{with_notes} {classes}".strip())
+                         classes=f"dataframe lgacc-table{dense}{with_notes}{stacked} {classes}".strip())
     body = body.replace("_&lt;wbr&gt;", "_<wbr>")  # headings are escaped with the cells; the break stays markup
     if noted is not None:
         body = _notes_under_rows(body, noted, shown.shape[1], escape)
+    if stack:
+        body = _labelled_cells(body, [re.sub(r"<[^>]+>", "", str(c)) for c in shown.columns])
     body = printed_math(link_equations(body), r"\(", r"\)")
     return f'<div class="lgacc-scroll mathjax_process" style="overflow-x: auto; max-width: 100%">{body}</div>'
 
@@ -61,24 +66,35 @@ def _notes_under_rows(body: str, notes: Sequence[Any], columns: int, escape: boo
     return head + sep + "".join(out) + rows[-1]
 
 
+def _labelled_cells(body: str, headings: Sequence[str]) -> str:
+    """Each body cell with its column's heading as ``data-label`` (a stacked row shows it before the value)."""
+    head, sep, rest = body.partition("<tbody>")
+    rows = rest.split("</tr>")
+    for index, row in enumerate(rows):
+        cells = row.split("<td>")
+        rows[index] = cells[0] + "".join(f'<td data-label="{html.escape(headings[n] if n < len(headings) else "")}">{cell}'
+                                         for n, cell in enumerate(cells[1:]))
+    return head + sep + "</tr>".join(rows)
+
+
 #: A cell that is one quantity: a number and its unit ("8.61 d", "9.44 GiB", "2.25 Pflop/s", "1.26 T").
 _QUANTITY = re.compile(r"(-?[\d.,]+(?:e[+-]?\d+)?) ([^\s\d<>&]+)")
 
 
 def show_table(frame: pd.DataFrame, formats: dict[str, Any] | None = None, titles: dict[str, str] | None = None,
-               escape: bool = True, notes: str | None = None) -> None:
+               escape: bool = True, notes: str | None = None, stack: bool = False) -> None:
     """Display ``frame`` formatted for people: no index, integers, d/h/min, sizes, scrolling if wide.
 
     The table's text wraps to fit the column, but a cell holding one quantity never breaks between
     its number and its unit ("8.61 d" on one line, not "8.61" above "d").  ``notes``: a column shown
-    under each row instead of beside it (:func:`table_html`)."""
+    under each row instead of beside it; ``stack``: rows as blocks on a phone (:func:`table_html`)."""
     shown = readable_frame(frame, formats, titles)
     for position in range(shown.shape[1]):
         shown.isetitem(position, shown.iloc[:, position].map(
             lambda text: _QUANTITY.sub("\\1\u00a0\\2", text) if isinstance(text, str) and _QUANTITY.fullmatch(text) else text))
     if notes is not None:  # the notes column under its readable title
         notes = {**COLUMN_TITLES, **(titles or {})}.get(notes, notes)
-    show_html(table_html(shown, escape=escape, notes=notes))
+    show_html(table_html(shown, escape=escape, notes=notes, stack=stack))
 
 
 def show_wide_table(frame: pd.DataFrame, key: str, max_columns: int = 6, formats: dict[str, Any] | None = None,
