@@ -127,3 +127,32 @@ def test_the_page_has_the_intro_the_list_and_a_legible_figure():
 def test_a_comparison_that_fails_is_said_not_hidden():
     sentence = measured_sentence({"error": "UserInputError: run 'x': measured step time = 0.0 s"})
     assert "could not be computed: UserInputError: run 'x'" in sentence and "{doc}`measured runs" in sentence
+
+
+def test_the_build_may_be_a_spec_file_not_a_shipped_name(monkeypatch):
+    """A build for a spec file (CI's test fixtures) is given as the Hardware the notebook loaded, not by its
+    name (no shipped spec has it); the library calls are replaced here by their shapes, to stay fast."""
+    import lgacc.book.frontpage as frontpage
+    from lgacc.model.hardware import load_hardware
+    from lgacc.paths import ROOT
+
+    spec = load_hardware(ROOT / "tests" / "fixtures" / "hardware" / "small-memory-gpu.yaml")
+    asked = []
+
+    def by_method(model, hardware):
+        asked.append(hardware.name)
+        feasible = hardware.name != spec.name  # X160 fits no configuration on the 4 GiB GPU
+        return pd.DataFrame([{"method": m, "feasible": feasible, "time_days": 5.0, "n_gpu": 100}
+                             for m in ("baseline", "improved")])
+
+    card = pd.DataFrame([{"label": "table:a", "kind": "table", "verdict": "reproduced"}])
+    monkeypatch.setattr("lgacc.paper.scorecard.scorecard", lambda hardware: card)
+    monkeypatch.setattr("lgacc.paper.claims.claims_records", lambda hardware: RECORDS)
+    monkeypatch.setattr("lgacc.studies.today.fastest_by_method", by_method)
+    monkeypatch.setattr("lgacc.studies.validation.load_runs", lambda: ())
+    monkeypatch.setattr(frontpage, "fastest_schedules", lambda hardware: SCHEDULES)
+    found = frontpage.gather(spec)
+    assert asked == ["a100-80gb", "small-memory-gpu"] and found.built_for == "small-memory-gpu"
+    assert found.build_improved is None and found.improved == (5.0, 100)
+    assert "error" in found.measured  # no runs: said, not hidden
+    assert "no 3d configuration of X160 is feasible" in front_page_markdown(found)

@@ -140,8 +140,11 @@ def measured_summary(frame, summary: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def gather(built_for: str | None = None) -> Facts:
-    """The first screen's numbers, on the paper's hardware (and the build's, for one sentence)."""
+def gather(built_for=None) -> Facts:
+    """The first screen's numbers, on the paper's hardware (and the build's, for one sentence).
+
+    ``built_for``: the build's hardware, a :class:`lgacc.model.hardware.Hardware` or anything
+    :func:`lgacc.model.hardware.load_hardware` takes (a shipped name, a spec file's path)."""
     from lgacc.model.hardware import load_hardware
     from lgacc.paper import PAPER_HARDWARE, paper_table
     from lgacc.paper.claims import claims_records
@@ -160,14 +163,16 @@ def gather(built_for: str | None = None) -> Facts:
         measured = measured_summary(frame, calibration_summary(frame))
     except Exception as error:  # the first screen says what failed rather than failing the page
         measured = {"error": f"{type(error).__name__}: {error}"}
+    build = None if built_for is None else load_hardware(built_for)
     build_improved = None
-    if built_for and built_for != spec.name:
-        build_improved = _row_time(fastest_by_method(MODEL, load_hardware(built_for)), "improved")
+    if build is not None and build.name != spec.name:
+        build_improved = _row_time(fastest_by_method(MODEL, build), "improved")
     return Facts(
         hardware=spec.name, counts=verdict_counts(card), tables=int(card["kind"].isin(["table", "figure"]).sum()),
         records=claims_records(spec), baseline=_row_time(methods, "baseline"), improved=_row_time(methods, "improved"),
         printed={"baseline": str(printed_3d.get("Baseline", "")), "improved": str(printed_3d.get("Improved", ""))},
-        schedules=fastest_schedules(spec), measured=measured, built_for=built_for, build_improved=build_improved,
+        schedules=fastest_schedules(spec), measured=measured, built_for=None if build is None else build.name,
+        build_improved=build_improved,
     )
 
 
@@ -435,6 +440,7 @@ def front_page_markdown(facts: Facts, details: str = "") -> str:
     return "\n".join(lines)
 
 
-def write_front_page(path: Path | str, built_for: str | None = None, details: str = "") -> None:
-    """Compute the first screen and write it to ``path`` (the front page includes it)."""
+def write_front_page(path: Path | str, built_for=None, details: str = "") -> None:
+    """Compute the first screen and write it to ``path`` (the front page includes it); ``built_for`` as
+    :func:`gather` takes it."""
     Path(path).write_text(front_page_markdown(gather(built_for), details))
