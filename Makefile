@@ -55,14 +55,14 @@ book: notebooks $(MATHJAX) calculator
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
-# Checks of the built book in headless Chromium (needs `make book` first); a full-page
-# screenshot of every page is kept in $(SCREENSHOTS) (a CI artifact; .ci/run passes
-# build/screenshots/<spec>/ for each spec it builds). Only the folder's own PNGs are
-# replaced, so the other specs' subfolders survive a check of the default build.
+# Checks of the built book in headless Chromium at 1400 px and 390 px (needs `make book` first);
+# a full-page screenshot of every page at each width is kept in $(SCREENSHOTS) (a CI artifact;
+# .ci/run passes build/screenshots/<spec>/ for each spec it builds). Only the folder's own PNGs
+# are replaced, so the other specs' subfolders survive a check of the default build.
 SCREENSHOTS ?= build/screenshots
 check-book: $(STAMP)
 	mkdir -p $(SCREENSHOTS) && rm -f $(SCREENSHOTS)/*.png
-	LGACC_REQUIRE_BOOK=1 LGACC_SCREENSHOTS="$(abspath $(SCREENSHOTS))" $(BIN)/python -m pytest -m book
+	LGACC_REQUIRE_BOOK=1 LGACC_SCREENSHOTS="$(abspath $(SCREENSHOTS))" $(BIN)/python -m pytest -m book tests/book
 	@echo "Screenshots of every page: $(abspath $(SCREENSHOTS))/"
 
 clean:

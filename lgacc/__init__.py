@@ -91,6 +91,8 @@ module                              job
 ``book/notebook/``                  formatting for the notebooks: ``display``, ``formats``,
                                     ``typeset``, ``tables``, ``downloads``, ``figures``,
                                     ``comparisons``, ``claims``, ``hardware``
+``book/frontpage``                  the front page's first screen: what holds and why, in at most
+                                    eight sentences and one figure, every number a library call
 ``book/run``                        the notebook runner (``python -m lgacc.book.run``)
 ``book/notebookcache``              executed notebooks that cannot see the hardware, kept for every
                                     build

@@ -42,28 +42,29 @@ def test_configuration_as_a_small_table():
     assert text.splitlines() == ["| $n_b$ | $n_l$ | $n_a$ |", "|---|---|---|", "| 2,285 | 2 | 208 |"]
 
 
-def test_findings_count_verdicts_from_status_and_name_the_gap():
+def test_findings_count_verdicts_from_status_and_keep_the_classes_apart():
     card = pd.DataFrame([
         {"label": "table:a", "kind": "table", "status": "agrees to printed precision", "reproduced": "3 of 3 agree", "page": "a"},
         {"label": "table:b", "kind": "table", "status": "differs", "reproduced": "1 of 2 agree", "page": "b"},
+        {"label": "claim:c", "kind": "claim", "status": "differs", "verdict": "paper inconsistent", "reproduced": "", "page": "claims"},
     ])
-    assert verdict_counts(card) == {"reproduced": 1, "explained": 0, "paper inconsistent": 0, "differs": 1,
+    assert verdict_counts(card) == {"reproduced": 1, "explained": 0, "paper inconsistent": 1, "differs": 1,
                                     "not reproduced": 0}
-    claims = [{"id": "c", "where": "Scaling", "printed": "280 trillion", "paper": 2.8e14, "reproduced": 1.22e14,
-               "unit": "parameters", "agrees": False}]
+    claims = [{"id": "c", "verdict": "paper inconsistent"}, {"id": "d", "verdict": "withdrawn"}]
     text = findings_markdown(card, claims, "a100-80gb")
-    assert "122 trillion parameters** (÷2.3)" in text
-    assert "1 of 2 tables and figures reproduce" in text
-    assert "1 of 2 printed cells agree." in text
+    assert "3 graded items (tables, figures and numbers stated in prose) are 1 *reproduced*, 1 *paper inconsistent*, " \
+           "1 *differs*." in text  # no "1 are", no class merged into another
+    assert "1 of 2 tables and figures reproduce:" in text
+    assert "table:b </generated/b>`: 1 of 2 printed cells agree (*differs*)." in text
+    assert "2 claims: 1 *paper inconsistent*, 1 *withdrawn*." in text  # an unknown class under its own name
     assert readable_value(0.428, "fraction") == "42.8 %"
     assert readable_value(2417.2, "samples") == "2,417 samples"
-    close = [{"id": "d", "where": "Intro", "printed": "at least twice", "paper": 2.0, "reproduced": 1.976,
-              "unit": "ratio", "agrees": False}]
-    assert "**1.98 ratio** (−1.2 %)" in findings_markdown(card, close, "a100-80gb")  # 1.976 / 2 - 1 = -1.2 %
+    assert readable_value(1.976, "ratio") == "1.98×"
+    assert readable_value(6.2298e24, "flop") == "6.23 × 10²⁴ flop"  # never e-notation
     # a build for other hardware is told why the grading stays on the paper's; the paper's own build is not
-    other = findings_markdown(card, close, "a100-80gb", "h100-sxm")
+    other = findings_markdown(card, claims, "a100-80gb", "h100-sxm")
     assert "This book is built for **h100-sxm**" in other and "graded there" in other
-    assert "built for" not in findings_markdown(card, close, "a100-80gb", "a100-80gb")
+    assert "built for" not in findings_markdown(card, claims, "a100-80gb", "a100-80gb")
 
 
 def test_compact_comparison_marks_only_the_differences():
@@ -134,3 +135,48 @@ def test_a_comparisons_notes_leave_its_table_for_one_of_their_own():
     assert row_notes(comparison) == (["method"], ["ok", "why", "setup (reproduced)"])
     no_quantity = pd.DataFrame([{"model": "X2"}])
     assert row_notes(no_quantity) == (["model"], [])
+
+
+def test_figures_keep_a_legible_width_and_lose_only_bytes():
+    from lgacc.book.notebook.figures import figure_html, legible_width, lighter_svg
+
+    svg = ('<?xml version="1.0"?>\n<svg width="468pt" height="100pt" viewBox="0 0 468 100" xmlns="http://www.w3.org/2000/svg">'
+           '<metadata>big</metadata><text style="font-size: 7px; font-family: \'DejaVu Sans\', \'Bitstream Vera Sans\', '
+           '\'Lucid\', sans-serif" x="12.345678" y="0.123456" transform="scale(0.015625)">a</text>'
+           '<text style="font-size: 10px">b</text></svg>')
+    assert legible_width(svg) == 602  # 9 px x 468 / 7: the 7-unit text reads at 9 px from 602 px wide
+    assert legible_width(svg, 14) == 936
+    light = lighter_svg(svg)
+    assert "metadata" not in light and 'x="12.34"' in light
+    assert 'y="0.123456"' in light and "scale(0.015625)" in light  # numbers below 1 keep every digit
+    assert "'Lucid'" not in light and "font-size: 7px" in light
+    html = figure_html(svg)
+    assert html.startswith('<div class="lgacc-figure lgacc-wide"><svg ') and "<?xml" not in html  # 602 px > a phone
+    assert 'style="width: 100%; height: auto; min-width: 602px;"' in html and 'width="468pt"' not in html
+
+
+def test_tables_with_notes_under_rows_and_cells_labelled_for_a_phone():
+    from lgacc.book.notebook.tables import table_html
+
+    frame = pd.DataFrame({"item": ["a", "b"], "parameter_buffers": [1, 2], "explanation": ["why <a>", ""]})
+    html = table_html(frame, notes="explanation", stack=True)
+    assert "<th>explanation</th>" not in html and "<th>parameter_<wbr>buffers</th>" in html
+    rows = html.split("<tbody>")[1]
+    # a's row, then its note across both columns (escaped), then b's row: b has no note
+    assert rows.index('<td data-label="item">a</td>') < rows.index('<td colspan="2">why &lt;a&gt;</td>') \
+        < rows.index('<td data-label="item">b</td>')
+    assert rows.count("lgacc-note") == 1 and rows.count('class="lgacc-row"') == 2
+    assert '<td data-label="parameter_buffers">2</td>' in rows and "lgacc-stack" in html
+
+
+def test_claims_table_marks_follow_the_verdict_not_the_default_reading():
+    """An *explained* claim disagrees under the defaults (``agrees`` False) yet is confirmed by a computed reading:
+    its mark is the confirming one; a *paper inconsistent* one that happens to carry ``agrees`` is not."""
+    from lgacc.book.notebook import claims_table
+    from lgacc.book.notebook.comparisons import AGREE_MARK, DIFFER_MARK
+
+    records = [{"id": "a_b", "printed": "1300 GPUs", "reproduced": 1290.0, "unit": "GPUs", "agrees": False, "verdict": "explained"},
+               {"id": "c", "printed": "50 T", "reproduced": 3.8e13, "unit": "parameters", "agrees": True, "verdict": "paper inconsistent"}]
+    table = claims_table(records)
+    assert table["verdict"].tolist() == [f"{AGREE_MARK}\u00a0explained", f"{DIFFER_MARK}\u00a0paper inconsistent"]
+    assert table["claim"].iloc[0] == "a_<wbr>b"

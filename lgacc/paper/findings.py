@@ -5,17 +5,15 @@ Nothing here is typed in: every count and number comes from
 hardware the paper's numbers are for (:data:`lgacc.paper.PAPER_HARDWARE`) whatever
 hardware the book is built for: a printed number can only be reproduced, or not, on
 the hardware it was computed for.  The findings change when the package does.
-The scorecard's ``verdict`` column (reproduced / explained / paper inconsistent /
-differs / not reproduced) is used when present; otherwise its ``status`` is mapped
-onto the same groups.  A claim's verdict is the one :mod:`lgacc.paper.claims` gives
-(the claims page, the scorecard and the other pages read the same record): the front
-page confirms a number exactly when that verdict does (:func:`lgacc.paper.claims.confirms`).
+The scorecard's ``verdict`` column (reproduced / explained / paper inconsistent / differs /
+not reproduced, as the claims registry and the scorecard give them) is used when present;
+otherwise its ``status`` is mapped onto the same groups.  A verdict this module does not know
+is counted under its own name, after the known ones: the classes are never merged.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterable
 
 import pandas as pd
 
@@ -47,32 +45,31 @@ def with_verdicts(card: pd.DataFrame) -> pd.DataFrame:
 
 
 def verdict_counts(card: pd.DataFrame) -> dict[str, int]:
+    """Items per verdict: every class of :data:`VERDICTS` (zero if absent), then any other class found."""
     counts = with_verdicts(card)["verdict"].value_counts()
-    return {verdict: int(counts.get(verdict, 0)) for verdict in VERDICTS}
-
-
-def _ratio_text(paper: float, reproduced: float) -> str:
-    if not paper or not reproduced or paper != paper or reproduced != reproduced:
-        return ""
-    ratio = reproduced / paper
-    if 0.9 <= ratio <= 1.1:  # close: a signed percentage says more than "×1" or "÷1"
-        return f"{100 * (ratio - 1):+.2g} %".replace("-", "−")
-    return f"×{ratio:.2g}" if ratio >= 1 else f"÷{1 / ratio:.2g}"
+    known = {verdict: int(counts.get(verdict, 0)) for verdict in VERDICTS}
+    return known | {str(v): int(n) for v, n in counts.items() if v not in known}
 
 
 NUMBER_WORDS = ((1e18, "quintillion"), (1e15, "quadrillion"), (1e12, "trillion"), (1e9, "billion"), (1e6, "million"))
 
 
 def readable_value(value: float, unit: str) -> str:
-    """``1.22e14 parameters`` -> ``122 trillion parameters``; ``0.428 fraction`` -> ``42.8 %``."""
+    """``1.22e14 parameters`` -> ``122 trillion parameters``; ``0.428 fraction`` -> ``42.8 %``; ``1.976 ratio`` -> ``1.98×``; ``2417.5 samples``
+    -> ``2,417 samples``; ``6.23e24 flop`` -> ``6.23 × 10²⁴ flop`` (never e-notation)."""
     if unit == "fraction":
         return f"{100 * value:.3g} %"
+    if unit == "ratio" or unit.startswith("ratio ("):  # 1.98×, 0.971× (time without partition / ...)
+        return f"{value:.3g}×{unit[len('ratio'):]}"
     if unit == "parameters":
         for scale, word in NUMBER_WORDS:
             if abs(value) >= scale:
                 return f"{value / scale:.3g} {word} parameters"
     if abs(value) >= 1e3 and abs(value) < 1e9:  # counts as people write them: 2,417 samples
         return f"{value:,.0f} {unit}"
+    if value and (abs(value) >= 1e9 or abs(value) < 1e-3):  # 6.23 × 10²⁴ flop, not 6.23e+24
+        mantissa, exponent = f"{value:.2e}".split("e")
+        return f"{float(mantissa):.3g} × 10{str(int(exponent)).translate(_SUPERSCRIPTS)} {unit}"
     return f"{value:.3g} {unit}"
 
 
@@ -84,29 +81,13 @@ def claim_verdict(record: dict) -> str:
     return "reproduced" if record.get("agrees") else "differs"
 
 
-def claim_lines(records: Iterable[dict], agree: bool) -> list[str]:
-    """One Markdown bullet per claim the verdict confirms (or not): the paper's words, the number, the size of
-    the gap, and for an explained claim the reading that reproduces it."""
-    lines = []
-    for r in records:
-        verdict = claim_verdict(r)
-        if (verdict in CONFIRMING) != agree or r.get("reproduced") is None:
-            continue
-        size = _ratio_text(r.get("paper"), r.get("reproduced"))
-        gap = "" if bool(r.get("agrees")) or not size else f" ({size})"
-        printed = re.sub(r"(\d[\d.]*\s*\\times\s*10\^\{?\d+\}?)", r"$\1$", r["printed"])
-        line = f"- {r['where']}: the paper says *{printed}*; the package computes **{readable_value(r['reproduced'], r['unit'])}**{gap}"
-        alternative = r.get("alternative") or {}
-        if verdict == "explained" and alternative.get("assumption"):
-            line += f"; *explained*: with {alternative['assumption']} it computes {alternative['reproduced']:.3g}"
-        elif verdict not in CONFIRMING:
-            line += f" (*{verdict}*)"
-        lines.append(line + ".")
-    return lines
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: str, built_for: str | None = None) -> str:
-    """The front page's findings section, for the scorecard and claims graded on ``hardware_name``.
+    """The front page's findings in detail, under its first screen (:mod:`lgacc.book.frontpage`): the
+    verdicts counted, the tables and figures that differ with how many of their cells agree, and where
+    the claims are, for the scorecard and claims graded on ``hardware_name``.
 
     ``built_for`` names the hardware the book is built for; when it is another, a sentence says
     why the grading stays on ``hardware_name`` and where the build's own numbers are."""
@@ -114,14 +95,12 @@ def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: st
     total = sum(counts.values())
     card = with_verdicts(card)
     tables = card[card["kind"].isin(["table", "figure"])]
-    differing_artifacts = tables[tables["verdict"] == "differs"]
-    confirmed = claim_lines(records, agree=True)
-    contradicted = claim_lines(records, agree=False)
+    differing_artifacts = tables[~tables["verdict"].isin(["reproduced"])]
+    claims = pd.Series([str(r.get("verdict", "")) for r in records], dtype=object).value_counts()
+    shown = [(verdict, n) for verdict, n in counts.items() if n]
     lines = [
-        f"On **{hardware_name}**, of the paper's {total} graded items (tables, figures and numbers stated in prose), "
-        f"{counts['reproduced']} are reproduced, {counts['explained']} differ for a reason the book explains by a "
-        f"computation, {counts['paper inconsistent']} contradict the paper's own rules (no reading of them reaches "
-        f"the printed number), {counts['differs']} differ, and {counts['not reproduced']} are not reproduced. "
+        f"On **{hardware_name}**, the paper's {total} graded items (tables, figures and numbers stated in prose) are "
+        + ", ".join(f"{n} *{verdict}*" for verdict, n in shown) + ". "
         "The {doc}`scorecard </generated/scorecard>` lists each with the size of the difference.",
         "",
     ]
@@ -134,15 +113,17 @@ def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: st
         ]
     if len(tables):
         agreeing = len(tables) - len(differing_artifacts)
-        lines += [f"**Tables and figures.** {agreeing} of {len(tables)} tables and figures reproduce."]
+        lines += [f"**Tables and figures.** {agreeing} of {len(tables)} tables and figures reproduce"
+                  + (":" if len(differing_artifacts) else ".")]
         for _, row in differing_artifacts.iterrows():
             agreed = re.sub(r"^(\d+) of (\d+) agree$", r"\1 of \2 printed cells agree", str(row["reproduced"]))
-            lines.append(f"- {{doc}}`{row['label']} </generated/{row['page']}>`: {agreed}.")
+            lines.append(f"- {{doc}}`{row['label']} </generated/{row['page']}>`: {agreed} (*{row['verdict']}*).")
         lines.append("")
-    lines += [f"**Conclusions the reproduction confirms** ({len(confirmed)} claims, reproduced or explained by a "
-              "computed reading):", "", *confirmed, ""]
-    lines += [f"**Numbers it does not confirm** ({len(contradicted)} claims, each with its computation on the "
-              "{doc}`claims page </generated/claims>`):", "", *(contradicted or ["- none"]), ""]
+    if len(claims):
+        lines += [f"**Numbers stated in prose.** {len(records)} claims: "
+                  + ", ".join(f"{int(claims[v])} *{v}*" for v in dict.fromkeys([*VERDICTS, *claims.index]) if claims.get(v, 0))
+                  + ". The {doc}`claims page </generated/claims>` gives each with its computation and, where it "
+                  "differs, the readings tried.", ""]
     return "\n".join(lines)
 
 

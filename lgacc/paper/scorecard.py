@@ -157,12 +157,14 @@ def score_claims(hardware: Hardware) -> list[ScoreRow]:
     """One row per prose claim of the paper, graded by :mod:`lgacc.paper.claims`."""
     from .claims import reproduce_claims
 
+    from .findings import readable_value
+
     rows = []
     for claim in reproduce_claims(hardware):
         if claim.reproduced is None:
             status, reproduced = MISSING, "—"
         else:
-            status, reproduced = (AGREES if claim.agrees else DIFFERS), f"{claim.reproduced:.3g} {claim.unit}"
+            status, reproduced = (AGREES if claim.agrees else DIFFERS), readable_value(claim.reproduced, claim.unit)
         if claim.agrees and claim.rule not in ("exact",) and not claim.rule.startswith("digits"):
             status = f"agrees ({claim.tolerance})"
         if claim.verdict == V_EXPLAINED:
@@ -170,7 +172,9 @@ def score_claims(hardware: Hardware) -> list[ScoreRow]:
         elif claim.verdict == V_INCONSISTENT:
             status = f"{DIFFERS}: the paper's own rules do not reach it"
         rows.append(
-            ScoreRow(f"claim:{claim.id}", "claim", claim.where, f"{claim.paper:.3g} {claim.unit} ({claim.printed})", reproduced,
+            # the paper's own words ("in a matter of minutes", "at least twice as fast"): a qualitative
+            # claim has no printed number to show, and a number reads best as printed
+            ScoreRow(f"claim:{claim.id}", "claim", claim.where, claim.printed, reproduced,
                      status, CLAIMS_PAGE, claim.verdict, claim.difference, claim.explanation, claim.alternative)
         )
     return rows

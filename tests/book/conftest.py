@@ -1,4 +1,5 @@
-"""Fixtures for checks of the built book: a local HTTP server and headless Chromium.
+"""Fixtures for checks of the built book: a local HTTP server, headless Chromium, and every page
+visited once at each reader's width.
 
 These tests need ``make book`` first.  ``make check-book`` sets
 ``LGACC_REQUIRE_BOOK=1`` so that a missing build or browser fails instead of skipping.
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from .reader import WIDTHS, visit_all
+
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "book" / "_build" / "html"
 REQUIRED = os.environ.get("LGACC_REQUIRE_BOOK") == "1"
@@ -27,12 +30,28 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+SKIPPED_PAGES = {"search.html", "genindex.html"}  # Sphinx utility pages, not content
+#: Every content page of the build, relative to its root.
+PAGES = sorted(
+    str(path.relative_to(HTML)) for path in HTML.rglob("*.html") if path.name not in SKIPPED_PAGES and "_static" not in path.parts
+) if HTML.is_dir() else []
+#: Where the page screenshots go: ``make check-book`` sets LGACC_SCREENSHOTS from its SCREENSHOTS variable.
+SCREENSHOTS = Path(os.environ.get("LGACC_SCREENSHOTS") or ROOT / "build" / "screenshots")
+#: Pages visited at once (each in its own tab): the visits wait on rendering more than on Python.
+JOBS = int(os.environ.get("LGACC_BOOK_JOBS", "2"))
 
 
 def _missing(reason: str):
     if REQUIRED:
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+def chromium_executable() -> str:
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        _missing("Chromium is not installed (apt-get install chromium)")
+    return executable
 
 
 @pytest.fixture(scope="session")
@@ -59,12 +78,35 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def browser():
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        _missing("Chromium is not installed (apt-get install chromium)")
+    executable = chromium_executable()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_FLAGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="session")
+def visits(server):
+    """Every page at every width of :data:`WIDTHS`, visited once (a full-page screenshot of each kept in
+    :data:`SCREENSHOTS`): ``{(page, width): PageVisit}``.  The visits run :data:`JOBS` at a time in their
+    own browser, in a thread of their own (Playwright's synchronous API, which the other checks use, owns
+    this thread's event loop)."""
+    executable = chromium_executable()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    done: dict = {}
+    failure: list[BaseException] = []
+
+    def run():
+        try:
+            done.update(visit_all(server, PAGES, WIDTHS, executable, CHROMIUM_FLAGS, SCREENSHOTS, JOBS))
+        except BaseException as error:  # reported in the test thread below
+            failure.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return done

@@ -1,130 +1,22 @@
-"""The built book as a reader sees it, in headless Chromium: every page loads with no
-failed request, no page reaches outside the book, equations are typeset by the
-vendored MathJax, no raw LaTeX or Markdown table syntax shows as text, nothing is
-wider than the text column unless it scrolls, figure text is legible, and no
-notebook shows an error.  A full-page screenshot of each page is kept under
-``build/screenshots/`` or ``$LGACC_SCREENSHOTS`` (a CI artifact)."""
+"""The built book as a reader sees it, in headless Chromium at a desktop width (1400 px) and a
+phone's (390 px): every page loads with no failed request, no console error and no page reaching
+outside the book; MathJax finishes and leaves no raw LaTeX (``\\(``, ``\\[``, ``_{``, ``^{``) or
+Markdown table syntax in the text; no page is wider than the screen; on the desktop every table and
+figure fits its column without scrolling; figure text is legible (9 px or more as rendered, at both
+widths: on a phone a figure keeps a legible width and scrolls sideways in its own box); and no
+notebook shows an error.  Each page is visited once per width (``conftest.visits``); a full-page
+screenshot of each visit is kept under ``build/screenshots/`` or ``$LGACC_SCREENSHOTS`` (a CI artifact)."""
 
 from __future__ import annotations
 
-import os
 import re
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
-from .conftest import HTML, ROOT
+from .conftest import HTML, PAGES
+from .reader import DESKTOP, MIN_FIGURE_TEXT_PX, PHONE, PROBE_JS, WIDTHS, PageVisit
 
 pytestmark = pytest.mark.book
-
-SKIPPED_PAGES = {"search.html", "genindex.html"}  # Sphinx utility pages, not content
-PAGES = sorted(
-    str(path.relative_to(HTML)) for path in HTML.rglob("*.html") if path.name not in SKIPPED_PAGES and "_static" not in path.parts
-) if HTML.is_dir() else []
-
-
-@dataclass
-class PageVisit:
-    failed: list[str] = field(default_factory=list)
-    external: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    typeset: int = 0
-    math: int = 0
-    tracebacks: int = 0
-    text: str = ""
-    prose: str = ""  # the rendered text outside code blocks
-    too_wide: list[str] = field(default_factory=list)
-    small_text: list[str] = field(default_factory=list)
-
-
-#: Where the page screenshots go: ``make check-book`` sets LGACC_SCREENSHOTS from its SCREENSHOTS variable.
-SCREENSHOTS = Path(os.environ.get("LGACC_SCREENSHOTS") or ROOT / "build" / "screenshots")
-VIEWPORT = {"width": 1280, "height": 900}
-#: Raw LaTeX or Markdown table syntax shown as text means a formula or table did not render.
-RAW_MARKUP = ("$$", "\\frac", "\\left", "| --- |", "|---|")
-MIN_FIGURE_TEXT_PX = 9.0
-
-# Text outside code: what a reader sees as prose, tables and typeset math.
-_PROSE_JS = """() => {
-  const root = document.querySelector('article') || document.body;
-  const copy = root.cloneNode(true);
-  copy.querySelectorAll('pre, code, script, style, mjx-container, mjx-assistive-mml, .MathJax').forEach(e => e.remove());
-  return copy.innerText;
-}"""
-
-
-
-def visit(browser, server: str, page_path: str, screenshot: bool = False) -> PageVisit:
-    result = PageVisit()
-    page = browser.new_page(viewport=VIEWPORT)
-    page.on("requestfailed", lambda request: result.failed.append(f"{request.url} ({request.failure})"))
-    page.on(
-        "response",
-        lambda response: response.status >= 400 and result.failed.append(f"{response.url} (HTTP {response.status})"),
-    )
-    page.on(
-        "request",
-        lambda request: not request.url.startswith((server, "data:", "blob:")) and result.external.append(request.url),
-    )
-    page.on("pageerror", lambda error: result.errors.append(str(error)))
-    page.goto(f"{server}/{page_path}", wait_until="networkidle")
-    result.math = page.locator(".math").count()
-    if result.math:
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=15000)
-        page.evaluate("() => MathJax.startup.promise")
-        result.typeset = page.locator("mjx-container").count()
-    result.tracebacks = page.locator(".output.traceback, .output.error, .output_error").count()
-    result.text = page.inner_text("body")
-    result.prose = page.evaluate(_PROSE_JS)
-    result.too_wide = page.evaluate(_TOO_WIDE_JS)
-    result.small_text = page.evaluate(_SMALL_TEXT_JS, MIN_FIGURE_TEXT_PX)
-    if screenshot:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / (page_path.replace("/", "__").removesuffix(".html") + ".png")), full_page=True)
-    page.close()
-    return result
-
-
-# Tables, images and figures wider than the text column, unless inside a container
-# that scrolls sideways (overflow-x auto or scroll) and is itself no wider than the column.
-_TOO_WIDE_JS = r"""() => {
-  const column = document.querySelector('article.bd-article') || document.querySelector('article') || document.body;
-  const limit = column.getBoundingClientRect().width + 1;
-  const scrolls = (element) => {
-    for (let e = element.parentElement; e && e !== column; e = e.parentElement) {
-      const overflow = getComputedStyle(e).overflowX;
-      if ((overflow === 'auto' || overflow === 'scroll') && e.getBoundingClientRect().width <= limit) return true;
-    }
-    return false;
-  };
-  const wide = [];
-  column.querySelectorAll('table, img, svg, figure').forEach(e => {
-    if (e.closest('mjx-container')) return;
-    const width = Math.max(e.getBoundingClientRect().width, e.scrollWidth || 0);
-    if (width > limit && !scrolls(e)) {
-      const text = (e.innerText || e.getAttribute('alt') || '').slice(0, 60).replace(/\s+/g, ' ');
-      wide.push(`${e.tagName.toLowerCase()} ${Math.round(width)} px > ${Math.round(limit)} px: ${text}`);
-    }
-  });
-  return wide;
-}"""
-
-# Text of inline SVG figures (matplotlib writes <text> with svg.fonttype 'none') at its
-# rendered size: the font size in user units times the scale of the element's transform.
-_SMALL_TEXT_JS = """(minimum) => {
-  const column = document.querySelector('article') || document.body;
-  const small = [];
-  column.querySelectorAll('svg text').forEach(t => {
-    if (t.closest('mjx-container')) return;
-    const ctm = t.getScreenCTM();
-    if (!ctm || !t.textContent.trim()) return;
-    const scale = Math.sqrt(ctm.a * ctm.a + ctm.b * ctm.b);
-    const px = parseFloat(getComputedStyle(t).fontSize) * scale;
-    if (px < minimum) small.push(`${t.textContent.trim().slice(0, 30)} (${px.toFixed(1)} px)`);
-  });
-  return small;
-}"""
 
 
 def test_the_book_has_pages(html_dir):
@@ -132,19 +24,37 @@ def test_the_book_has_pages(html_dir):
     assert any(page.startswith("generated/") for page in PAGES)
 
 
+def problems(result: PageVisit) -> list[str]:
+    """Everything a reader would trip on in one visit, each in a line (all of them, not the first only)."""
+    found = []
+    if result.failed:
+        found.append(f"failed requests: {result.failed}")
+    if result.external:
+        found.append(f"reaches outside the book: {result.external}")
+    if result.errors:
+        found.append(f"errors: {result.errors}")
+    if result.tracebacks:
+        found.append("shows a notebook error")
+    if result.math and result.typeset < result.math:
+        found.append(f"{result.math} equations, {result.typeset} typeset")
+    if result.raw_markers():
+        found.append(f"raw markup as text (a formula or table did not render): {result.raw_markup()}")
+    if result.page_width > result.width + 1:
+        found.append(f"the page is {result.page_width} px wide and scrolls sideways")
+    if result.too_wide:
+        found.append(f"wider than the text column and not scrollable: {result.too_wide}")
+    if result.width == DESKTOP and result.scrolling_tables:
+        found.append(f"tables or figures the reader must scroll sideways: {result.scrolling_tables}")
+    if result.small_text:
+        found.append(f"figure text under {MIN_FIGURE_TEXT_PX:g} px: {len(result.small_text)} labels, e.g. {result.small_text[:4]}")
+    return found
+
+
+@pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("page_path", PAGES)
-def test_page_loads_offline_with_typeset_math(browser, server, page_path):
-    result = visit(browser, server, page_path, screenshot=True)
-    assert not result.failed, f"failed requests on {page_path}: {result.failed}"
-    assert not result.external, f"{page_path} reaches outside the book: {result.external}"
-    assert not result.errors, f"JavaScript errors on {page_path}: {result.errors}"
-    assert result.tracebacks == 0, f"{page_path} shows a notebook error"
-    if result.math:
-        assert result.typeset >= result.math, f"{page_path}: {result.math} equations, {result.typeset} typeset"
-    raw = [marker for marker in RAW_MARKUP if marker in result.prose]
-    assert not raw, f"{page_path} shows raw markup as text: {raw} (a formula or table did not render)"
-    assert not result.too_wide, f"{page_path}: wider than the text column and not scrollable: {result.too_wide}"
-    assert not result.small_text, f"{page_path}: figure text under {MIN_FIGURE_TEXT_PX} px: {result.small_text[:8]}"
+def test_page_reads_well(visits, page_path, width):
+    found = problems(visits[(page_path, width)])
+    assert not found, f"{page_path} at {width} px:\n  " + "\n  ".join(found)
 
 
 @pytest.mark.parametrize("html_file", PAGES)
@@ -159,9 +69,9 @@ def _built_for() -> str:
     return re.search(r"for hardware \*\*([^*]+)\*\*", info)[1]
 
 
-def test_hardware_page_reproduces_every_threshold(browser, server):
+def test_hardware_page_reproduces_every_threshold(visits):
     """On the paper's hardware every threshold agrees; on another spec the page says what differs."""
-    result = visit(browser, server, "generated/hardware_bandwidth.html")
+    result = visits[("generated/hardware_bandwidth.html", DESKTOP)]
     if _built_for() == "a100-80gb":
         assert "All 8 compared cells agree with the paper" in result.text
     else:
@@ -169,8 +79,8 @@ def test_hardware_page_reproduces_every_threshold(browser, server):
     assert result.math >= 1 and result.typeset >= 1
 
 
-def test_front_page_states_the_hardware(browser, server):
-    result = visit(browser, server, "index.html")
+def test_front_page_states_the_hardware(visits):
+    result = visits[("index.html", DESKTOP)]
     assert re.search(r"for hardware \S+", result.text), "front page does not say which hardware it was built for"
 
 
@@ -224,21 +134,52 @@ def test_every_reproduced_table_and_figure_is_downloadable(html_dir):
 
 
 def test_the_reader_checks_can_fail(browser):
-    """The checks find raw LaTeX, an unscrollable wide table and tiny figure text on a page made to have them,
-    and accept the same table in a scroll container."""
-    page = browser.new_page(viewport=VIEWPORT)
+    """The checks find, on a page made to have them: LaTeX that MathJax left raw in a table cell (as the
+    x_model page once showed \\(3 d_{m}^{2}\\)) but not the same text in code; a table wider than the
+    column that does not scroll; a table that scrolls (accepted on a phone, not on the desktop); a
+    page wider than the screen; and figure text too small to read."""
+    page = browser.new_page(viewport={"width": PHONE, "height": 900})
     page.set_content(
-        """<article class="bd-article" style="width: 600px">
+        """<body><article class="bd-article" style="width: 360px">
         <p>exact: $$\\frac{a}{b}$$</p><p>| --- |</p>
+        <table><tr><td>key, value projections</td><td>\\(3 d_{m}^{2}\\)</td></tr></table>
+        <pre>x = r"\\[a^{2}\\]"</pre><p><code>\\(b_{1}\\)</code></p>
         <table id="wide" style="width: 1200px"><tr><td>too wide</td></tr></table>
-        <div style="overflow-x: auto; width: 600px"><table style="width: 1200px"><tr><td>scrolls</td></tr></table></div>
-        <svg viewBox="0 0 1000 100" style="width: 600px"><text x="10" y="50" style="font-size: 10px">tiny</text></svg>
-        </article>"""
+        <div style="overflow-x: auto; width: 360px"><table style="width: 1200px"><tr><td>scrolls</td></tr></table></div>
+        <svg viewBox="0 0 1000 100" style="width: 360px"><text x="10" y="50" style="font-size: 20px">tiny</text></svg>
+        </article><div style="width: 700px">wider than the screen</div></body>"""
     )
-    prose = page.evaluate(_PROSE_JS)
-    assert "$$" in prose and "\\frac" in prose and "| --- |" in prose
-    too_wide = page.evaluate(_TOO_WIDE_JS)
-    assert len(too_wide) == 1 and "too wide" in too_wide[0]
-    small = page.evaluate(_SMALL_TEXT_JS, MIN_FIGURE_TEXT_PX)
-    assert small == ["tiny (6.0 px)"]
+    measured = page.evaluate(PROBE_JS, MIN_FIGURE_TEXT_PX)
     page.close()
+    result = PageVisit(prose=measured["prose"])
+    assert set(result.raw_markers()) == {"$$", "\\frac", "\\(", "_{", "^{", "| --- |"}  # not the code's \\[
+    assert "b_{1}" not in result.prose and "a^{2}" not in result.prose
+    assert len(measured["tooWide"]) == 1 and "too wide" in measured["tooWide"][0]
+    assert len(measured["scrolling"]) == 1 and "scrolls" in measured["scrolling"][0]
+    assert measured["pageWidth"] > PHONE + 1
+    assert measured["small"] == ["tiny (7.2 px)"]
+
+
+def test_front_page_says_what_holds_on_its_first_screen(browser, server):
+    """At 1400 x 900 the findings (at most eight sentences, each linking to its page) and the summary figure
+    are on the first screen; on a phone the figure follows the sentences, its text still legible."""
+    for width, height in ((DESKTOP, 900), (PHONE, 844)):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(f"{server}/index.html", wait_until="load")
+        lead = page.evaluate("""() => {
+          const items = [...document.querySelectorAll('div.lgacc-lead-text li')];
+          const figure = document.querySelector('div.lgacc-lead-figure svg');
+          return {sentences: items.length, linked: items.filter(li => li.querySelector('a[href]')).length,
+                  numbered: items.filter(li => /\\d/.test(li.innerText)).length,
+                  bottom: items.length ? items[items.length - 1].getBoundingClientRect().bottom + scrollY : null,
+                  figure_top: figure ? figure.getBoundingClientRect().top + scrollY : null,
+                  figure_bottom: figure ? figure.getBoundingClientRect().bottom + scrollY : null};
+        }""")
+        page.close()
+        assert 2 <= lead["sentences"] <= 7, lead  # with the sentence before the list, at most eight
+        assert lead["linked"] == lead["numbered"] == lead["sentences"], lead
+        assert lead["figure_top"] is not None, "no summary figure"
+        if width == DESKTOP:
+            assert lead["bottom"] <= height and lead["figure_bottom"] <= height, f"not on the first screen: {lead}"
+        else:
+            assert lead["figure_top"] >= lead["bottom"], f"on a phone the figure follows the sentences: {lead}"

@@ -16,9 +16,10 @@ module           job
 ``tables``       tables for people: HTML that fits the page, wide tables cut, a
                  configuration as a one-row table
 ``downloads``    embedded downloads (CSV, SVG) named after an artifact's label
-``figures``      figures as inline SVG at text width, with their downloads
+``figures``      figures as inline SVG at text width, never narrower than legible, with their
+                 downloads
 ``comparisons``  the paper beside the reproduction, differences marked; the scorecard
-``claims``       the paper's prose claims as sentences
+``claims``       the paper's prose claims as sentences and as tables that fit a page
 ``hardware``     the hardware a page was computed for
 ===============  ==========================================================================
 
@@ -29,7 +30,7 @@ import show_table`` and the like keep working.
 from __future__ import annotations
 
 from . import claims, comparisons, display, downloads, figures, formats, hardware, tables, typeset
-from .claims import claim_markdown, claims_or_explain, show_claims
+from .claims import claim_markdown, claims_or_explain, claims_table, show_claims, switches_table
 from .comparisons import (
     AGREE_MARK,
     DIFFER_MARK,

@@ -4,13 +4,16 @@ pages), or one sentence saying why they cannot be computed on this hardware.
 
 from __future__ import annotations
 
+import html
 from typing import Any, Sequence
+
+import pandas as pd
 
 from .comparisons import AGREE_MARK, DIFFER_MARK
 from .display import show_markdown, try_show
 from .typeset import printed_math
 
-__all__ = ["claim_markdown", "show_claims", "claims_or_explain"]
+__all__ = ["claim_markdown", "show_claims", "claims_or_explain", "claims_table", "switches_table"]
 
 
 def claim_markdown(record: dict) -> str:
@@ -50,3 +53,48 @@ def claims_or_explain(hardware: Any, ids: Sequence[str] | None = None) -> list[d
 
     records = try_show("The paper's prose claims", claims_records, hardware, ids)
     return records if records is not None else []
+
+
+def _breakable_id(claim_id: str) -> str:
+    """A claim id that may break after its underscores (``ethernet_unpartitioned_only_smallest``)."""
+    return html.escape(claim_id).replace("_", "_<wbr>")
+
+
+def _value(value: Any, unit: str) -> str:
+    from lgacc.paper.findings import readable_value
+
+    return "—" if value is None or value != value else html.escape(readable_value(value, unit))
+
+
+def claims_table(records: Sequence[dict]) -> pd.DataFrame:
+    """One row per claim, four columns that fit a page: the claim's id, the paper's words, the package's
+    value in the claim's unit (never e-notation), and the verdict with its mark.  HTML cells: show them
+    with ``show_table(..., escape=False)``."""
+    from lgacc.paper.findings import CONFIRMING, claim_verdict
+
+    def verdict_cell(record: dict) -> str:  # the mark follows the verdict: an explained claim is confirmed
+        verdict = claim_verdict(record)
+        return f"{AGREE_MARK if verdict in CONFIRMING else DIFFER_MARK}\u00a0{html.escape(verdict)}"
+
+    return pd.DataFrame([{
+        "claim": _breakable_id(r["id"]),
+        "the paper": html.escape(str(r["printed"])),
+        "the package": _value(r.get("reproduced"), r["unit"]),
+        "verdict": verdict_cell(r),
+    } for r in records], columns=["claim", "the paper", "the package", "verdict"])
+
+
+def switches_table(records: Sequence[dict]) -> pd.DataFrame:
+    """Each switch tried on a differing claim: the claim, the switch, the value under the defaults and
+    under the switch (in the claim's unit; "no change" where the switch does not move it) and whether it
+    then agrees.  From :func:`lgacc.paper.claims.switch_effects`; HTML cells, as :func:`claims_table`."""
+    from lgacc.paper.claims import switch_effects
+
+    units = {r["id"]: r["unit"] for r in records}
+    return pd.DataFrame([{
+        "claim": _breakable_id(e["claim"]),
+        "switch": html.escape(str(e["switch"])).replace(", ", ",<br>").replace("_", "_<wbr>").replace("=", "=<wbr>"),
+        "default": _value(e["default"], units[e["claim"]]),
+        "with the switch": _value(e["switched"], units[e["claim"]]) if e["moves"] else "no change",
+        "agrees": AGREE_MARK if e["agrees"] else DIFFER_MARK,
+    } for e in switch_effects(records)], columns=["claim", "switch", "default", "with the switch", "agrees"])

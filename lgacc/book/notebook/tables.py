@@ -4,13 +4,14 @@ wider than the page; a wide table cut into narrower ones; a configuration as a o
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any, Sequence
 
 import pandas as pd
 
 from .display import show_html
-from .formats import format_int, readable_frame
+from .formats import COLUMN_TITLES, format_int, readable_frame
 from .typeset import link_equations, printed_math
 
 __all__ = ["DENSE_COLUMNS", "table_html", "show_table", "show_wide_table", "config_table", "SYMBOL_LATEX"]
@@ -20,14 +21,60 @@ __all__ = ["DENSE_COLUMNS", "table_html", "show_table", "show_wide_table", "conf
 DENSE_COLUMNS = 7
 
 
-def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "") -> str:
+def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "", notes: str | None = None,
+               stack: bool = False) -> str:
     """A table without index, in a container that scrolls sideways if it is wider than the page;
-    equation labels in its cells become numbered links, printed powers of ten are typeset."""
-    dense = " lgacc-dense" if frame.shape[1] >= DENSE_COLUMNS else ""
-    body = frame.to_html(index=False, escape=escape, border=0, classes=f"dataframe lgacc-table{dense} {classes}".strip(),
-                         na_rep="—")
+    equation labels in its cells become numbered links, printed powers of ten are typeset.
+
+    ``notes`` names a column shown as a line under each row, across the whole table, instead of as a
+    column: a row's key columns stay side by side on one screen and its long text reads underneath.
+    A long heading may break after an underscore (``parameter_<wbr>buffers``).  ``stack``: on a phone each
+    row reads as a block, one line per cell headed by its column (``book/_static/lgacc.css``)."""
+    noted = frame[notes].tolist() if notes is not None else None
+    shown = frame.drop(columns=[notes]) if notes is not None else frame
+    shown = shown.rename(columns={c: _breakable(str(c)) for c in shown.columns})
+    dense = " lgacc-dense" if shown.shape[1] >= DENSE_COLUMNS else ""
+    with_notes = " lgacc-notes" if noted is not None else ""
+    stacked = " lgacc-stack" if stack else ""
+    body = shown.to_html(index=False, escape=escape, border=0, na_rep="—",
+                         classes=f"dataframe lgacc-table{dense}{with_notes}{stacked} {classes}".strip())
+    body = body.replace("_&lt;wbr&gt;", "_<wbr>")  # headings are escaped with the cells; the break stays markup
+    if noted is not None:
+        body = _notes_under_rows(body, noted, shown.shape[1], escape)
+    if stack:
+        body = _labelled_cells(body, [re.sub(r"<[^>]+>", "", str(c)) for c in shown.columns])
     body = printed_math(link_equations(body), r"\(", r"\)")
     return f'<div class="lgacc-scroll mathjax_process" style="overflow-x: auto; max-width: 100%">{body}</div>'
+
+
+def _breakable(heading: str) -> str:
+    """A long heading that may break after each underscore."""
+    return heading.replace("_", "_<wbr>") if len(heading) > 8 and "<" not in heading else heading
+
+
+def _notes_under_rows(body: str, notes: Sequence[Any], columns: int, escape: bool) -> str:
+    """Each body row of ``body`` followed by a row holding its note across ``columns`` cells."""
+    head, sep, rest = body.partition("<tbody>")
+    rows = rest.split("</tr>")
+    out = []
+    for index, row in enumerate(rows[:-1]):
+        out.append(row.replace("<tr>", '<tr class="lgacc-row">', 1) + "</tr>")
+        note = notes[index] if index < len(notes) else ""
+        if note is not None and str(note).strip() and str(note) != "nan":
+            text = html.escape(str(note)) if escape else str(note)
+            out.append(f'\n    <tr class="lgacc-note"><td colspan="{columns}">{text}</td></tr>')
+    return head + sep + "".join(out) + rows[-1]
+
+
+def _labelled_cells(body: str, headings: Sequence[str]) -> str:
+    """Each body cell with its column's heading as ``data-label`` (a stacked row shows it before the value)."""
+    head, sep, rest = body.partition("<tbody>")
+    rows = rest.split("</tr>")
+    for index, row in enumerate(rows):
+        cells = row.split("<td>")
+        rows[index] = cells[0] + "".join(f'<td data-label="{html.escape(headings[n] if n < len(headings) else "")}">{cell}'
+                                         for n, cell in enumerate(cells[1:]))
+    return head + sep + "</tr>".join(rows)
 
 
 #: A cell that is one quantity: a number and its unit ("8.61 d", "9.44 GiB", "2.25 Pflop/s", "1.26 T").
@@ -35,16 +82,19 @@ _QUANTITY = re.compile(r"(-?[\d.,]+(?:e[+-]?\d+)?) ([^\s\d<>&]+)")
 
 
 def show_table(frame: pd.DataFrame, formats: dict[str, Any] | None = None, titles: dict[str, str] | None = None,
-               escape: bool = True) -> None:
+               escape: bool = True, notes: str | None = None, stack: bool = False) -> None:
     """Display ``frame`` formatted for people: no index, integers, d/h/min, sizes, scrolling if wide.
 
     The table's text wraps to fit the column, but a cell holding one quantity never breaks between
-    its number and its unit ("8.61 d" on one line, not "8.61" above "d")."""
+    its number and its unit ("8.61 d" on one line, not "8.61" above "d").  ``notes``: a column shown
+    under each row instead of beside it; ``stack``: rows as blocks on a phone (:func:`table_html`)."""
     shown = readable_frame(frame, formats, titles)
     for position in range(shown.shape[1]):
         shown.isetitem(position, shown.iloc[:, position].map(
             lambda text: _QUANTITY.sub("\\1\u00a0\\2", text) if isinstance(text, str) and _QUANTITY.fullmatch(text) else text))
-    show_html(table_html(shown, escape=escape))
+    if notes is not None:  # the notes column under its readable title
+        notes = {**COLUMN_TITLES, **(titles or {})}.get(notes, notes)
+    show_html(table_html(shown, escape=escape, notes=notes, stack=stack))
 
 
 def show_wide_table(frame: pd.DataFrame, key: str, max_columns: int = 6, formats: dict[str, Any] | None = None,
