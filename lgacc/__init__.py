@@ -46,6 +46,12 @@ module                              job
                                     function per overhead family), ``rules`` (the feasibility rules),
                                     ``result`` (:class:`Evaluation`, its JSON, the broken rules in
                                     words), ``evaluate`` (:func:`evaluate_many`, :func:`evaluate`)
+``model/calibrated/``               the calibrated model beside the ideal one (expected step time and
+                                    memory of real runs): ``symbols``, ``shapes``, ``gemm`` (GEMM
+                                    efficiency), ``kernels`` (memory-bound kernels), ``collectives``,
+                                    ``step`` (physical composition), ``memory`` (framework memory),
+                                    ``recipe``, ``parameters`` (fitted and fixed), ``program`` (the
+                                    expressions as data), ``expected`` (evaluation)
 **schedule/**                       event simulation of the training schedules: ``operations``,
                                     ``programs``, ``lowering``, ``builders``, ``engine``, ``measure``,
                                     ``analytic``, ``gantt``, ``report``

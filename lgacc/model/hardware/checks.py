@@ -61,6 +61,7 @@ RANGES: dict[str, Range] = {
     # The scaling figures' "unlimited node" is 2**40 GPUs: the upper bound leaves room for it.
     "gpus_per_node": Range(1, 1, 4096, 2**62, "GPUs"),
     "kernel_efficiency": Range(0.0, 0.05, 1.0, 1.0, "(dimensionless)", low_inclusive=False),
+    "gemm_max_efficiency": Range(0.0, 0.05, 1.0, 1.0, "(dimensionless)", low_inclusive=False),
 }
 
 #: Text fields of :class:`Hardware`, each with whether it is required (non-empty).
@@ -144,7 +145,7 @@ def validate_values(hardware: Any, origin: str) -> None:
         value = value if integer else float(value)
         if value < sys.float_info.min:
             raise HardwareSpecError(origin, field, f"{value!r} is subnormal; expected a positive number")
-        if field == "kernel_efficiency":
+        if field in ("kernel_efficiency", "gemm_max_efficiency"):
             check_range(origin, field, field, value, f"{value:g}", warn=False)
         object.__setattr__(hardware, field, value)
     names = hardware.link_names
