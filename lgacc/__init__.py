@@ -80,7 +80,11 @@ module                              job
                                     (what moves), ``compute`` (the searches), ``conclusions`` (holds /
                                     weakens / reverses), ``presentation`` (tables, chart)
 ``studies/today``                   the paper's conclusions graded on today's GPUs
-``studies/validation``              the model against measured training runs (data/validation)
+``studies/validation/``             both models against measured training runs (data/validation):
+                                    ``runs`` (the files, each run's reading of what its source does not
+                                    state), ``measured``, ``ideal`` (the bound), ``calibrated`` (fit,
+                                    leave one publication out), ``onefactor``, ``tables``, ``figures``,
+                                    ``fit`` (the fit kept as data)
 **book/**                           the book's machinery
 ``book/notebook/``                  formatting for the notebooks: ``display``, ``formats``,
                                     ``typeset``, ``tables``, ``downloads``, ``figures``,

@@ -32,7 +32,7 @@ from .parameters import Calibration, fitted_calibration
 from .program import Program, run
 from .recipe import DEFAULT_RECIPE, Recipe, zero_stage
 
-__all__ = ["programs", "expected_many", "expected", "Expected", "STEP_PARTS", "MEMORY_PARTS", "SECONDS_PER_DAY",
+__all__ = ["programs", "inputs", "evaluate_inputs", "expected_many", "expected", "Expected", "STEP_PARTS", "MEMORY_PARTS", "SECONDS_PER_DAY",
            "SCHEDULE_INPUTS"]
 
 SECONDS_PER_DAY = 86_400.0
@@ -106,7 +106,7 @@ def _model_inputs(model: Transformer) -> dict[str, float]:
             "tied": float(model.tied_embeddings)}
 
 
-def expected_many(
+def inputs(
     model: Transformer | str,
     hardware: Hardware | str,
     method: Method | str,
@@ -121,17 +121,11 @@ def expected_many(
     schedule: str | None = None,
     n_v: int = 1,
     calibration: Calibration | None = None,
-    steps: int = 100_000,
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
-    compact: bool = False,
-) -> dict[str, np.ndarray]:
-    """Every configuration of broadcastable arrays ``n_b, n_l, n_a, n_mu, b_mu`` at once.
-
-    Returns arrays keyed ``step_time_s``, ``time_days``, ``memory_bytes`` and, unless ``outputs``
-    restricts them, each part of :data:`STEP_PARTS` (``<part>_s``) and :data:`MEMORY_PARTS`
-    (``memory_<part>``) and the per-layer times (``compact``: only the first three, for the search).  ``schedule=None`` is the method's own pipeline, as
-    the ideal model (baseline and partitioned: ``gpipe``; improved: ``modular``).
-    """
+) -> dict[str, Any]:
+    """Every input of the main program (:data:`lgacc.model.calibrated.symbols.NAMES`) for the configurations
+    of broadcastable arrays ``n_b, n_l, n_a, n_mu, b_mu`` (floats, broadcast to one shape), the schedule's
+    numbers included.  ``schedule=None`` is the method's own pipeline, as the ideal model's."""
     model = as_model(model)
     method = parse_method(method)
     hw = apply_to_hardware(load_hardware(hardware), assumptions)
@@ -140,28 +134,56 @@ def expected_many(
     sched = check_schedule(schedule, n_v)
     name = default_schedule(method.layered) if sched is None else sched
     counts = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (n_b, n_l, n_a, n_mu, b_mu)))
-    inputs: dict[str, Any] = dict(zip(("n_b", "n_l", "n_a", "n_mu", "b_mu"), counts))
-    inputs["v"] = float(as_count("n_v", n_v))
-    inputs.update(_model_inputs(model))
-    inputs.update(_hardware_inputs(hw))
-    inputs.update(_calibration_inputs(calibration))
-    inputs.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
-    numbers = run(programs()[f"schedule:{name}"], inputs)
-    inputs.update(numbers)
+    values: dict[str, Any] = dict(zip(("n_b", "n_l", "n_a", "n_mu", "b_mu"), counts))
+    values["v"] = float(as_count("n_v", n_v))
+    values.update(_model_inputs(model))
+    values.update(_hardware_inputs(hw))
+    values.update(_calibration_inputs(calibration))
+    values.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
+    values.update(run(programs()[f"schedule:{name}"], values))
+    return values
+
+
+def evaluate_inputs(values: Mapping[str, Any], *, critical_batch_size: float, steps: int = 100_000,
+                    compact: bool = False) -> dict[str, np.ndarray]:
+    """The main program on ``values`` (:func:`inputs`): ``step_time_s``, ``time_days`` (``steps`` at the critical
+    batch ``critical_batch_size``), ``memory_bytes`` and, unless ``compact``, every part."""
     wanted = ("step", "memory_total") if compact else None
-    values = run(programs()["main"], inputs, wanted)
-    shape = counts[0].shape
-    out = {key: np.broadcast_to(value, shape) for key, value in values.items()}
+    out = run(programs()["main"], values, wanted)
+    shape = np.broadcast_shapes(*(np.shape(values[k]) for k in ("n_b", "n_mu", "b_mu")))
+    out = {key: np.broadcast_to(value, shape) for key, value in out.items()}
     step = out["step"]
-    batch = counts[0] * counts[3] * counts[4]
-    b_c = critical_batch(model, assumptions)
-    result = {"step_time_s": step, "time_days": steps * (b_c / batch) * step / SECONDS_PER_DAY,
+    batch = np.asarray(values["n_b"]) * np.asarray(values["n_mu"]) * np.asarray(values["b_mu"])
+    result = {"step_time_s": step, "time_days": steps * (critical_batch_size / batch) * step / SECONDS_PER_DAY,
               "memory_bytes": out["memory_total"]}
     if not compact:
         result.update({f"{part}_s": out[part] for part in STEP_PARTS})
         result.update({f"memory_{part}": out[f"memory_{part}"] for part in MEMORY_PARTS})
         result.update({key: value for key, value in out.items() if key.startswith(("layer_", "stage_"))})
     return result
+
+
+def expected_many(
+    model: Transformer | str,
+    hardware: Hardware | str,
+    method: Method | str,
+    *,
+    steps: int = 100_000,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+    compact: bool = False,
+    **configuration: Any,
+) -> dict[str, np.ndarray]:
+    """Every configuration of broadcastable arrays ``n_b, n_l, n_a, n_mu, b_mu`` at once.
+
+    ``configuration`` are :func:`inputs`'s keywords (degrees, ``partitioned``, ``recipe``, ``schedule``,
+    ``n_v``, ``calibration``).  Returns arrays keyed ``step_time_s``, ``time_days``, ``memory_bytes`` and,
+    unless ``compact`` (the search's), each part of :data:`STEP_PARTS` (``<part>_s``) and
+    :data:`MEMORY_PARTS` (``memory_<part>``) and the per-layer times.
+    """
+    model = as_model(model)
+    values = inputs(model, hardware, method, assumptions=assumptions, **configuration)
+    return evaluate_inputs(values, critical_batch_size=critical_batch(model, assumptions), steps=steps,
+                           compact=compact)
 
 
 @dataclass(frozen=True)

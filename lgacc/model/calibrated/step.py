@@ -22,11 +22,13 @@ pipeline runs ``n_mu`` micro-batches through the slowest stage plus a ramp of ``
 
     T_pipe = n_mu tau_slowest + R tau_stage
 
-The data-parallel reduction (not partitioned: an all-reduce; optimizer partitioned: a
-reduce-scatter and an all-gather) hides behind a window ``W`` of the pipeline's backward passes
-when it is overlapped (``c_window`` layer passes, from the schedule's closed form), and the step is::
+The data-parallel reduction of the gradients (not partitioned: an all-reduce; optimizer
+partitioned: a reduce-scatter) hides behind a window ``W`` of the pipeline's backward passes when it
+is overlapped (``c_window`` layer passes, from the schedule's closed form); the partitioned
+optimizer's all-gather of the updated weights hides behind the next step's first forward pass
+(``W_F = L t_F'``)::
 
-    T_step = (T_pipe - W) + max(W, t_DP) + t_opt + T_0
+    T_step = (T_pipe - W - W_F) + max(W, t_grad) + max(W_F, t_gather) + t_opt + T_0
 
 Every term is a sum, a non-negative multiple, a ``max`` or a ``min`` of functions that do not grow
 with the peak flop/s ``c`` (flops over ``c``, bytes over a bandwidth, latencies), and ``W`` is a
@@ -173,12 +175,17 @@ def step_terms() -> dict[str, sympy.Expr]:
     ramp = R_ramp * (zb * zero_bubble_stage + (1 - zb) * stage)
     pipeline = n_mu * slowest
     parameters = device_parameters()
-    reduction = ((1 - z_1) * data_parallel_time(gamma_G * parameters, 2)
-                 + z_1 * (data_parallel_time(gamma_G * parameters, 1) + data_parallel_time(2 * parameters, 1)))
-    reduction = (1 - z_3) * reduction
+    # the gradients: all-reduced (not partitioned) or reduce-scattered (optimizer partitioned), behind the
+    # backward window; the partitioned optimizer's updated weights: all-gathered behind the next step's
+    # first forward pass (Megatron-LM's --overlap-grad-reduce and --overlap-param-gather)
+    not_sharded = 1 - z_3
+    gradients = not_sharded * ((1 - z_1) * data_parallel_time(gamma_G * parameters, 2)
+                               + z_1 * data_parallel_time(gamma_G * parameters, 1))
+    gathered = not_sharded * z_1 * data_parallel_time(2 * parameters, 1)
     window_passes = minimum(c_window, n_mu * L)
-    window = ov_dp * (1 - z_3) * window_passes * (zb * (1 - ov_tp) * times["weight"] + (1 - zb) * backward)
-    exposed = maximum(window, reduction) - window
+    window = ov_dp * not_sharded * window_passes * (zb * (1 - ov_tp) * times["weight"] + (1 - zb) * backward)
+    forward_window = ov_dp * not_sharded * L * forward
+    exposed = maximum(window, gradients) - window + maximum(forward_window, gathered) - forward_window
     optimizer = streaming_time(optimizer_bytes_per_parameter() * parameters / (1 + z_1 * (n_b - 1)))
     return {
         "step": pipeline + ramp + exposed + optimizer + T_0,
