@@ -51,14 +51,16 @@ module                              job
                                     efficiency), ``kernels`` (memory-bound kernels), ``collectives``,
                                     ``step`` (physical composition), ``memory`` (framework memory),
                                     ``recipe``, ``parameters`` (fitted and fixed), ``program`` (the
-                                    expressions as data), ``expected`` (evaluation)
+                                    expressions as data), ``store`` (kept on disk, verified),
+                                    ``expected`` (evaluation)
 **schedule/**                       event simulation of the training schedules: ``operations``,
                                     ``programs``, ``lowering``, ``builders``, ``engine``, ``measure``,
                                     ``analytic``, ``gantt``, ``report``
 **search/**                         the paper's selection rules as a search: ``parallelism``,
                                     ``request``, ``rules``, ``candidates``, ``core`` (fastest /
                                     cheapest), ``explain``, ``result``, ``reference`` (the exhaustive
-                                    enumerator the tests compare the search with)
+                                    enumerator the tests compare the search with), ``calibrated`` (the
+                                    candidates ranked by the calibrated model's expected time)
 **scaling/**                        the scaling analysis over the X family: ``grid`` (models,
                                     scenarios, one row per model), ``sweeps`` (the figures' data),
                                     ``limits`` (the size limits of the prose claims)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from lgacc.model.calibrated import expected
 from lgacc.model.config import Method, TrainingConfig
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
 from lgacc.model.evaluator.mapping import CHUNKED_SCHEDULES, SCHEDULE_ALIASES, SCHEDULES
@@ -13,6 +14,21 @@ from lgacc.model.transformer import named_model
 from ._args import count, positive_float
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 from ._output import dumps
+from ._recipe import add_recipe_arguments, recipe_from_args
+
+#: The ideal model's JSON keys, as before the calibrated model (add, never rename).
+IDEAL_KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
+              "schedule", "n_v")
+#: The calibrated model's keys (each starts with ``expected_``).
+CALIBRATED_KEYS = ("expected_step_time_s", "expected_time_days", "expected_memory_gib", "expected_step_breakdown_s",
+                   "expected_memory_fits", "expected_recipe", "expected_calibration")
+
+
+def key_models() -> dict[str, str]:
+    """Which model each key of ``--format json`` comes from."""
+    return {**{key: "ideal (the paper's model)" for key in IDEAL_KEYS if key not in ("b", "n_gpu", "schedule", "n_v")},
+            **{key: "configuration" for key in ("b", "n_gpu", "schedule", "n_v")},
+            **{key: "calibrated (fitted on measured runs)" for key in CALIBRATED_KEYS}}
 
 
 def register(subparsers) -> None:
@@ -22,7 +38,9 @@ def register(subparsers) -> None:
         description=(
             "Evaluate one distributed training configuration with the paper's resource model: "
             "efficiency (with each overhead named), training time (100 k steps at the critical batch), "
-            "memory per GPU in the paper's GB (GiB), and every violated constraint."
+            "memory per GPU in the paper's GB (GiB), and every violated constraint -- an ideal bound (kernels at "
+            "peak). Beside it, the calibrated model's expected step time, training time and memory "
+            "(expected_*: kernels, collectives and framework memory as measured runs pay them)."
         ),
     )
     parser.add_argument("--model", required=True, help="X<x> with an even x (e.g. X160) or BERT, Megatron-LM, T-NLG, GPT-3")
@@ -46,6 +64,7 @@ def register(subparsers) -> None:
     parser.add_argument("--form", choices=FORMS, default="paper", help="evaluate the paper's printed forms or the exact counts")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     add_assumption_arguments(parser)
+    add_recipe_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -70,6 +89,10 @@ def _table(summary: dict) -> str:
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
     rows.append(("feasible", summary["feasible"]))
     rows += [("reason", reason) for reason in summary["reasons"]]
+    if "expected_step_time_s" in summary:
+        rows += [("expected_step_time_s (calibrated)", f"{summary['expected_step_time_s']:.4g}"),
+                 ("expected_time_days (calibrated)", f"{summary['expected_time_days']:.4g}")]
+        rows += [(f"expected_memory_gib.{k} (calibrated)", f"{v:.4g}") for k, v in summary["expected_memory_gib"].items()]
     return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
 
 
@@ -85,12 +108,15 @@ def run(args: argparse.Namespace) -> int:
         offload=args.offload,
         partitioned=args.partitioned,
     )
+    assumptions = assumptions_from_args(args)
     result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
-                      assumptions=assumptions_from_args(args), schedule=args.schedule, n_v=args.n_v)
-    summary = result.summary()
+                      assumptions=assumptions, schedule=args.schedule, n_v=args.n_v)
+    calibrated = expected(model, args.hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
+                          n_v=args.n_v, steps=args.steps, assumptions=assumptions)
+    summary = {**result.summary(), **calibrated.summary()}
     if args.format == "json":
-        out = {key: summary[key] for key in ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads",
-                                             "feasible", "reasons", "schedule", "n_v")}
+        out = {key: summary[key] for key in (*IDEAL_KEYS, *CALIBRATED_KEYS)}
+        out["key_models"] = key_models()
         print(dumps(out))
     else:
         print(_table(summary))

@@ -19,8 +19,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from lgacc.cache.results import cached
 from lgacc.model.hardware.links import GIB
+from lgacc.paths import PACKAGE
 
 from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, apply_to_hardware, critical_batch
 from ..config import Method, TrainingConfig, parse_method
@@ -31,6 +31,7 @@ from ..evaluator.mapping import default_schedule
 from .parameters import Calibration, fitted_calibration
 from .program import Program, run
 from .recipe import DEFAULT_RECIPE, Recipe, zero_stage
+from .store import load_or_build
 
 __all__ = ["programs", "inputs", "evaluate_inputs", "expected_many", "expected", "Expected", "STEP_PARTS", "MEMORY_PARTS", "SECONDS_PER_DAY",
            "SCHEDULE_INPUTS"]
@@ -42,7 +43,6 @@ STEP_PARTS = ("pipeline", "bubble", "data_parallel", "optimizer", "fixed")
 MEMORY_PARTS = ("weights", "gradients", "optimizer", "buffers", "activations", "framework")
 #: What the main program reads of a schedule (:func:`lgacc.model.calibrated.step.schedule_numbers`).
 SCHEDULE_INPUTS = ("R_ramp", "chunks", "m_flight", "c_window", "zb", "lw")
-_PROGRAM_VERSION = 1
 
 
 def _build() -> dict[str, Program]:
@@ -61,10 +61,21 @@ def _build() -> dict[str, Program]:
     return built
 
 
+#: The files whose expressions the programs are compiled from: change one and they are rebuilt.
+_SOURCES = (
+    *sorted((PACKAGE / "model" / "calibrated").glob("*.py")),
+    PACKAGE / "model" / "symbols.py",
+    PACKAGE / "model" / "formulas" / "model.py",
+    PACKAGE / "model" / "formulas" / "schedules.py",
+    PACKAGE / "model" / "formulas" / "bubble.py",
+)
+
+
 @cache
 def programs() -> dict[str, Program]:
-    """``main`` (every step and memory term) and ``schedule:<name>`` (its numbers), as data."""
-    return cached("calibrated-programs", _PROGRAM_VERSION, _build)
+    """``main`` (every step and memory term) and ``schedule:<name>`` (its numbers), as data: built once with
+    sympy, kept on disk as JSON under a key of the source files that define them (:mod:`.store`)."""
+    return load_or_build("calibrated-programs", _SOURCES, _build)
 
 
 def _hardware_inputs(hardware: Hardware) -> dict[str, float]:

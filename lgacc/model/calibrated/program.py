@@ -98,7 +98,7 @@ def _needed(program: Program, outputs: tuple[str, ...]) -> tuple[int, ...]:
     return tuple(sorted(seen))
 
 
-def _piecewise(values: list) -> Any:
+def _piecewise(*values) -> Any:
     """``(value, condition)`` pairs, the first whose condition holds (sympy's ``Piecewise``; the last is ``True``)."""
     pairs = list(zip(values[0::2], values[1::2]))
     out = pairs[-1][0]
@@ -107,43 +107,64 @@ def _piecewise(values: list) -> Any:
     return out
 
 
+def _chain(binary):
+    """An n-ary operation from a binary ufunc."""
+    def apply(*values):
+        out = binary(values[0], values[1])
+        for value in values[2:]:
+            out = binary(out, value)
+        return out
+    return apply
+
+
 _NUMPY = {
-    "add": lambda v: reduce(np.add, v),
-    "mul": lambda v: reduce(np.multiply, v),
-    "max": lambda v: reduce(np.maximum, v),
-    "min": lambda v: reduce(np.minimum, v),
-    "pow": lambda v: np.power(v[0], v[1]),
-    "floor": lambda v: np.floor(v[0]),
-    "ceil": lambda v: np.ceil(v[0]),
-    "le": lambda v: np.less_equal(v[0], v[1]),
-    "lt": lambda v: np.less(v[0], v[1]),
-    "eq": lambda v: np.equal(v[0], v[1]),
-    "ne": lambda v: np.not_equal(v[0], v[1]),
+    "add": _chain(np.add),
+    "mul": _chain(np.multiply),
+    "max": _chain(np.maximum),
+    "min": _chain(np.minimum),
+    "pow": np.power,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "le": np.less_equal,
+    "lt": np.less,
+    "eq": np.equal,
+    "ne": np.not_equal,
     "piecewise": _piecewise,
 }
 
 
+@lru_cache(maxsize=64)
+def _plan(program: Program, outputs: tuple[str, ...]) -> tuple[tuple[int, Any, Any], ...]:
+    """The nodes ``outputs`` need, as ``(index, function or None, arguments)``: inputs and constants have no
+    function (their argument is the name or the value); ``x ** -1`` is ``1 / x``."""
+    nodes, _ = program
+    plan = []
+    for i in needed(program, outputs):
+        op, *args = nodes[i]
+        if op in ("input", "const"):
+            plan.append((i, op, args[0]))
+        elif op in ("true", "false"):
+            plan.append((i, "const", op == "true"))
+        elif op == "pow" and nodes[args[1]] == ("const", -1.0):
+            plan.append((i, np.reciprocal, (args[0],)))
+        else:
+            plan.append((i, _NUMPY[op], tuple(args)))
+    return tuple(plan)
+
+
 def run(program: Program, inputs: Mapping[str, Any], outputs: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
     """The ``outputs`` (default: all) of ``program`` for ``inputs`` (name -> number or array, broadcast)."""
-    nodes, names = program
+    _, names = program
     outputs = tuple(name for name, _ in names) if outputs is None else tuple(outputs)
-    values: dict[int, Any] = {}
+    values: list[Any] = [None] * len(program[0])
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for i in needed(program, outputs):
-            op, *args = nodes[i]
-            if op == "input":
-                values[i] = inputs[args[0]]
-            elif op == "const":
-                values[i] = args[0]
-            elif op == "true":
-                values[i] = True
-            elif op == "false":
-                values[i] = False
+        for i, function, args in _plan(program, outputs):
+            if function == "input":
+                value = inputs[args]
+                values[i] = value if isinstance(value, np.ndarray) else float(value)
+            elif function == "const":
+                values[i] = args
             else:
-                operands = [values[j] for j in args]
-                if op == "pow" and nodes[args[1]] == ("const", -1.0):
-                    values[i] = np.divide(1.0, operands[0])
-                else:
-                    values[i] = _NUMPY[op](operands)
+                values[i] = function(*[values[j] for j in args])
     by_name = dict(names)
     return {name: np.asarray(values[by_name[name]], dtype=float) for name in outputs}
