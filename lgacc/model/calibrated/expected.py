@@ -161,7 +161,7 @@ def evaluate_inputs(values: Mapping[str, Any], *, critical_batch_size: float, st
     batch ``critical_batch_size``), ``memory_bytes`` and, unless ``compact``, every part."""
     wanted = ("step", "memory_total") if compact else None
     out = run(programs()["main"], values, wanted)
-    shape = np.broadcast_shapes(*(np.shape(values[k]) for k in ("n_b", "n_mu", "b_mu")))
+    shape = np.broadcast_shapes(*(np.shape(value) for value in values.values()))
     out = {key: np.broadcast_to(value, shape) for key, value in out.items()}
     step = out["step"]
     batch = np.asarray(values["n_b"]) * np.asarray(values["n_mu"]) * np.asarray(values["b_mu"])

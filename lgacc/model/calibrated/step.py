@@ -92,14 +92,17 @@ def schedule_numbers(name: str) -> dict[str, sympy.Expr]:
     ramp_unit = (t_F + t_B - t_W) if zero_bubble else passes
     window_unit = t_W if zero_bubble else (t_B + t_W)
     layers = d_l / n_l
+    # layer-wise accumulation where the schedule's reduction window persists as n_mu grows (the package's
+    # layered_window): modular always, breadth-first with more than one chunk (v - 1 > 0), no other
     layer_wise = layered_window(name)
+    persists = sympy.Integer(0) if layer_wise == 0 else (sympy.Integer(1) if name == "modular" else minimum(1, v - 1))
     return {
         "R_ramp": sympy.simplify(bubble * n_mu * passes / ramp_unit),
         "chunks": chunks_per_device(name),
         "m_flight": memory,
         "c_window": sympy.simplify(overlap * n_mu * layers * passes / window_unit),
         "zb": sympy.Integer(int(zero_bubble)),
-        "lw": sympy.Integer(0) if layer_wise == 0 else minimum(1, sympy.ceiling(layer_wise)),
+        "lw": persists,
     }
 
 

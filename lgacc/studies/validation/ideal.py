@@ -15,6 +15,7 @@ from lgacc.errors import UserInputError
 from lgacc.model.assumptions import FIELDS as ASSUMPTION_FIELDS
 from lgacc.model.assumptions import Assumptions
 from lgacc.model.evaluator import evaluate
+from lgacc.model.evaluator.mapping import default_schedule
 
 from .measured import work_flops
 from .runs import Run
@@ -40,8 +41,9 @@ def ideal_efficiency(run: Run, convention: str = "physical", dp_network: str = "
     """The evaluator's efficiency (overheads only) for the run's configuration and schedule."""
     if dp_network not in DP_NETWORKS:
         raise UserInputError(f"dp_network={dp_network!r} must be one of {', '.join(DP_NETWORKS)}")
+    own = run.schedule == default_schedule(run.method.layered)  # the method's own pipeline: the paper's evaluation
     result = evaluate(run.model, run.hardware, run.config(), assumptions=_assumptions(convention, dp_network),
-                      form=PREDICTION_FORM, schedule=run.schedule, n_v=run.n_v)
+                      form=PREDICTION_FORM, schedule=None if own else run.schedule, n_v=run.n_v)
     return result.efficiency
 
 
