@@ -83,7 +83,7 @@ def test_training_state_bytes_per_parameter_by_zero_stage(stage, bytes_per_param
 
 def test_hierarchical_data_parallel_time():
     size, beta_ib, beta_nvl, eta = 4e9, 25e9, 300e9, 0.8
-    common = {S.beta_ib: beta_ib, S.beta_nvl: beta_nvl, S.eta: eta, S.alpha_ib: 0, S.alpha_nvl: 0, n_b: 16}
+    common = {S.beta_ib: beta_ib, S.beta_nvl: beta_nvl, S.eta: eta, S.alpha_ib: 0, S.alpha_nvl: 0, n_b: 16, S.pg: 0}
     # the tensor group fills the node (g = 1): the paper's per-GPU ring, 2 (n - 1)/n S over the GPU's own link
     per_gpu = data_parallel_time(size, 2).subs({**common, S.G: 8, n_a: 8})
     assert float(per_gpu) == pytest.approx(float(ring_time(size, 16, 2, beta_ib, 0).subs(S.eta, eta)))
@@ -91,6 +91,9 @@ def test_hierarchical_data_parallel_time():
     hierarchical = float(data_parallel_time(size, 2).subs({**common, S.G: 8, n_a: 1}))
     by_hand = 2 * 15 / 16 * size * max(1 / (8 * eta * beta_ib), 7 / (8 * eta * beta_nvl))
     assert hierarchical == pytest.approx(by_hand) and hierarchical == pytest.approx(float(per_gpu) / 8)
+    # the per-GPU reading (a flat implementation): the paper's count whatever the node holds
+    flat = float(data_parallel_time(size, 2).subs({**common, S.G: 8, n_a: 1, S.pg: 1}))
+    assert flat == pytest.approx(float(per_gpu))
 
 
 def test_the_program_computes_what_sympy_computes():

@@ -20,7 +20,9 @@ cards, and the rest crosses NVLink::
     t_DP(S, f) = alpha_IB + f (n_b - 1)/n_b S max( 1 / (g eta beta_IB), (g - 1) / (g eta beta_NVL) )
 
 with ``f = 2`` for an all-reduce and 1 for a reduce-scatter or an all-gather.  ``g = 1`` is the
-paper's per-GPU count (every GPU's full volume through its own card).
+paper's per-GPU count (every GPU's full volume through its own card): the recipe's ``dp_network``
+reading ``per-gpu`` (``pg = 1``) for an implementation whose collectives do not use the node's
+other cards and NVLink.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from __future__ import annotations
 import sympy
 
 from ..symbols import n_a, n_b, n_l
-from .symbols import G, alpha_ib, alpha_nvl, beta_ib, beta_nvl, eta, maximum, minimum
+from .symbols import G, alpha_ib, alpha_nvl, beta_ib, beta_nvl, eta, maximum, minimum, pg
 
 __all__ = ["present", "ring_time", "tensor_link", "pipeline_link", "data_peers_per_node", "data_parallel_time",
            "point_to_point_time"]
@@ -65,8 +67,9 @@ def point_to_point_time(size_bytes) -> sympy.Expr:
 
 
 def data_peers_per_node() -> sympy.Expr:
-    """``g``: members of one data-parallel group on each node (tensor ranks innermost, then data)."""
-    return minimum(n_b, maximum(1, sympy.floor(G / n_a)))
+    """``g``: members of one data-parallel group on each node (tensor ranks innermost, then data); 1 when the
+    collectives run through each GPU's own card (``pg``: the paper's per-GPU count, a flat implementation)."""
+    return (1 - pg) * minimum(n_b, maximum(1, sympy.floor(G / n_a))) + pg
 
 
 def data_parallel_time(size_bytes, volume: int) -> sympy.Expr:

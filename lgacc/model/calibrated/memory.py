@@ -29,7 +29,9 @@ grouped-query attention, gated feed-forward, no dropout and FlashAttention; ``t 
 
 which is Korthikanti's ``s b h (10 + 24 / t + 5 a s / (h t))``.  Full recomputation keeps only the
 layer's input (``2 d_m``, split by sequence parallelism) and needs one layer's activations at a
-time; selective recomputation drops the attention core (nothing to drop with FlashAttention).
+time (every other layer: half of each); selective recomputation drops the attention core (nothing to
+drop with FlashAttention); torchtitan's per-operation policy keeps the layer's input, the attention
+and every other matrix product's output (half the tensor-parallel region).
 The first stage holds ``m_flight`` micro-batches through its ``L`` layers (the schedule's closed
 form); a single stage also holds the logits (half-precision, fp32 softmax and its gradient: 10
 bytes per logit of its vocabulary share).  A share ``phi`` of the activations is lost to the
@@ -54,7 +56,24 @@ from .shapes import (
     single_stage,
     tokens,
 )
-from .symbols import M_0, drop, fa, gamma_G, gamma_M, gated, m_flight, maximum, phi, r_full, r_sel, sp, z_1, z_2, z_3
+from .symbols import (
+    M_0,
+    drop,
+    fa,
+    gamma_G,
+    gamma_M,
+    gated,
+    m_flight,
+    maximum,
+    phi,
+    r_full,
+    r_op,
+    r_sel,
+    sp,
+    z_1,
+    z_2,
+    z_3,
+)
 
 __all__ = ["activation_bytes_per_token", "memory_terms"]
 
@@ -86,8 +105,11 @@ def memory_terms() -> dict[str, sympy.Expr]:
     per_token = activation_bytes_per_token()
     full_layer = per_token["replicated"] + per_token["split"] + per_token["core"]
     checkpoint = 2 * d_m * (1 - sp + sp / n_a)
-    kept = r_full * checkpoint + (1 - r_full) * (full_layer - r_sel * (1 - fa) * per_token["core"])
-    working = r_full * full_layer + (1 - r_full) * r_sel * (1 - fa) * per_token["core"]
+    per_op = checkpoint + per_token["split"] / 2 + per_token["core"]  # torchtitan's 'op' policy keeps half the products
+    stored = 1 - r_full - r_op
+    kept = r_full * checkpoint + r_op * per_op + stored * (full_layer - r_sel * (1 - fa) * per_token["core"])
+    working = (r_full * full_layer + r_op * (per_token["replicated"] + per_token["split"] / 2)
+               + stored * r_sel * (1 - fa) * per_token["core"])
     logits = single_stage() * 10 * d_v / n_a
     activations = tokens() * (m_flight * layers_per_device() * kept + working + logits)
     activations = (1 + phi) * activations

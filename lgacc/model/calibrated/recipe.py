@@ -22,13 +22,15 @@ from lgacc.errors import UserInputError
 
 __all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "zero_stage"]
 
-RECOMPUTE = ("full", "selective", "none")
+RECOMPUTE = ("full", "selective", "none", "op", "alternate")
 ZERO_STAGES = (0, 1, 2, 3)
 GRADIENT_BYTES = (2, 4)
 
 #: field -> what it means (for the command line's help and the book)
 FIELDS: dict[str, str] = {
-    "recompute": "activation recomputation: full (the paper's), selective (the attention core) or none",
+    "recompute": "activation recomputation: full (the paper's), selective (the attention core), none, op (torchtitan's "
+                 "per-operation policy: every other matrix product and the element-wise operations) or alternate "
+                 "(every other layer in full)",
     "sequence_parallel": "sequence parallelism: the kernels outside the tensor-parallel region split the tokens",
     "flash_attention": "fused attention that keeps no d_s x d_s tensor (FlashAttention)",
     "dropout": "dropout layers (their masks are stored and their kernels run)",
@@ -37,7 +39,10 @@ FIELDS: dict[str, str] = {
     "main_grad_bytes": "bytes of a stored gradient (2 or 4)",
     "dp_overlap": "the data-parallel reduction overlaps the backward pass",
     "tp_overlap": "the tensor-parallel collectives overlap the layer's matrix products",
+    "dp_network": "data-parallel collectives: ring (hierarchical: NVLink and all the node's cards, as NCCL's rings "
+                  "move them; the default) or per-gpu (every GPU's volume through its own card, the paper's count)",
 }
+DP_NETWORKS = ("ring", "per-gpu")
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,7 @@ class Recipe:
     main_grad_bytes: int = 4
     dp_overlap: bool = True
     tp_overlap: bool = False
+    dp_network: str = "ring"
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
@@ -63,6 +69,8 @@ class Recipe:
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
         if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):
             raise UserInputError(f"recipe zero_stage={self.zero_stage!r} must be one of 0, 1, 2, 3 (or unset)")
+        if self.dp_network not in DP_NETWORKS:
+            raise UserInputError(f"recipe dp_network={self.dp_network!r} must be one of {', '.join(DP_NETWORKS)}")
         for name in ("grad_reduce_bytes", "main_grad_bytes"):
             value = getattr(self, name)
             if isinstance(value, bool) or value not in GRADIENT_BYTES:
@@ -94,7 +102,7 @@ class Recipe:
 
 def _parse(key: str, text: str) -> Any:
     lowered = text.lower()
-    if key in ("recompute",):
+    if key in ("recompute", "dp_network"):
         return lowered
     if key == "zero_stage":
         if lowered in ("", "none", "unset", "default"):

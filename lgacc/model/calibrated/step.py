@@ -5,7 +5,9 @@ collectives of :mod:`.collectives`)::
 
     t_F = sum of the 4 linear GEMMs + attention + forward kernels  + 2 tensor-parallel all-reduces
     t_B = 2 x the linear GEMMs      + attention backward + k_B x kernels + 2 all-reduces
-    t_R = t_F (full recomputation) | the attention core again (selective, no FlashAttention) | 0
+    t_R = t_F (full recomputation; half of it when every other layer is recomputed)
+        | the attention core again (selective, no FlashAttention)
+        | half the linear GEMMs and the forward kernels (torchtitan's per-operation policy) | 0
 
 (with sequence parallelism each all-reduce is a reduce-scatter and an all-gather: the same bytes,
 twice the latency; with ``ov_tp`` the collectives hide behind the layer's products, ``max``).  With
@@ -71,6 +73,7 @@ from .symbols import (
     ov_dp,
     ov_tp,
     r_full,
+    r_op,
     r_sel,
     sp,
     z_1,
@@ -135,7 +138,7 @@ def layer_times() -> dict[str, sympy.Expr]:
     return {
         "forward": forward,
         "backward": backward,
-        "recompute": r_full * forward + r_sel * selective,
+        "recompute": r_full * forward + r_sel * selective + r_op * (linear / 2 + kernels),
         "weight": linear,
         "matmul": forward_compute + backward_compute,
         "memory_bound": (1 + k_B) * kernels,

@@ -62,6 +62,7 @@ T_0 = _indicator("T_0")
 # --- the framework's choices ---
 r_full = _indicator("r_full")
 r_sel = _indicator("r_sel")
+r_op = _indicator("r_op")
 sp = _indicator("sp")
 fa = _indicator("fa")
 drop = _indicator("drop")
@@ -72,6 +73,7 @@ gamma_G = _positive("gamma_G")
 gamma_M = _positive("gamma_M")
 ov_dp = _indicator("ov_dp")
 ov_tp = _indicator("ov_tp")
+pg = _indicator("pg")
 improved = _indicator("improved")
 # --- memory constants ---
 phi = _indicator("phi")
@@ -117,8 +119,10 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("kappa", kappa, "fitted: real layers' matrix-multiply efficiency over e_max", "1"),
     ("eta", eta, "fitted: achieved bus bandwidth over link bandwidth", "1"),
     ("T_0", T_0, "fitted: fixed time per step (launches, loss scaling, clipping, data)", "s"),
-    ("r_full", r_full, "full recomputation, 0 or 1", "indicator"),
+    ("r_full", r_full, "share of the layers recomputed in full: 1 (full), 1/2 (every other layer), 0", "share"),
     ("r_sel", r_sel, "selective recomputation (attention core), 0 or 1", "indicator"),
+    ("r_op", r_op, "per-operation recomputation (torchtitan's 'op' policy: every other matrix product and the "
+     "element-wise operations), 0 or 1", "indicator"),
     ("sp", sp, "sequence parallelism, 0 or 1", "indicator"),
     ("fa", fa, "FlashAttention (no quadratic activations), 0 or 1", "indicator"),
     ("drop", drop, "dropout, 0 or 1", "indicator"),
@@ -128,6 +132,8 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("gamma_G", gamma_G, "bytes of a reduced gradient (4: fp32 reduction, 2: half precision)", "bytes"),
     ("gamma_M", gamma_M, "bytes of a stored main gradient", "bytes"),
     ("ov_dp", ov_dp, "data-parallel reduction overlapped with the backward pass, 0 or 1", "indicator"),
+    ("pg", pg, "data-parallel collectives through each GPU's own network card (the paper's per-GPU count), 0 or 1",
+     "indicator"),
     ("ov_tp", ov_tp, "tensor-parallel collectives overlapped with the layer's matrix products, 0 or 1", "indicator"),
     ("improved", improved, "the paper's improved method (layered gradient accumulation where the schedule allows), 0 or 1",
      "indicator"),

@@ -7,8 +7,9 @@
   recomputed forward pass (four passes); ``model-exact`` is the package's exact count of one
   forward and one backward pass (three), for a source whose formula is that or is not stated.
 * **Work**: the flops the run did, by the same exact count, for the passes of its reading: three
-  (forward, backward), one more forward with full recomputation, the attention core again with
-  selective recomputation.  The measured time and the predicted work therefore count the same
+  (forward, backward), one more forward with full recomputation (half of one when every other layer
+  is recomputed, or with torchtitan's per-operation policy, which recomputes about half of the
+  forward's products), the attention core again with selective recomputation.  The measured time and the predicted work therefore count the same
   passes whenever the run's reading is what its formula counts (an unstated recomputation is read
   as the formula's, :data:`lgacc.studies.validation.runs.DEFAULTS`, and bracketed).
 """
@@ -22,7 +23,7 @@ from .runs import Run
 __all__ = ["megatron_step_flops", "source_step_flops", "measured_step_time", "work_flops", "PASSES"]
 
 #: Passes of the matrix products per step: forward, backward (x2) and, with full recomputation, the forward again.
-PASSES = {"full": 4, "selective": 3, "none": 3}
+PASSES = {"full": 4, "selective": 3, "none": 3, "op": 3.5, "alternate": 3.5}
 
 
 def megatron_step_flops(b: int, d_s: int, d_l: int, d_m: int, d_v: int) -> float:

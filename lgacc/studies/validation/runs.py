@@ -50,7 +50,7 @@ DATA_DIR = DATA / "validation"
 NOT_STATED = "not stated"
 FLOP_FORMULAS = ("megatron", "model-exact")
 USES = ("time", "memory")
-RECOMPUTATION = ("full", "selective", "none")
+RECOMPUTATION = ("full", "selective", "none", "op", "alternate")
 
 #: The fields a run's source may leave unstated, with the values each may take.
 READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
@@ -65,6 +65,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "grad_reduce_bytes": (2, 4),
     "dp_overlap": (True, False),
     "tp_overlap": (True, False),
+    "dp_network": ("ring", "per-gpu"),
 }
 
 
@@ -78,10 +79,13 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
     "schedule": (_default_schedule, "Megatron-LM's and DeepSpeed's non-interleaved schedule (1F1B) when there is "
                  "a pipeline", lambda r: ("interleaved",) if r["n_l"] > 1 else ()),
     "n_v": (1, "one chunk per device unless the source says how many", lambda r: ()),
-    "micro_batch_size": (1, "the smallest micro-batch: the most micro-batches, the smallest bubble", lambda r: ()),
+    "micro_batch_size": (lambda r: r["replica_batch"] if r["n_l"] == 1 else 1,
+                         "with a pipeline, the smallest micro-batch (the most micro-batches, the smallest bubble); "
+                         "without one, one micro-batch of the replica's whole batch (the fewest passes)",
+                         lambda r: (1,) if r["n_l"] == 1 and r["replica_batch"] > 1 else ()),
     "recomputation": (lambda r: "full" if r["formula"] == "megatron" else "none",
                       "what the source's throughput formula counts: Narayanan et al.'s counts the recomputed "
-                      "forward pass (4 passes), the exact count does not (3)", lambda r: RECOMPUTATION),
+                      "forward pass (4 passes), the exact count does not (3)", lambda r: ("full", "selective", "none")),
     "sequence_parallel": (False, "not before Korthikanti et al. (2022)", lambda r: (True,) if r["n_a"] > 1 else ()),
     "flash_attention": (False, "attention kernels that store the scores, unless the source names a fused kernel",
                         lambda r: (True,)),
@@ -96,6 +100,7 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                    lambda r: (True,) if r["n_b"] > 1 and r["method"] is Method.BASELINE else ()),
     "tp_overlap": (False, "tensor-parallel collectives not overlapped (the paper's and Megatron-LM's default)",
                    lambda r: (True,) if r["n_a"] > 1 else ()),
+    "dp_network": ("ring", "NCCL's rings and trees use the node's NVLink and all its network cards", lambda r: ()),
 }
 
 
@@ -153,7 +158,7 @@ class Run:
                   "recomputation": self.recipe.recompute}
         values.update({name: getattr(self.recipe, name) for name in
                        ("sequence_parallel", "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes",
-                        "dp_overlap", "tp_overlap")})
+                        "dp_overlap", "tp_overlap", "dp_network")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -293,7 +298,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
     if n_gpu % (n_a * n_l):
         raise UserInputError(f"{where}: n_gpu={n_gpu} is not a multiple of tensor x pipeline = {n_a * n_l}")
     method = parse_method(spec.get("method", "baseline"))
-    known = {"n_l": n_l, "n_a": n_a, "n_b": n_gpu // (n_a * n_l), "method": method, "formula": top["flop_formula"]}
+    known = {"n_l": n_l, "n_a": n_a, "n_b": n_gpu // (n_a * n_l), "method": method, "formula": top["flop_formula"],
+             "replica_batch": max(1, b // (n_gpu // (n_a * n_l)))}
     values, stated, reasons, bracket = _resolve(where, spec, top, known)
     if values["schedule"] not in CHUNKED_SCHEDULES and "n_v" not in stated:  # one chunk: nothing to assume
         values["n_v"] = 1
@@ -322,7 +328,7 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
     recipe = Recipe(recompute=values["recomputation"], sequence_parallel=values["sequence_parallel"],
                     flash_attention=values["flash_attention"], dropout=values["dropout"],
                     zero_stage=values["zero_stage"], grad_reduce_bytes=values["grad_reduce_bytes"],
-                    dp_overlap=values["dp_overlap"], tp_overlap=values["tp_overlap"])
+                    dp_overlap=values["dp_overlap"], tp_overlap=values["tp_overlap"], dp_network=values["dp_network"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,
