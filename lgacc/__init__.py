@@ -82,6 +82,7 @@ module                              job
                                     (what moves), ``compute`` (the searches), ``conclusions`` (holds /
                                     weakens / reverses), ``presentation`` (tables, chart)
 ``studies/today``                   the paper's conclusions graded on today's GPUs
+``studies/calibrated_headline``     the trillion-parameter headline re-graded under the calibrated model
 ``studies/validation/``             both models against measured training runs (data/validation):
                                     ``runs`` (the files, each run's reading of what its source does not
                                     state), ``measured``, ``ideal`` (the bound), ``calibrated`` (fit,

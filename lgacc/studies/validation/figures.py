@@ -54,7 +54,8 @@ def plot_both_models(frame: pd.DataFrame):
                      facecolors="none", edgecolors=color)
     axis.scatter([], [], marker="o", facecolors="none", edgecolors="black", label="open: ideal bound (paper's model)")
     axis.scatter([], [], marker="o", color="black", label="filled: calibrated prediction")
-    axis.legend(fontsize=7.5, loc="upper left")
+    axis.legend(fontsize=8.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, frameon=False)
+    figure.set_size_inches(6.4, 8.2)
     figure.tight_layout()
     plt.close(figure)
     return figure
