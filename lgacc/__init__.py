@@ -96,7 +96,8 @@ module                              job
 ``book/notebookcache``              executed notebooks that cannot see the hardware, kept for every
                                     build
 ``book/jsgen/``                     the resource model and the search as JavaScript for the calculator
-                                    page: ``printer``, ``records``, ``bundle``, ``command``
+                                    page: ``printer``, ``records``, ``bundle``, ``command``, ``expected``
+                                    (the calibrated model, printed from its programs)
 **command line**                    the ``lgacc`` command (nothing imports it)
 ``commands/``                       one module per subcommand (imports only the subcommand it runs)
 ``cli``                             the parser, one-line errors, exit codes
