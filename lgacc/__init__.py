@@ -83,6 +83,8 @@ module                              job
                                     weakens / reverses), ``presentation`` (tables, chart)
 ``studies/today``                   the paper's conclusions graded on today's GPUs
 ``studies/calibrated_headline``     the trillion-parameter headline re-graded under the calibrated model
+``studies/composition``             the paper's product of overheads against a physical sum, on faster
+                                    GPUs
 ``studies/validation/``             both models against measured training runs (data/validation):
                                     ``runs`` (the files, each run's reading of what its source does not
                                     state), ``measured``, ``ideal`` (the bound), ``calibrated`` (fit,

@@ -27,7 +27,12 @@ from lgacc.paper.reproductions.parallel_methods_comparison import ROWS
 from lgacc.search import Parallelism, fastest
 from lgacc.search.calibrated import fastest_expected
 
-__all__ = ["HEADLINE_RECIPE", "headline_rows", "headline_ratios"]
+__all__ = ["HEADLINE_RECIPE", "COLUMNS", "headline_rows", "headline_ratios"]
+
+#: The columns of :func:`headline_rows`, present whether or not a row has a feasible configuration.
+COLUMNS = ("parallelism", "method", "ideal_n_gpu", "ideal_days", "same_config_days", "same_config_memory_gib",
+           "same_config_fits", "calibrated_n_gpu", "calibrated_n_b", "calibrated_n_l", "calibrated_n_a",
+           "calibrated_n_mu", "calibrated_b_mu", "calibrated_days", "calibrated_memory_gib")
 
 #: The paper's full recomputation, with sequence parallelism and FlashAttention (see the module's docstring).
 HEADLINE_RECIPE = Recipe(recompute="full", sequence_parallel=True, flash_attention=True, dropout=False)
@@ -53,7 +58,7 @@ def _rows(hardware: Hardware, recipe: Recipe) -> pd.DataFrame:
                        calibrated_n_mu=c.n_mu, calibrated_b_mu=c.b_mu, calibrated_days=found.expected.time_days,
                        calibrated_memory_gib=found.expected.memory_bytes / 2**30)
         rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).reindex(columns=list(COLUMNS))
 
 
 def headline_rows(hardware: Hardware | str = "a100-80gb", recipe: Recipe = HEADLINE_RECIPE) -> pd.DataFrame:
