@@ -164,7 +164,8 @@ CONFIGURATIONS = st.fixed_dictionaries({
     "schedule": st.sampled_from(SCHEDULES), "n_v": st.sampled_from([1, 2, 4]), "n_l": st.sampled_from([1, 2, 8]),
     "n_a": st.sampled_from([1, 2, 8, 16]), "n_b": st.sampled_from([1, 4, 64]), "rounds": st.sampled_from([1, 3, 16]),
     "b_mu": st.sampled_from([1, 4]), "node": st.sampled_from([4, 8, 16]),
-    "recompute": st.sampled_from(["full", "selective", "none"]), "sp": st.booleans(), "flash": st.booleans(),
+    "recompute": st.sampled_from(["full", "selective", "none", "op", "alternate"]), "sp": st.booleans(),
+    "flash": st.booleans(), "network": st.sampled_from(["ring", "per-gpu"]),
     "dropout": st.booleans(), "zero": st.sampled_from([None, 0, 1, 2, 3]), "dp_overlap": st.booleans(),
     "tp_overlap": st.booleans(), "kappa": st.floats(0.5, 1.0), "eta": st.floats(0.5, 1.0), "T_0": st.floats(0, 0.1),
 })
@@ -179,7 +180,7 @@ def test_a_faster_gpu_never_gives_a_slower_step(k):
     chunked = k["schedule"] in ("interleaved", "breadth-first")
     n_v = k["n_v"] if chunked and k["n_l"] * k["n_v"] <= k["layers"] else 1
     recipe = Recipe(recompute=k["recompute"], sequence_parallel=k["sp"], flash_attention=k["flash"], dropout=k["dropout"],
-                    zero_stage=k["zero"], dp_overlap=k["dp_overlap"], tp_overlap=k["tp_overlap"])
+                    zero_stage=k["zero"], dp_overlap=k["dp_overlap"], tp_overlap=k["tp_overlap"], dp_network=k["network"])
     hardware = load_hardware("h100-sxm").replace(gpus_per_node=k["node"])
     values = inputs(model, hardware, k["method"], n_b=k["n_b"], n_l=k["n_l"], n_a=k["n_a"], n_mu=k["rounds"] * k["n_l"],
                     b_mu=k["b_mu"], recipe=recipe, schedule=k["schedule"], n_v=n_v,

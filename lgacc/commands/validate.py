@@ -89,14 +89,19 @@ def run(args: argparse.Namespace) -> int:
     print(publications[["publication", "runs", "methods", "lopo_mean_error", "lopo_max_error", "fitted_mean_error"]]
           .to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     bound = headline["ideal_upper_bound"]
-    print(f"\ncalibrated model, leave one publication out: mean {100 * headline['lopo_mean_error']:.1f} %, worst "
-          f"{100 * headline['lopo_max_error']:.1f} % over {headline['time_runs']} runs of {headline['publications']} "
-          f"sources; fitted on all: {100 * headline['fitted_mean_error']:.1f} %; within publication "
-          f"{100 * headline['within_publication_error']:.1f} % (Calculon: 3.65 %); memory "
-          f"{100 * headline['memory_mean_error']:.1f} % over {headline['memory_runs']} measured runs")
+    if math.isfinite(headline["lopo_mean_error"]):
+        held = (f"leave one publication out: mean {100 * headline['lopo_mean_error']:.1f} %, worst "
+                f"{100 * headline['lopo_max_error']:.1f} %")
+    else:
+        held = "no leave-one-publication-out error: the runs come from one publication"
+    memory = (f"memory {100 * headline['memory_mean_error']:.1f} % over {headline['memory_runs']} measured runs"
+              if headline["memory_runs"] else "no measured memory")
+    print(f"\ncalibrated model, {held} ({headline['time_runs']} runs of {headline['publications']} sources); fitted on "
+          f"all: {100 * headline['fitted_mean_error']:.1f} %; within publication "
+          f"{100 * headline['within_publication_error']:.1f} % (Calculon: 3.65 %); {memory}")
     print("ideal model an upper bound on speed: "
           + ", ".join(f"{bound[n]} of {bound['of']} runs ({n})" for n in ("per-gpu", *DP_NETWORKS[1:])))
     held_out = (f"{100 * onefactor['lopo_mean_abs_error']:.1f} %" if math.isfinite(onefactor["lopo_mean_abs_error"])
-                else "none (one publication)")
+                else "none (the runs come from one publication)")
     print(f"ideal model with one kernel efficiency {onefactor['kernel_efficiency']:.3f}: leave one publication out {held_out}")
     return 0

@@ -321,8 +321,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
         _text(where, key, spec[key])
     if not isinstance(spec["model"], str):
         raise UserInputError(f"{where}: model={spec['model']!r} must be a model name or a path to a model file "
-                             "(relative to the run file)")
-    model = load_model(folder / spec["model"] if is_path(spec["model"]) else spec["model"])
+                             "(relative to the run file's folder or to data/validation)")
+    model = load_model(_beside(folder / "run.yaml", spec["model"]))
     if model.d_s != d_s:
         model = dataclasses.replace(model, d_s=d_s, n_I=None)
     recipe = Recipe(recompute=values["recomputation"], sequence_parallel=values["sequence_parallel"],
@@ -344,13 +344,10 @@ def _cluster_hardware(top: Mapping[str, Any], path: Path, hardware_override: Har
     network; ``hardware_override`` replaces the spec (the node size kept)."""
     origin = f"run file {path.name}"
     given = top["hardware"]
-    if hardware_override is not None:
-        hardware = load_hardware(hardware_override)
-    else:
-        hardware = load_hardware(path.parent / given if is_path(given) else given)
     cluster = top.get("cluster") or {}
     if not isinstance(cluster, dict):
         raise UserInputError(f"{origin}: cluster={cluster!r} must be a mapping (gpus_per_node, infiniband_gb_per_s)")
+    hardware = load_hardware(hardware_override if hardware_override is not None else _beside(path, given))
     changes: dict[str, Any] = {}
     if "gpus_per_node" in cluster:
         changes["gpus_per_node"] = positive_int(origin, "cluster.gpus_per_node", cluster["gpus_per_node"])
@@ -360,6 +357,15 @@ def _cluster_hardware(top: Mapping[str, Any], path: Path, hardware_override: Har
             raise UserInputError(f"{origin}: cluster.infiniband_gb_per_s={value!r} must be a positive number")
         changes["infiniband_bandwidth_bytes_per_s"] = float(value) * GB
     return hardware.replace(**changes) if changes else hardware
+
+
+def _beside(run_file: Path, given: str) -> Path | str:
+    """A spec or model path relative to the run file's folder, else to the shipped ``data/validation`` (a file
+    copied elsewhere keeps reading the shipped ones); a name stays a name."""
+    if not is_path(given):
+        return given
+    here = run_file.parent / given
+    return here if here.exists() or Path(given).is_absolute() else DATA_DIR / given
 
 
 def _run_files(data_dir: Path | str) -> list[Path]:
