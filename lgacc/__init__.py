@@ -50,6 +50,13 @@ module                              job
                                     function per overhead family), ``rules`` (the feasibility rules),
                                     ``result`` (:class:`Evaluation`, its JSON, the broken rules in
                                     words), ``evaluate`` (:func:`evaluate_many`, :func:`evaluate`)
+``model/calibrated/``               the calibrated model beside the ideal one (expected step time and
+                                    memory of real runs): ``symbols``, ``shapes``, ``gemm`` (GEMM
+                                    efficiency), ``kernels`` (memory-bound kernels), ``collectives``,
+                                    ``step`` (physical composition), ``memory`` (framework memory),
+                                    ``recipe``, ``parameters`` (fitted and fixed), ``program`` (the
+                                    expressions as data), ``store`` (kept on disk, verified),
+                                    ``expected`` (evaluation)
 **schedule/**                       event simulation of the training schedules: ``operations``,
                                     ``programs``, ``lowering``, ``builders``, ``engine``, ``measure``,
                                     ``analytic``, ``gantt``, ``report``, ``summary`` (one step as
@@ -58,7 +65,8 @@ module                              job
                                     ``request``, ``rules``, ``bounds`` (the degrees and budgets that
                                     keep a search's arrays bounded), ``candidates``, ``core`` (fastest
                                     / cheapest), ``explain``, ``result``, ``reference`` (the
-                                    exhaustive enumerator the tests compare the search with)
+                                    exhaustive enumerator the tests compare the search with), ``calibrated``
+                                    (the candidates ranked by the calibrated model's expected time)
 **scaling/**                        the scaling analysis over the X family: ``grid`` (models,
                                     scenarios, one row per model, the paper's scaling reading),
                                     ``sweeps`` (the figures' data), ``limits`` (the size limits of the
@@ -84,7 +92,14 @@ module                              job
                                     (what moves), ``compute`` (the searches), ``conclusions`` (holds /
                                     weakens / reverses), ``presentation`` (tables, chart)
 ``studies/today``                   the paper's conclusions graded on today's GPUs
-``studies/validation``              the model against measured training runs (data/validation)
+``studies/calibrated_headline``     the trillion-parameter headline re-graded under the calibrated model
+``studies/composition``             the paper's product of overheads against a physical sum, on faster
+                                    GPUs
+``studies/validation/``             both models against measured training runs (data/validation):
+                                    ``runs`` (the files, each run's reading of what its source does not
+                                    state), ``measured``, ``ideal`` (the bound), ``calibrated`` (fit,
+                                    leave one publication out), ``onefactor``, ``tables``, ``figures``,
+                                    ``fit`` (the fit kept as data)
 ``studies/zero``                    the paper's verdict on ZeRO (partitioned vs baseline and improved)
                                     re-graded per data-parallel network reading; more columns plug in
 **book/**                           the book's machinery
@@ -97,7 +112,8 @@ module                              job
 ``book/notebookcache``              executed notebooks that cannot see the hardware, kept for every
                                     build
 ``book/jsgen/``                     the resource model and the search as JavaScript for the calculator
-                                    page: ``printer``, ``records``, ``bundle``, ``command``; the
+                                    page: ``printer``, ``records``, ``bundle``, ``command``, ``expected``
+                                    (the calibrated model, printed from its programs); the
                                     schedule explorer's timelines: ``schedules``
 **command line**                    the ``lgacc`` command (nothing imports it)
 ``commands/``                       one module per subcommand (imports only the subcommand it runs)

@@ -20,8 +20,14 @@ def test_json_output_has_the_contract_keys(capsys):
     code, out, err = run(capsys, HEADLINE)
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-                         "schedule", "n_v"}  # issue #12 added the schedule keys
+    ideal = {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
+             "schedule", "n_v"}  # issue #12 added the schedule keys
+    calibrated = {"expected_step_time_s", "expected_time_days", "expected_memory_gib", "expected_step_breakdown_s",
+                  "expected_memory_fits", "expected_recipe", "expected_calibration"}  # issue #26: added, none renamed
+    assert set(data) == ideal | calibrated | {"key_models"}
+    assert set(data["key_models"]) == set(data) - {"key_models"}  # every key says which model it comes from
+    assert all("calibrated" in data["key_models"][key] for key in calibrated)
+    assert all("ideal" in data["key_models"][key] for key in ("efficiency", "time_days", "step_time_s", "memory_gib"))
     assert set(data["memory_gib"]) == {"state", "checkpoint", "buffers", "activations", "offloadable", "non_offloadable"}
     assert data["b"] == 2415 and data["n_gpu"] == 38640 and data["feasible"] is True
     assert round(data["efficiency"], 2) == 0.88
@@ -95,3 +101,29 @@ def test_overflowing_batch_is_one_clear_line(capsys):
     code, out, err = run(capsys, ["evaluate", "--model", "X160", "--method", "improved", "--n-b", "4611686018427387904",
                                   "--n-mu", "4"])
     assert code == 2 and "beyond the supported range" in err and err.count("\n") == 1
+
+
+def test_calibrated_keys_and_recipe_flags(capsys):
+    _, out, _ = run(capsys, HEADLINE)
+    full = json.loads(out)
+    memory = full["expected_memory_gib"]
+    parts = ("weights", "gradients", "optimizer", "buffers", "activations", "framework")
+    assert memory["total"] == pytest.approx(sum(memory[k] for k in parts), rel=1e-12)
+    assert full["expected_step_time_s"] == pytest.approx(sum(full["expected_step_breakdown_s"].values()), rel=1e-12)
+    # the same tokens as the ideal time: steps x b_c at the configuration's expected throughput
+    assert full["expected_time_days"] / full["expected_step_time_s"] == pytest.approx(
+        full["time_days"] / full["step_time_s"], rel=1e-9)
+    assert full["expected_recipe"]["recompute"] == "full" and full["expected_recipe"]["zero_stage"] == 3
+    _, out, _ = run(capsys, HEADLINE + ["--recompute", "none", "--sequence-parallel"])
+    lean = json.loads(out)
+    assert lean["expected_recipe"]["recompute"] == "none" and lean["expected_recipe"]["sequence_parallel"] is True
+    assert lean["expected_step_time_s"] < full["expected_step_time_s"]  # no recomputed forward pass
+    assert lean["efficiency"] == full["efficiency"]  # the ideal model does not read the recipe
+
+
+@pytest.mark.parametrize("flags, message", [(["--recompute", "half"], "invalid choice"),
+                                             (["--recipe", "zero_stage=5"], "zero_stage=5"),
+                                             (["--recipe", "colour=red"], "--recipe 'colour=red'")])
+def test_bad_recipe_is_one_line(capsys, flags, message):
+    code, _, err = run(capsys, HEADLINE + flags)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1

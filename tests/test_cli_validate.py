@@ -15,11 +15,23 @@ def test_json_reports_each_run_with_both_conventions(capsys):
         assert run["ratio_paper"] == run["measured_step_s"] / run["predicted_paper_s"]
     assert 0 < data["calibration"]["kernel_efficiency"] <= 1
     assert data["calibration"]["publications"] >= 4
+    # issue #29: each run names its method and schedule; issue #26: the calibrated model beside the ideal one
+    assert {run["method"] for run in data["runs"]} >= {"baseline", "partitioned"}
+    assert all(run["schedule"] and run["n_v"] >= 1 for run in data["runs"])
+    calibrated = data["calibrated"]
+    assert calibrated["runs"] >= 30 and calibrated["publications"] >= 7
+    assert set(calibrated["parameters"]) == {"kappa", "eta", "T_0"}
+    for run in data["runs"]:
+        assert run["expected_step_s"] > 0
+        if run["expected_lopo_s"] is not None:
+            assert run["lopo_ratio"] == run["expected_lopo_s"] / run["measured_step_s"]
+    assert data["key_models"]["expected_step_s"] == "calibrated" and data["key_models"]["predicted_paper_s"] == "ideal"
 
 
 def test_table_output(capsys):
     assert main(["validate"]) == 0
-    assert "leave-one-publication-out" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "leave one publication out" in out and "upper bound" in out
 
 
 def test_bad_hardware_is_one_line(capsys):

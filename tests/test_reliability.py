@@ -430,7 +430,7 @@ BAD_RUNS = {
                             "measured step time = 0.0 s"),
     "count beyond int64": (SMITH.replace("n_gpu: 2240", f"n_gpu: {2**64}"), "2**63 - 1"),
     "model not a name": (SMITH.replace("model: mt-nlg-530b", "model: [1]", 1), "model=[1]"),
-    "duplicate key": (SMITH.replace("hardware: a100-80gb", "hardware: a100-80gb\nhardware: h100-sxm"), "duplicate key 'hardware'"),
+    "duplicate key": (SMITH.replace("\nhardware: ", "\nhardware: h100-sxm\nhardware: ", 1), "duplicate key 'hardware'"),
 }
 
 

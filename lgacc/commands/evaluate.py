@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import warnings
 
+from lgacc.model.calibrated import expected
 from lgacc.model.config import Method, TrainingConfig
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
 from lgacc.model.evaluator.mapping import CHUNKED_SCHEDULES, SCHEDULE_ALIASES, SCHEDULES
@@ -14,6 +15,21 @@ from lgacc.model.transformer import named_model
 from ._args import count, positive_float
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 from ._output import dumps
+from ._recipe import add_recipe_arguments, recipe_from_args
+
+#: The ideal model's JSON keys, as before the calibrated model (add, never rename).
+IDEAL_KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
+              "schedule", "n_v")
+#: The calibrated model's keys (each starts with ``expected_``).
+CALIBRATED_KEYS = ("expected_step_time_s", "expected_time_days", "expected_memory_gib", "expected_step_breakdown_s",
+                   "expected_memory_fits", "expected_recipe", "expected_calibration")
+
+
+def key_models() -> dict[str, str]:
+    """Which model each key of ``--format json`` comes from."""
+    return {**{key: "ideal (the paper's model)" for key in IDEAL_KEYS if key not in ("b", "n_gpu", "schedule", "n_v")},
+            **{key: "configuration" for key in ("b", "n_gpu", "schedule", "n_v")},
+            **{key: "calibrated (fitted on measured runs)" for key in CALIBRATED_KEYS}}
 
 
 def register(subparsers) -> None:
@@ -23,7 +39,9 @@ def register(subparsers) -> None:
         description=(
             "Evaluate one distributed training configuration with the paper's resource model: "
             "efficiency (with each overhead named), training time (100 k steps at the critical batch), "
-            "memory per GPU in the paper's GB (GiB), and every violated constraint."
+            "memory per GPU in the paper's GB (GiB), and every violated constraint -- an ideal bound (kernels at "
+            "peak). Beside it, the calibrated model's expected step time, training time and memory "
+            "(expected_*: kernels, collectives and framework memory as measured runs pay them)."
         ),
     )
     parser.add_argument("--model", required=True, help="X<x> with an even x (e.g. X160) or BERT, Megatron-LM, T-NLG, GPT-3")
@@ -47,6 +65,7 @@ def register(subparsers) -> None:
     parser.add_argument("--form", choices=FORMS, default="paper", help="evaluate the paper's printed forms or the exact counts")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     add_assumption_arguments(parser)
+    add_recipe_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -71,6 +90,10 @@ def _table(summary: dict) -> str:
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
     rows.append(("feasible", summary["feasible"]))
     rows += [("reason", reason) for reason in summary["reasons"]]
+    if "expected_step_time_s" in summary:
+        rows += [("expected_step_time_s (calibrated)", f"{summary['expected_step_time_s']:.4g}"),
+                 ("expected_time_days (calibrated)", f"{summary['expected_time_days']:.4g}")]
+        rows += [(f"expected_memory_gib.{k} (calibrated)", f"{v:.4g}") for k, v in summary["expected_memory_gib"].items()]
     return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
 
 
@@ -95,13 +118,16 @@ def run(args: argparse.Namespace) -> int:
         offload=args.offload,
         partitioned=args.partitioned,
     )
+    assumptions = assumptions_from_args(args)
     result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
-                      assumptions=assumptions_from_args(args), schedule=args.schedule, n_v=args.n_v)
+                      assumptions=assumptions, schedule=args.schedule, n_v=args.n_v)
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line
-    summary = result.summary()
+    calibrated = expected(model, args.hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
+                          n_v=args.n_v, steps=args.steps, assumptions=assumptions)
+    summary = {**result.summary(), **calibrated.summary()}
     if args.format == "json":
-        out = {key: summary[key] for key in ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads",
-                                             "feasible", "reasons", "schedule", "n_v")}
+        out = {key: summary[key] for key in (*IDEAL_KEYS, *CALIBRATED_KEYS)}
+        out["key_models"] = key_models()
         print(dumps(out))
     else:
         print(_table(summary))

@@ -10,11 +10,13 @@ from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD
 from lgacc.model.hardware import DEFAULT_HARDWARE
 from lgacc.model.transformer import named_model
 from lgacc.search import Parallelism, cheapest, fastest, parse_parallelism
+from lgacc.search.calibrated import fastest_expected
 
 from ._args import count, positive_float
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 from ._output import dumps
-from .evaluate import add_schedule_arguments, warn_unused_vocabulary
+from ._recipe import add_recipe_arguments, recipe_from_args
+from .evaluate import CALIBRATED_KEYS, add_schedule_arguments, key_models, warn_unused_vocabulary
 
 #: ``lgacc evaluate``'s JSON keys, then the configuration's.
 KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
@@ -45,7 +47,11 @@ def register(subparsers) -> None:
     parser.add_argument("--max-overhead", type=positive_float, default=DEFAULT_MAX_OVERHEAD,
                         help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    parser.add_argument("--calibrated", action="store_true",
+                        help="rank the paper's candidates by the calibrated model's expected training time (memory as the "
+                             "calibrated model counts it, no offload) and print its expected_* keys too")
     add_assumption_arguments(parser)
+    add_recipe_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -57,6 +63,10 @@ def _table(summary: dict) -> str:
     rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
     rows += [("binding", text) for text in summary.get("binding", [])]
+    if "expected_step_time_s" in summary:
+        rows += [("expected_step_time_s (calibrated)", f"{summary['expected_step_time_s']:.4g}"),
+                 ("expected_time_days (calibrated)", f"{summary['expected_time_days']:.4g}"),
+                 ("expected_memory_gib.total (calibrated)", f"{summary['expected_memory_gib']['total']:.4g}")]
     return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
 
 
@@ -68,6 +78,22 @@ def run(args: argparse.Namespace) -> int:
     options = dict(max_gpus=args.max_gpus, allow_offload=args.allow_offload, max_overhead=args.max_overhead,
                    partitioned=args.partitioned, assumptions=assumptions_from_args(args), schedule=args.schedule,
                    n_v=args.n_v)
+    if args.calibrated:
+        if args.target_days is not None:
+            raise UserInputError("--calibrated ranks by expected time: it does not combine with --target-days")
+        found = fastest_expected(model, args.hardware, args.method, parallelism, recipe=recipe_from_args(args),
+                                 max_gpus=args.max_gpus, partitioned=args.partitioned,
+                                 assumptions=options["assumptions"], schedule=args.schedule, n_v=args.n_v)
+        if not found.feasible:
+            raise UserInputError("no feasible configuration: " + "; ".join(found.search.binding))
+        summary = found.summary()
+        if args.format == "json":
+            out = {key: summary[key] for key in (*KEYS, *CALIBRATED_KEYS)}
+            out["key_models"] = {**key_models(), "ranked_by": "calibrated"}
+            print(dumps(out))
+        else:
+            print(_table(summary))
+        return 0
     if args.target_days is None:
         result = fastest(model, args.hardware, args.method, parallelism, **options)
     else:

@@ -8,7 +8,9 @@ network) that defines ``window.lgacc`` (``globalThis.lgacc`` and
 * ``lgacc.details(input)``: the same with the memory limit, the critical batch
   and the intensities, for the page's memory bar;
 * ``lgacc.fastest(input)``: the configuration ``lgacc optimize`` selects (its rules, its GPU
-  budget ``max_gpus``, its schedules, and its reason word for word when nothing passes).
+  budget ``max_gpus``, its schedules, and its reason word for word when nothing passes);
+* ``lgacc.expected(input)``: the calibrated model's ``expected_*`` keys of ``lgacc evaluate --format
+  json`` for the same input (and an optional ``recipe`` object), printed by :mod:`~lgacc.book.jsgen.expected`.
 
 Nothing of the resource model is typed here.  One module per job:
 

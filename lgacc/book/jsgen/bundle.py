@@ -10,7 +10,8 @@ that function's body and reads the constants printed before it (``FUNCTIONS``,
   does, and the input rules, the reasons and Python's number formats;
 * ``search_runtime.js``, the "fastest configuration" search: the candidate enumeration
   of :mod:`lgacc.search` (the micro-batch caps, the lattice just below the critical
-  batch) and its rule masks and preference order, as glue over the composition.
+  batch) and its rule masks and preference order, as glue over the composition;
+* the calibrated model, ``lgacc.expected(input)``, printed by :mod:`.expected` from its programs.
 
 ``tests/test_jsgen.py`` runs the script under node against the Python evaluator and search.
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 from lgacc.cache.results import cached
 from lgacc.model.evaluator import mapping as evaluation_map
 
+from .expected import expected_js
 from .printer import expressions_js, model_js, ring_js, rules_js, schedules_js
 from .records import data
 
@@ -81,7 +83,10 @@ def generate(book_hardware: str | None = None) -> str:
         runtime("runtime.js"),
         "",
         runtime("search_runtime.js"),
-        "  const api = { evaluate, details, fastest, InputError, DATA, FUNCTIONS, MODEL, RULES, parseModel, parseHardware, fmtG, fmtF };",
+        "",
+        expected_js(),
+        "  const api = { evaluate, details, fastest, expected, InputError, DATA, FUNCTIONS, MODEL, RULES, parseModel, parseHardware, fmtG,",
+        "                fmtF };",
         "  root.lgacc = api;",
         '  if (typeof module === "object" && module.exports) module.exports = api;',
         '})(typeof window !== "undefined" ? window : globalThis);',

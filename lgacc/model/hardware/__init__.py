@@ -23,7 +23,9 @@ is rejected (312 flop/s is a GPU peak given in Tflop/s by mistake, 1e300 GiB
 is infinite memory), outside the inner ones it is accepted with a
 :class:`HardwareSpecWarning` (a peak below 1 Tflop/s is possible, but rare).
 The optional ``kernel_efficiency`` (dimensionless, in (0, 1], default 1.0) is
-the share of the peak that the kernels reach; 1.0 is the paper's convention.
+the share of the peak that the kernels reach; 1.0 is the paper's convention.  The optional
+``gemm_max_efficiency`` (in (0, 1], default 0.8) is the GPU's best measured matrix-multiply
+efficiency, read only by the calibrated model (:mod:`lgacc.model.calibrated`).
 
 A spec is named either by a shipped name (``a100-80gb``: only the files of
 ``data/hardware/``) or by a path (a string containing ``/`` or ending in

@@ -64,6 +64,8 @@ RANGES: dict[str, Range] = {
     "gpus_per_node": Range(1, 1, 1000, 2**62, "GPUs"),
     # Below a thousandth of the peak a spec is a unit mistake, and training times overflow (1e-300: inf days).
     "kernel_efficiency": Range(1e-3, 0.05, 1.0, 1.0, "(dimensionless)"),
+    # Measured matrix-multiply efficiency over the peak (read by the calibrated model only); the same floor.
+    "gemm_max_efficiency": Range(1e-3, 0.05, 1.0, 1.0, "(dimensionless)"),
 }
 
 #: Text fields of :class:`Hardware`, each with whether it is required (non-empty).
@@ -147,7 +149,7 @@ def validate_values(hardware: Any, origin: str) -> None:
         value = value if integer else float(value)
         if value < sys.float_info.min:
             raise HardwareSpecError(origin, field, f"{value!r} is subnormal; expected a positive number")
-        if field == "kernel_efficiency":
+        if field in ("kernel_efficiency", "gemm_max_efficiency"):
             check_range(origin, field, field, value, f"{value:g}", warn=False)
         object.__setattr__(hardware, field, value)
     names = hardware.link_names

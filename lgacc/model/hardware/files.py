@@ -48,7 +48,7 @@ QUANTITIES: dict[str, tuple[str, Mapping[str, float]]] = {
     **{f"{key}_bandwidth_bytes_per_s": (f"{key}_bandwidth", RATE_UNITS) for key in LINK_KEYS},
 }
 _LINK_NAME_KEYS = {f"{key}_name": key for key in LINK_KEYS}
-_OPTIONAL_NUMBERS = {"kernel_efficiency": 1.0}
+_OPTIONAL_NUMBERS = {"kernel_efficiency": 1.0, "gemm_max_efficiency": 0.8}
 
 
 def allowed_keys() -> list[str]:

@@ -36,6 +36,9 @@ class Hardware:
     gpus_per_node: int
     #: Share of ``peak_flop_per_s`` the kernels reach, in (0, 1]; 1.0 is the paper's convention.
     kernel_efficiency: float = 1.0
+    #: The calibrated model's best matrix-multiply efficiency of this GPU, in (0, 1]: the maximum achievable
+    #: matmul flop/s over ``peak_flop_per_s`` (0.8 when the spec has none). The ideal model never reads it.
+    gemm_max_efficiency: float = 0.8
     description: str = ""
     notes: str = ""
     path: str = ""

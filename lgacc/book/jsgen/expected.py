@@ -1,0 +1,219 @@
+"""The calibrated model for the calculator page: ``window.lgacc.expected(input)``, printed from its programs.
+
+The calibrated model's derived expressions are kept as flat programs of array operations
+(:mod:`lgacc.model.calibrated.program`); this module prints each program as one JavaScript function of
+straight-line statements, node for node (the same operations in the same order as the NumPy
+interpreter), and adds the data the model reads besides the configuration (the fitted and fixed
+constants, each shipped spec's best matrix-multiply efficiency, each shipped model's vocabulary) and a
+short composition, :data:`EXPECTED_JS`, that parses the input with the calculator's own rules
+(``parseInput`` of ``runtime.js``), evaluates the programs and returns the ``expected_*`` keys of
+``lgacc evaluate --format json`` (:meth:`lgacc.model.calibrated.Expected.summary`).
+
+``tests/test_jsgen_expected.py`` runs it under node against :func:`lgacc.model.calibrated.expected`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from lgacc.model.calibrated import MEMORY_PARTS, STEP_PARTS, fitted_calibration
+from lgacc.model.calibrated.expected import SECONDS_PER_DAY, programs
+from lgacc.model.calibrated.program import Program
+from lgacc.model.calibrated.recipe import DEFAULT_RECIPE, DP_NETWORKS, FIELDS, RECOMPUTE
+from lgacc.model.hardware import GIB, available_hardware, load_hardware
+from lgacc.model.transformer import load_model, shipped_model_files
+
+__all__ = ["program_js", "expected_data", "expected_js", "EXPECTED_JS"]
+
+_BINARY = {"add": "+", "mul": "*"}
+_COMPARE = {"le": "<=", "lt": "<", "eq": "===", "ne": "!=="}
+
+
+def _literal(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(float(value))
+
+
+def _statement(op: str, args: list, nodes) -> str:
+    """One node as a JavaScript expression of earlier nodes ``v<i>``."""
+    v = [f"v{a}" for a in args] if op not in ("input", "const") else args
+    if op == "input":
+        return f"x[{json.dumps(args[0])}]"
+    if op == "const":
+        return _literal(args[0])
+    if op in ("true", "false"):
+        return op
+    if op in _BINARY:
+        out = v[0]
+        for term in v[1:]:
+            out = f"({out} {_BINARY[op]} {term})"
+        return out
+    if op in ("max", "min"):
+        out = v[0]
+        for term in v[1:]:
+            out = f"Math.{op}({out}, {term})"
+        return out
+    if op == "pow":
+        return f"(1 / {v[0]})" if tuple(nodes[args[1]]) == ("const", -1.0) else f"Math.pow({v[0]}, {v[1]})"
+    if op in ("floor", "ceil"):
+        return f"Math.{op}({v[0]})"
+    if op in _COMPARE:
+        return f"({v[0]} {_COMPARE[op]} {v[1]})"
+    if op == "piecewise":  # (value, condition) pairs, the last condition true
+        pairs = list(zip(v[0::2], v[1::2]))
+        out = pairs[-1][0]
+        for value, condition in reversed(pairs[:-1]):
+            out = f"({condition} ? {value} : {out})"
+        return out
+    raise ValueError(f"no JavaScript for operation {op!r}")
+
+
+def program_js(program: Program) -> str:
+    """``function (x) { ...; return {name: v<i>, ...}; }``: the program's nodes as straight-line statements."""
+    nodes, outputs = program
+    lines = ["function (x) {"]
+    for i, (op, *args) in enumerate(nodes):
+        lines.append(f"    const v{i} = {_statement(op, list(args), nodes)};")
+    lines.append("    return {" + ", ".join(f"{json.dumps(name)}: v{i}" for name, i in outputs) + "};")
+    lines.append("  }")
+    return "\n".join(lines)
+
+
+def expected_data() -> dict[str, Any]:
+    """What the composition reads besides the configuration, each value from the module that owns it."""
+    calibration = fitted_calibration()
+    models = {}
+    for name, path in shipped_model_files().items():
+        model = load_model(path)
+        models[name] = {"d_v": model.d_v, "tied": model.tied_embeddings, "file": path.stem}
+    return {
+        "calibration": {"kappa": calibration.kappa, "eta": calibration.eta, "T_0": calibration.T_0,
+                        "e_att": calibration.attention_efficiency, "t_k": calibration.kernel_latency_s,
+                        "e_hbm": calibration.hbm_efficiency, "alpha_nvl": calibration.nvlink_latency_s,
+                        "alpha_ib": calibration.infiniband_latency_s, "k_B": calibration.backward_bytes,
+                        "phi": calibration.fragmentation, "M_0": calibration.framework_gib * GIB},
+        "fitted": calibration.fitted(),
+        "gemm_max_efficiency": {name: load_hardware(name).gemm_max_efficiency for name in available_hardware()},
+        "default_gemm_max_efficiency": 0.8,
+        "models": models,
+        "recipe_defaults": DEFAULT_RECIPE.as_dict(),
+        "recipe_fields": list(FIELDS),
+        "recompute": list(RECOMPUTE),
+        "dp_networks": list(DP_NETWORKS),
+        "step_parts": list(STEP_PARTS),
+        "memory_parts": list(MEMORY_PARTS),
+        "seconds_per_day": SECONDS_PER_DAY,
+        "gib": float(GIB),
+    }
+
+
+def expected_js() -> str:
+    """The constants ``EXPECTED_PROGRAMS`` and ``EXPECTED_DATA`` and the composition :data:`EXPECTED_JS`."""
+    printed = programs()
+    body = ",\n".join(f"  {json.dumps(name)}: {program_js(program)}" for name, program in printed.items())
+    return "\n".join([
+        "  // The calibrated model (lgacc.model.calibrated): its programs printed node for node, its data, its composition.",
+        f"  const EXPECTED_PROGRAMS = {{\n{body}\n  }};",
+        f"  const EXPECTED_DATA = {json.dumps(expected_data(), indent=1)};",
+        EXPECTED_JS,
+    ])
+
+
+#: The composition: parse as ``lgacc.evaluate`` does, fill the programs' inputs as
+#: :func:`lgacc.model.calibrated.expected.inputs` does, return :meth:`Expected.summary`'s keys.
+EXPECTED_JS = r"""
+  // Python's repr of a simple value, so that the messages are lgacc.model.calibrated.recipe's word for word
+  function pyRepr(v) {
+    if (typeof v === "string") return `'${v}'`;
+    if (v === null || v === undefined) return "None";
+    if (v === true) return "True";
+    if (v === false) return "False";
+    return typeof v === "number" ? String(v) : JSON.stringify(v);
+  }
+
+  function parseRecipe(value) {
+    const R = Object.assign({}, EXPECTED_DATA.recipe_defaults);
+    if (value === undefined || value === null) return R;
+    if (typeof value !== "object") fail(`recipe=${JSON.stringify(value)} must be an object of ${EXPECTED_DATA.recipe_fields.join(", ")}`);
+    for (const [key, v] of Object.entries(value)) {
+      if (!EXPECTED_DATA.recipe_fields.includes(key)) fail(`unknown recipe field ${pyRepr(key)}; expected one of ${EXPECTED_DATA.recipe_fields.join(", ")}`);
+      R[key] = v;
+    }
+    if (!EXPECTED_DATA.recompute.includes(R.recompute)) fail(`recipe recompute=${pyRepr(R.recompute)} must be one of ${EXPECTED_DATA.recompute.join(", ")}`);
+    for (const key of ["sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap"])
+      if (R[key] !== true && R[key] !== false) fail(`recipe ${key}=${pyRepr(R[key])} must be true or false`);
+    if (R.zero_stage !== null && ![0, 1, 2, 3].includes(R.zero_stage)) fail(`recipe zero_stage=${pyRepr(R.zero_stage)} must be one of 0, 1, 2, 3 (or unset)`);
+    if (!EXPECTED_DATA.dp_networks.includes(R.dp_network)) fail(`recipe dp_network=${pyRepr(R.dp_network)} must be one of ${EXPECTED_DATA.dp_networks.join(", ")}`);
+    for (const key of ["grad_reduce_bytes", "main_grad_bytes"])
+      if (![2, 4].includes(R[key])) fail(`recipe ${key}=${pyRepr(R[key])} must be 2 or 4`);
+    return R;
+  }
+
+  // the vocabulary of a shipped model (the calculator's model records leave it out), or of a model object
+  function vocabulary(value, model) {
+    if (value !== null && typeof value === "object")
+      return { d_v: value.d_v === undefined || value.d_v === null ? 0 : value.d_v, tied: value.tied_embeddings !== false };
+    const squash = (s) => String(s).toLowerCase().replace(/[-_]/g, "");
+    for (const [name, m] of Object.entries(EXPECTED_DATA.models))
+      if (squash(name) === squash(model.name) || squash(m.file) === squash(value)) return { d_v: m.d_v, tied: m.tied };
+    return { d_v: 0, tied: true };  // the X family: no embedding or head
+  }
+
+  function gemmEfficiency(value, hardware) {
+    if (value !== null && typeof value === "object") {
+      const e = value.gemm_max_efficiency === undefined ? EXPECTED_DATA.default_gemm_max_efficiency : value.gemm_max_efficiency;
+      if (typeof e !== "number" || !(e > 0 && e <= 1)) fail(`hardware: field 'gemm_max_efficiency': expected a number in (0, 1], got ${JSON.stringify(e)}`);
+      return e;
+    }
+    const known = EXPECTED_DATA.gemm_max_efficiency[hardware.name];
+    return known === undefined ? EXPECTED_DATA.default_gemm_max_efficiency : known;
+  }
+
+  function expected(input) {
+    if (input === null || typeof input !== "object") fail("input must be an object with keys model, hardware, method, n_b, ...");
+    const { recipe: recipeInput, ...rest } = input;
+    const q = parseInput(rest);
+    const R = parseRecipe(recipeInput);
+    const c = q.c, hw = q.hardware, m = q.model;
+    const layered = DATA.methods[c.method].layered;
+    const partitioned = c.partitioned === null ? DATA.methods[c.method].default_partitioned : c.partitioned;
+    const zero = R.zero_stage === null ? (partitioned ? 3 : 0) : R.zero_stage;
+    const schedule = c.schedule === null || c.schedule === undefined ? DATA.schedules.default[String(layered)] : c.schedule;
+    const vocab = vocabulary(rest.model, m);
+    const x = Object.assign({
+      d_s: m.d_s, d_m: m.d_m, d_l: m.d_l, d_a: m.d_a, d_h: m.d_h, d_kv: m.d_kv, d_I: m.d_I, d_v: vocab.d_v,
+      gated: m.gated ? 1 : 0, tied: vocab.tied ? 1 : 0,
+      n_b: c.n_b, n_l: c.n_l, n_a: c.n_a, n_mu: c.n_mu, b_mu: c.b_mu, v: c.n_v === undefined ? 1 : c.n_v,
+      c: hw.peak_flop_per_s, beta_hbm: hw.gpu_memory_bandwidth_bytes_per_s, beta_nvl: hw.nvlink_bandwidth_bytes_per_s / 2,
+      beta_ib: hw.infiniband_bandwidth_bytes_per_s / 2, G: hw.gpus_per_node, e_max: gemmEfficiency(rest.hardware, hw),
+      r_full: R.recompute === "full" ? 1 : R.recompute === "alternate" ? 0.5 : 0, r_sel: R.recompute === "selective" ? 1 : 0,
+      r_op: R.recompute === "op" ? 1 : 0, sp: R.sequence_parallel ? 1 : 0, fa: R.flash_attention ? 1 : 0,
+      drop: R.dropout ? 1 : 0, z_1: zero >= 1 ? 1 : 0, z_2: zero >= 2 ? 1 : 0, z_3: zero >= 3 ? 1 : 0,
+      gamma_G: R.grad_reduce_bytes, gamma_M: R.main_grad_bytes, ov_dp: R.dp_overlap ? 1 : 0, ov_tp: R.tp_overlap ? 1 : 0,
+      pg: R.dp_network === "per-gpu" ? 1 : 0, improved: c.method === "improved" ? 1 : 0,
+    }, EXPECTED_DATA.calibration);
+    Object.assign(x, EXPECTED_PROGRAMS[`schedule:${schedule}`](x));
+    const r = EXPECTED_PROGRAMS.main(x);
+    const GIB = EXPECTED_DATA.gib;
+    const b = c.n_b * c.n_mu * c.b_mu;
+    const b_c = m.critical_batch * q.A.critical_batch_scale;
+    const memory = { total: r.memory_total / GIB };
+    for (const part of EXPECTED_DATA.memory_parts) memory[part] = r[`memory_${part}`] / GIB;
+    const breakdown = {};
+    for (const part of EXPECTED_DATA.step_parts) breakdown[part] = r[part];
+    return {
+      expected_step_time_s: r.step,
+      expected_time_days: q.steps * (b_c / b) * r.step / EXPECTED_DATA.seconds_per_day,
+      expected_memory_gib: memory,
+      expected_step_breakdown_s: breakdown,
+      expected_memory_fits: r.memory_total <= hw.memory_bytes,
+      expected_recipe: Object.assign({}, R, { zero_stage: zero, schedule }),
+      expected_calibration: Object.assign({}, EXPECTED_DATA.fitted),
+    };
+  }
+"""

@@ -1,0 +1,79 @@
+"""Collectives with latency and bandwidth (alpha-beta), the algorithm's bus factor, and the links they use.
+
+For a buffer of ``S`` bytes over ``n`` ranks whose slowest link carries ``beta`` bytes/s in one
+direction (NCCL's bus-bandwidth convention, ``NVIDIA/nccl-tests`` ``doc/PERFORMANCE.md``)::
+
+    all-reduce                      alpha + 2 (n - 1)/n S / (eta beta)
+    reduce-scatter, all-gather      alpha +   (n - 1)/n S / (eta beta)
+    point-to-point                  alpha +             S / (eta beta)     (send and receive at once)
+
+``eta`` (fitted) is the achieved share of the link.  A group of size 1 costs nothing: the latency
+is multiplied by ``min(1, n - 1)``, which is 0 or 1 for a whole ``n``.
+
+Links: the tensor-parallel group uses NVLink when it fits in a node (``n_a <= G``), InfiniBand
+beyond; pipeline neighbours are on one node only when the whole job is; the data-parallel group is
+**hierarchical**, as ring and two-level collectives move it (``dp_ring_derivation``, ranks ordered
+tensor < data < pipeline as Megatron-LM does): ``g = min(n_b, max(1, floor(G / n_a)))`` members of a
+group share a node, each node's share of the volume leaves through the ``g`` members' own network
+cards, and the rest crosses NVLink::
+
+    t_DP(S, f) = alpha_IB + f (n_b - 1)/n_b S max( 1 / (g eta beta_IB), (g - 1) / (g eta beta_NVL) )
+
+with ``f = 2`` for an all-reduce and 1 for a reduce-scatter or an all-gather.  ``g = 1`` is the
+paper's per-GPU count (every GPU's full volume through its own card): the recipe's ``dp_network``
+reading ``per-gpu`` (``pg = 1``) for an implementation whose collectives do not use the node's
+other cards and NVLink.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from ..symbols import n_a, n_b, n_l
+from .symbols import G, alpha_ib, alpha_nvl, beta_ib, beta_nvl, eta, maximum, minimum, pg
+
+__all__ = ["present", "ring_time", "tensor_link", "pipeline_link", "data_peers_per_node", "data_parallel_time",
+           "point_to_point_time"]
+
+
+def present(n) -> sympy.Expr:
+    """1 for a group of two or more ranks, 0 for one: ``min(1, n - 1)``."""
+    return minimum(1, n - 1)
+
+
+def ring_time(size_bytes, n, volume: int, beta, alpha) -> sympy.Expr:
+    """One ring collective over ``n`` ranks: ``volume`` is 2 (all-reduce) or 1 (reduce-scatter, all-gather)."""
+    return present(n) * alpha + volume * (n - 1) / n * size_bytes / (eta * beta)
+
+
+def tensor_link() -> tuple[sympy.Expr, sympy.Expr]:
+    """(bandwidth, latency) of the tensor-parallel group: NVLink when ``n_a <= G``, else InfiniBand."""
+    inside = n_a <= G
+    return (sympy.Piecewise((beta_nvl, inside), (beta_ib, True)),
+            sympy.Piecewise((alpha_nvl, inside), (alpha_ib, True)))
+
+
+def pipeline_link() -> tuple[sympy.Expr, sympy.Expr]:
+    """(bandwidth, latency) between pipeline neighbours: NVLink only when the whole job is one node."""
+    inside = n_a * n_b * n_l <= G
+    return (sympy.Piecewise((beta_nvl, inside), (beta_ib, True)),
+            sympy.Piecewise((alpha_nvl, inside), (alpha_ib, True)))
+
+
+def point_to_point_time(size_bytes) -> sympy.Expr:
+    """One pipeline transfer of ``size_bytes`` (each way at once, full duplex)."""
+    beta, alpha = pipeline_link()
+    return alpha + size_bytes / (eta * beta)
+
+
+def data_peers_per_node() -> sympy.Expr:
+    """``g``: members of one data-parallel group on each node (tensor ranks innermost, then data); 1 when the
+    collectives run through each GPU's own card (``pg``: the paper's per-GPU count, a flat implementation)."""
+    return (1 - pg) * minimum(n_b, maximum(1, sympy.floor(G / n_a))) + pg
+
+
+def data_parallel_time(size_bytes, volume: int) -> sympy.Expr:
+    """One hierarchical data-parallel collective of ``size_bytes`` per GPU (``volume`` 2: all-reduce, 1: one half)."""
+    g = data_peers_per_node()
+    per_byte = maximum(1 / (g * eta * beta_ib), (g - 1) / (g * eta * beta_nvl))
+    return present(n_b) * alpha_ib + volume * (n_b - 1) / n_b * size_bytes * per_byte

@@ -1,0 +1,265 @@
+"""The calibrated model, evaluated: expected step time, training time and memory of configurations.
+
+:func:`expected_many` evaluates broadcastable arrays of configurations at once (the search uses
+it), :func:`expected` one configuration (the command line's ``expected_*`` keys).  Both run the
+programs of :func:`programs` (:mod:`.program`: the derived expressions of :mod:`.step` and
+:mod:`.memory` kept as data, built once with sympy and then read from the results cache).
+
+Inputs are read as the ideal model reads them: the model and configuration, the hardware under
+the ``gb`` assumption, the critical batch under ``critical_batch_scale``.  The expected training
+time is the ideal model's token count (``steps`` at the critical batch) at the configuration's
+expected throughput: ``steps (b_c / b) T_step / 86400`` days.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Mapping
+
+import numpy as np
+
+from lgacc.model.hardware.links import GIB
+from lgacc.paths import PACKAGE
+
+from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, apply_to_hardware, critical_batch
+from ..config import Method, TrainingConfig, parse_method
+from ..hardware import Hardware, load_hardware
+from ..transformer import Transformer
+from ..evaluator.inputs import as_count, as_model, check_chunks, check_config, check_schedule
+from ..evaluator.mapping import default_schedule
+from .parameters import Calibration, fitted_calibration
+from .program import Program, run
+from .recipe import DEFAULT_RECIPE, Recipe, zero_stage
+from .store import load_or_build
+
+__all__ = ["programs", "inputs", "evaluate_inputs", "expected_many", "expected", "Expected", "STEP_PARTS", "MEMORY_PARTS", "SECONDS_PER_DAY",
+           "SCHEDULE_INPUTS"]
+
+SECONDS_PER_DAY = 86_400.0
+#: The additive parts of the step time, as :func:`lgacc.model.calibrated.step.step_terms` names them.
+STEP_PARTS = ("pipeline", "bubble", "data_parallel", "optimizer", "fixed")
+#: The parts of the memory per GPU, as :func:`lgacc.model.calibrated.memory.memory_terms` names them.
+MEMORY_PARTS = ("weights", "gradients", "optimizer", "buffers", "activations", "framework")
+#: What the main program reads of a schedule (:func:`lgacc.model.calibrated.step.schedule_numbers`).
+SCHEDULE_INPUTS = ("R_ramp", "chunks", "m_flight", "c_window", "zb", "lw")
+
+
+def _build() -> dict[str, Program]:
+    from ..formulas.schedules import SCHEDULES
+    from .memory import memory_terms
+    from .program import compile_program
+    from .step import schedule_numbers, step_terms
+    from .symbols import TABLE
+
+    outputs = dict(step_terms())
+    outputs.update({f"memory_{name}": expr for name, expr in memory_terms().items()})
+    names = {symbol: name for name, symbol, _, _ in TABLE}
+    built = {"main": compile_program(outputs, names)}
+    for name in SCHEDULES:
+        built[f"schedule:{name}"] = compile_program(schedule_numbers(name), names)
+    return built
+
+
+#: The files whose expressions the programs are compiled from: change one and they are rebuilt.
+_SOURCES = (
+    *sorted((PACKAGE / "model" / "calibrated").glob("*.py")),
+    PACKAGE / "model" / "symbols.py",
+    PACKAGE / "model" / "formulas" / "model.py",
+    PACKAGE / "model" / "formulas" / "schedules.py",
+    PACKAGE / "model" / "formulas" / "bubble.py",
+)
+
+
+@cache
+def programs() -> dict[str, Program]:
+    """``main`` (every step and memory term) and ``schedule:<name>`` (its numbers), as data: built once with
+    sympy, kept on disk as JSON under a key of the source files that define them (:mod:`.store`)."""
+    return load_or_build("calibrated-programs", _SOURCES, _build)
+
+
+def _hardware_inputs(hardware: Hardware) -> dict[str, float]:
+    """The spec's quantities the model reads; links per direction (specs store input + output)."""
+    return {
+        "c": hardware.peak_flop_per_s,
+        "beta_hbm": hardware.gpu_memory_bandwidth_bytes_per_s,
+        "beta_nvl": hardware.nvlink_bandwidth_bytes_per_s / 2,
+        "beta_ib": hardware.infiniband_bandwidth_bytes_per_s / 2,
+        "G": float(hardware.gpus_per_node),
+        "e_max": hardware.gemm_max_efficiency,
+    }
+
+
+def _calibration_inputs(calibration: Calibration) -> dict[str, float]:
+    return {
+        "kappa": calibration.kappa, "eta": calibration.eta, "T_0": calibration.T_0,
+        "e_att": calibration.attention_efficiency, "t_k": calibration.kernel_latency_s,
+        "e_hbm": calibration.hbm_efficiency, "alpha_nvl": calibration.nvlink_latency_s,
+        "alpha_ib": calibration.infiniband_latency_s, "k_B": calibration.backward_bytes,
+        "phi": calibration.fragmentation, "M_0": calibration.framework_gib * GIB,
+    }
+
+
+def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, float]:
+    return {
+        "r_full": {"full": 1.0, "alternate": 0.5}.get(recipe.recompute, 0.0),
+        "r_sel": float(recipe.recompute == "selective"), "r_op": float(recipe.recompute == "op"),
+        "sp": float(recipe.sequence_parallel), "fa": float(recipe.flash_attention), "drop": float(recipe.dropout),
+        "z_1": float(stage >= 1), "z_2": float(stage >= 2), "z_3": float(stage >= 3),
+        "gamma_G": float(recipe.grad_reduce_bytes), "gamma_M": float(recipe.main_grad_bytes),
+        "ov_dp": float(recipe.dp_overlap), "ov_tp": float(recipe.tp_overlap), "pg": float(recipe.dp_network == "per-gpu"),
+        "improved": float(method is Method.IMPROVED),
+    }
+
+
+def _model_inputs(model: Transformer) -> dict[str, float]:
+    return {"d_s": model.d_s, "d_m": model.d_m, "d_l": model.d_l, "d_a": model.d_a, "d_h": model.d_h,
+            "d_kv": model.d_kv, "d_I": model.d_I, "d_v": model.d_v, "gated": float(model.gated),
+            "tied": float(model.tied_embeddings)}
+
+
+def inputs(
+    model: Transformer | str,
+    hardware: Hardware | str,
+    method: Method | str,
+    *,
+    n_b,
+    n_l=1,
+    n_a=1,
+    n_mu=1,
+    b_mu=1,
+    partitioned: bool | None = None,
+    recipe: Recipe = DEFAULT_RECIPE,
+    schedule: str | None = None,
+    n_v: int = 1,
+    calibration: Calibration | None = None,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+) -> dict[str, Any]:
+    """Every input of the main program (:data:`lgacc.model.calibrated.symbols.NAMES`) for the configurations
+    of broadcastable arrays ``n_b, n_l, n_a, n_mu, b_mu`` (floats, broadcast to one shape), the schedule's
+    numbers included.  ``schedule=None`` is the method's own pipeline, as the ideal model's."""
+    model = as_model(model)
+    method = parse_method(method)
+    hw = apply_to_hardware(load_hardware(hardware), assumptions)
+    calibration = fitted_calibration() if calibration is None else calibration
+    partitioned = method.default_partitioned if partitioned is None else bool(partitioned)
+    sched = check_schedule(schedule, n_v)
+    name = default_schedule(method.layered) if sched is None else sched
+    counts = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (n_b, n_l, n_a, n_mu, b_mu)))
+    values: dict[str, Any] = dict(zip(("n_b", "n_l", "n_a", "n_mu", "b_mu"), counts))
+    values["v"] = float(as_count("n_v", n_v))
+    values.update(_model_inputs(model))
+    values.update(_hardware_inputs(hw))
+    values.update(_calibration_inputs(calibration))
+    values.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
+    values.update(run(programs()[f"schedule:{name}"], values))
+    return values
+
+
+def evaluate_inputs(values: Mapping[str, Any], *, critical_batch_size: float, steps: int = 100_000,
+                    compact: bool = False) -> dict[str, np.ndarray]:
+    """The main program on ``values`` (:func:`inputs`): ``step_time_s``, ``time_days`` (``steps`` at the critical
+    batch ``critical_batch_size``), ``memory_bytes`` and, unless ``compact``, every part."""
+    wanted = ("step", "memory_total") if compact else None
+    out = run(programs()["main"], values, wanted)
+    shape = np.broadcast_shapes(*(np.shape(value) for value in values.values()))
+    out = {key: np.broadcast_to(value, shape) for key, value in out.items()}
+    step = out["step"]
+    batch = np.asarray(values["n_b"]) * np.asarray(values["n_mu"]) * np.asarray(values["b_mu"])
+    result = {"step_time_s": step, "time_days": steps * (critical_batch_size / batch) * step / SECONDS_PER_DAY,
+              "memory_bytes": out["memory_total"]}
+    if not compact:
+        result.update({f"{part}_s": out[part] for part in STEP_PARTS})
+        result.update({f"memory_{part}": out[f"memory_{part}"] for part in MEMORY_PARTS})
+        result.update({key: value for key, value in out.items() if key.startswith(("layer_", "stage_"))})
+    return result
+
+
+def expected_many(
+    model: Transformer | str,
+    hardware: Hardware | str,
+    method: Method | str,
+    *,
+    steps: int = 100_000,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+    compact: bool = False,
+    **configuration: Any,
+) -> dict[str, np.ndarray]:
+    """Every configuration of broadcastable arrays ``n_b, n_l, n_a, n_mu, b_mu`` at once.
+
+    ``configuration`` are :func:`inputs`'s keywords (degrees, ``partitioned``, ``recipe``, ``schedule``,
+    ``n_v``, ``calibration``).  Returns arrays keyed ``step_time_s``, ``time_days``, ``memory_bytes`` and,
+    unless ``compact`` (the search's), each part of :data:`STEP_PARTS` (``<part>_s``) and
+    :data:`MEMORY_PARTS` (``memory_<part>``) and the per-layer times.
+    """
+    model = as_model(model)
+    values = inputs(model, hardware, method, assumptions=assumptions, **configuration)
+    return evaluate_inputs(values, critical_batch_size=critical_batch(model, assumptions), steps=steps,
+                           compact=compact)
+
+
+@dataclass(frozen=True)
+class Expected:
+    """One configuration under the calibrated model: expected step time, training time and memory."""
+
+    step_time_s: float
+    time_days: float
+    memory_bytes: float
+    step_parts_s: Mapping[str, float] = field(default_factory=dict)
+    memory_parts_bytes: Mapping[str, float] = field(default_factory=dict)
+    recipe: Recipe = DEFAULT_RECIPE
+    calibration: Calibration = field(default_factory=Calibration)
+    schedule: str = "gpipe"
+    zero_stage: int = 0
+    fits: bool = True
+
+    def summary(self) -> dict[str, Any]:
+        """The ``expected_*`` keys of ``lgacc evaluate --format json`` (all from the calibrated model)."""
+        return {
+            "expected_step_time_s": self.step_time_s,
+            "expected_time_days": self.time_days,
+            "expected_memory_gib": {"total": self.memory_bytes / GIB,
+                                    **{k: v / GIB for k, v in self.memory_parts_bytes.items()}},
+            "expected_step_breakdown_s": dict(self.step_parts_s),
+            "expected_memory_fits": self.fits,
+            "expected_recipe": {**self.recipe.as_dict(), "zero_stage": self.zero_stage, "schedule": self.schedule},
+            "expected_calibration": self.calibration.fitted(),
+        }
+
+
+def expected(
+    model: Transformer | str,
+    hardware: Hardware | str,
+    config: TrainingConfig,
+    *,
+    recipe: Recipe = DEFAULT_RECIPE,
+    schedule: str | None = None,
+    n_v: int = 1,
+    calibration: Calibration | None = None,
+    steps: int = 100_000,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+) -> Expected:
+    """One configuration (checked as :func:`lgacc.model.evaluator.evaluate` checks it) under the calibrated model."""
+    model = as_model(model)
+    check_config(config, model, heads_cap=assumptions.heads_cap)
+    sched = check_schedule(schedule, n_v)
+    n_v = as_count("n_v", n_v)
+    check_chunks(config, model, sched, n_v)
+    calibration = fitted_calibration() if calibration is None else calibration
+    r = expected_many(model, hardware, config.method, n_b=config.n_b, n_l=config.n_l, n_a=config.n_a,
+                      n_mu=config.n_mu, b_mu=config.b_mu, partitioned=config.is_partitioned, recipe=recipe,
+                      schedule=sched, n_v=n_v, calibration=calibration, steps=steps, assumptions=assumptions)
+    hw = apply_to_hardware(load_hardware(hardware), assumptions)
+    memory = float(r["memory_bytes"])
+    return Expected(
+        step_time_s=float(r["step_time_s"]),
+        time_days=float(r["time_days"]),
+        memory_bytes=memory,
+        step_parts_s={part: float(r[f"{part}_s"]) for part in STEP_PARTS},
+        memory_parts_bytes={part: float(r[f"memory_{part}"]) for part in MEMORY_PARTS},
+        recipe=recipe,
+        calibration=calibration,
+        schedule=default_schedule(config.method.layered) if sched is None else sched,
+        zero_stage=zero_stage(recipe, config.is_partitioned),
+        fits=memory <= hw.memory_bytes,
+    )

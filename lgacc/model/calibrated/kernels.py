@@ -1,0 +1,68 @@
+"""Memory-bound kernels: bytes moved at the HBM bandwidth, no flops.
+
+Normalisation, bias-dropout-add, the activation function, softmax and dropout, the embedding,
+the cross-entropy and the optimizer step do a few flops per byte, far below the ridge point of a
+GPU (``c / beta_hbm`` = 153 flop/B on A100, 295 on H100): each takes its bytes over
+``e_hbm beta_hbm``.  Bytes per micro-batch and layer on one device, half-precision values (2 B),
+1-byte dropout masks, Megatron-LM's fused kernels, forward pass:
+
+=====================================================  ===============  =============================
+kernel                                                 tokens           bytes per token
+=====================================================  ===============  =============================
+2 norms (read x, write y)                              ``T_r``          ``2 x 4 d_m``
+2 bias-dropout-add (read branch and residual, write;   ``T_r``          ``2 x (6 + drop) d_m``
+mask)
+activation (GeLU: read, write; SwiGLU: read 2, write)  ``T``            ``(4 + 2 gated) d_I / n_a``
+softmax and attention dropout (no FlashAttention)      ``T``            ``(4 + 5 drop) d_s d_a / n_a``
+=====================================================  ===============  =============================
+
+The backward pass moves ``k_B`` times the forward bytes (each kernel reads the output gradient and
+the saved input and writes the input gradient: three tensors against two; ``k_B = 1.5``).  The
+optimizer step (Adam) reads the fp32 master weights, both moments and the gradient and writes the
+three and the half-precision copy: ``(26 + gamma_G)`` bytes per parameter it updates.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from ..formulas.model import d_v
+from ..symbols import d_a, d_I, d_m, d_s, n_a
+from .shapes import replicated_tokens, tokens
+from .symbols import beta_hbm, drop, e_hbm, fa, gamma_G, gated, minimum
+
+__all__ = ["streaming_time", "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
+           "optimizer_bytes_per_parameter"]
+
+
+def streaming_time(size_bytes) -> sympy.Expr:
+    """Seconds to stream ``size_bytes`` through HBM at ``e_hbm beta_hbm``."""
+    return size_bytes / (e_hbm * beta_hbm)
+
+
+def attention_core_bytes() -> sympy.Expr:
+    """Softmax (read, write scores) and attention dropout (read, write, mask) without FlashAttention."""
+    return (1 - fa) * (4 + 5 * drop) * d_s * d_a / n_a * tokens()
+
+
+def layer_forward_bytes() -> sympy.Expr:
+    """Bytes of the memory-bound kernels of one layer's forward pass, per device and micro-batch."""
+    replicated = (2 * 4 + 2 * (6 + drop)) * d_m * replicated_tokens()
+    activation = (4 + 2 * gated) * d_I / n_a * tokens()
+    return replicated + activation + attention_core_bytes()
+
+
+def embedding_bytes() -> sympy.Expr:
+    """Embedding look-up forward (write) and backward (read gradient, scatter-add), first stage."""
+    return (2 + 4) * d_m * replicated_tokens() * minimum(1, d_v)
+
+
+def cross_entropy_bytes() -> sympy.Expr:
+    """Vocabulary-parallel cross-entropy, forward and backward: half-precision logits read, fp32 softmax,
+    gradient written, about 12 bytes per logit of the device's vocabulary share."""
+    return 12 * tokens() * d_v / n_a
+
+
+def optimizer_bytes_per_parameter() -> sympy.Expr:
+    """Adam: read master, both moments and the gradient, write the three and the half-precision copy."""
+    return 4 + 4 + 4 + gamma_G + 4 + 4 + 4 + 2

@@ -1,0 +1,125 @@
+"""Memory per GPU as frameworks hold it: half-precision weights and gradients beside the fp32 master
+state, ZeRO stages, recomputation modes, sequence parallelism, attention without quadratic tensors.
+
+**Training state**, bytes per parameter of the most loaded device (``P_dev``, :mod:`.shapes`: its
+layers and one vocabulary matrix), divided over the ``n_b`` data-parallel ranks by the ZeRO stage:
+
+============================  ==========  ===============  ================  ==============================
+state                         weights     gradients        optimizer         Megatron-LM, bf16, fp32 grads
+============================  ==========  ===============  ================  ==============================
+replicated (DDP)              2           ``gamma_M``      12                18
+ZeRO-1 (distributed opt.)     2           ``gamma_M``      12 / n_b          6 + 12 / n_b
+ZeRO-2                        2           gamma_M / n_b    12 / n_b          2 + 16 / n_b
+ZeRO-3 (the paper's           2 / n_b     gamma_M / n_b    12 / n_b          18 / n_b
+partition)
+============================  ==========  ===============  ================  ==============================
+
+(12 = fp32 master weights and Adam's two moments; ``gamma_M = 4`` for Megatron-LM's fp32
+``main_grad``.)  The paper's 12 bytes per parameter leave out the half-precision weights and
+gradients: 2/3 of the 18 that Megatron-LM's estimator counts.  ZeRO-3 adds the gathered weights of
+two units (the current and the prefetched layer, or the vocabulary matrix if larger) and one
+gradient bucket: ``(2 x 2 + gamma_G) max(p_layer, d_v d_m) / n_a``.
+
+**Activations** per layer, micro-batch and token (Korthikanti et al. 2022, Table 2, generalised to
+grouped-query attention, gated feed-forward, no dropout and FlashAttention; ``t = n_a``)::
+
+    outside the tensor-parallel region (/ n_a with sequence parallelism):  (8 + 2 drop) d_m
+    inside it (/ n_a):           4 h_q + 4 h_kv + (4 + 2 gated) d_I / n_a        (24 d_m / t for GPT)
+    attention core (/ n_a):      (2 + 3 drop) d_s d_a (no FlashAttention) | 4 d_a (FlashAttention's log-sum-exp)
+
+which is Korthikanti's ``s b h (10 + 24 / t + 5 a s / (h t))``.  Full recomputation keeps only the
+layer's input (``2 d_m``, split by sequence parallelism) and needs one layer's activations at a
+time (every other layer: half of each); selective recomputation drops the attention core (nothing to
+drop with FlashAttention); torchtitan's per-operation policy keeps the layer's input, the attention
+and every other matrix product's output (half the tensor-parallel region).
+The first stage holds ``m_flight`` micro-batches through its ``L`` layers (the schedule's closed
+form); a single stage also holds the logits (half-precision, fp32 softmax and its gradient: 10
+bytes per logit of its vocabulary share).  A share ``phi`` of the activations is lost to the
+allocator's fragmentation, and ``M_0`` bytes are the framework's own (workspaces, communication
+buffers).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import sympy
+
+from ..formulas.model import d_v
+from ..symbols import d_a, d_I, d_m, d_s, n_a, n_b
+from .shapes import (
+    device_parameters,
+    kv_width,
+    layer_weights,
+    layers_per_device,
+    query_width,
+    single_stage,
+    tokens,
+)
+from .symbols import (
+    M_0,
+    drop,
+    fa,
+    gamma_G,
+    gamma_M,
+    gated,
+    m_flight,
+    maximum,
+    phi,
+    r_full,
+    r_op,
+    r_sel,
+    sp,
+    z_1,
+    z_2,
+    z_3,
+)
+
+__all__ = ["activation_bytes_per_token", "memory_terms"]
+
+
+def _sharded(indicator) -> sympy.Expr:
+    """The divisor of a state sharded over data parallelism when ``indicator`` is 1: ``1 + indicator (n_b - 1)``."""
+    return 1 + indicator * (n_b - 1)
+
+
+def activation_bytes_per_token() -> dict[str, sympy.Expr]:
+    """Bytes per token of one layer's activations on one device: ``replicated``, ``split`` (tensor-parallel
+    region) and ``core`` (attention), as Korthikanti et al. (2022) count them."""
+    replicated = (8 + 2 * drop) * d_m * (1 - sp + sp / n_a)
+    split = 4 * query_width() + 4 * kv_width() + (4 + 2 * gated) * d_I / n_a
+    core = (1 - fa) * (2 + 3 * drop) * d_s * d_a / n_a + fa * 4 * d_a / n_a
+    return {"replicated": replicated, "split": split, "core": core}
+
+
+@cache
+def memory_terms() -> dict[str, sympy.Expr]:
+    """Bytes per GPU on the most loaded device: ``weights``, ``gradients``, ``optimizer``, ``buffers``,
+    ``activations`` (kept and working, with fragmentation), ``framework`` and their ``total``."""
+    parameters = device_parameters()
+    weights = 2 * parameters / _sharded(z_3)
+    gradients = gamma_M * parameters / _sharded(z_2)
+    optimizer = 12 * parameters / _sharded(z_1)
+    unit = maximum(layer_weights(), d_v * d_m) / n_a
+    buffers = z_3 * (2 * 2 + gamma_G) * unit
+    per_token = activation_bytes_per_token()
+    full_layer = per_token["replicated"] + per_token["split"] + per_token["core"]
+    checkpoint = 2 * d_m * (1 - sp + sp / n_a)
+    per_op = checkpoint + per_token["split"] / 2 + per_token["core"]  # torchtitan's 'op' policy keeps half the products
+    stored = 1 - r_full - r_op
+    kept = r_full * checkpoint + r_op * per_op + stored * (full_layer - r_sel * (1 - fa) * per_token["core"])
+    working = (r_full * full_layer + r_op * (per_token["replicated"] + per_token["split"] / 2)
+               + stored * r_sel * (1 - fa) * per_token["core"])
+    logits = single_stage() * 10 * d_v / n_a
+    activations = tokens() * (m_flight * layers_per_device() * kept + working + logits)
+    activations = (1 + phi) * activations
+    total = weights + gradients + optimizer + buffers + activations + M_0
+    return {
+        "weights": weights,
+        "gradients": gradients,
+        "optimizer": optimizer,
+        "buffers": buffers,
+        "activations": activations,
+        "framework": M_0,
+        "total": total,
+    }

@@ -1,0 +1,97 @@
+"""The calibrated model's constants: three fitted on measured runs, the rest fixed from measurements of kernels.
+
+Fitted (``data/calibrated/fitted.yaml``, written by ``python -m lgacc.studies.validation.fit --write``
+from the runs of ``data/validation/`` only, never from the paper's numbers):
+
+* ``kappa``: the share of the GPU's best matrix-multiply efficiency (``e_max``, the hardware spec's
+  ``gemm_max_efficiency``) that real training layers reach;
+* ``eta``: achieved bus bandwidth over link bandwidth, NVLink and InfiniBand alike;
+* ``T_0``: a fixed time per step (launches, loss scaling, gradient clipping, data loading).
+
+Fixed (not fitted), with their sources:
+
+* ``attention_efficiency`` 0.55: FlashAttention-2 reaches 50-73 % of A100 peak forward and less
+  backward (Dao 2023); it is multiplied by ``kappa`` like ``e_max``;
+* ``kernel_latency_s`` 3 us: the fixed time per kernel, which puts the half-saturation of an A100
+  GEMM near 0.8 GFLOP, as Calculon's efficiency table (0.6 of its top value at 1 GFLOP);
+* ``hbm_efficiency`` 0.9: streaming kernels' share of the HBM bandwidth (Calculon 0.90, SimuMax 0.91);
+* ``nvlink_latency_s`` 10 us, ``infiniband_latency_s`` 20 us: per collective (Calculon's A100 files);
+* ``backward_bytes`` 1.5: backward over forward bytes of the memory-bound kernels (three tensors
+  against two);
+* ``fragmentation`` 0.05: Megatron-LM's estimator adds 5 % to the activations;
+* ``framework_gib`` 1.0: memory outside the counted tensors (workspaces, communication buffers).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from lgacc.errors import UserInputError
+from lgacc.paths import DATA
+from lgacc.yamlfile import load_yaml_mapping
+
+__all__ = ["Calibration", "FITTED", "FITTED_FILE", "PRIORS", "fitted_calibration"]
+
+#: The three fitted parameters, in the order the fit varies them.
+FITTED = ("kappa", "eta", "T_0")
+FITTED_FILE = DATA / "calibrated" / "fitted.yaml"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The constants of the calibrated model (see the module's docstring for each one's source)."""
+
+    kappa: float = 1.0
+    eta: float = 0.75
+    T_0: float = 0.0
+    attention_efficiency: float = 0.55
+    kernel_latency_s: float = 3e-6
+    hbm_efficiency: float = 0.9
+    nvlink_latency_s: float = 10e-6
+    infiniband_latency_s: float = 20e-6
+    backward_bytes: float = 1.5
+    fragmentation: float = 0.05
+    framework_gib: float = 1.0
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise UserInputError(f"calibration {field.name}={value!r} must be a finite number >= 0")
+            object.__setattr__(self, field.name, float(value))
+        for name in ("kappa", "eta", "attention_efficiency", "hbm_efficiency"):
+            if not 0 < getattr(self, name) <= 1.5:
+                raise UserInputError(f"calibration {name}={getattr(self, name)!r} must be in (0, 1.5]")
+
+    def replace(self, **changes: Any) -> "Calibration":
+        return dataclasses.replace(self, **changes)
+
+    def fitted(self) -> dict[str, float]:
+        return {name: getattr(self, name) for name in FITTED}
+
+
+#: The priors the fit starts from and is pulled towards: kernels at their best, Calculon's bus efficiency.
+PRIORS = Calibration()
+
+
+def _read(path: Path) -> Calibration:
+    data = load_yaml_mapping(path, "calibration file")
+    values = data.get("parameters")
+    if not isinstance(values, dict) or set(values) != set(FITTED):
+        raise UserInputError(f"calibration file {str(path)!r}: 'parameters' must give exactly {', '.join(FITTED)}")
+    return PRIORS.replace(**values)
+
+
+@cache
+def fitted_calibration(path: Path | None = None) -> Calibration:
+    """The calibration with the fitted parameters of ``data/calibrated/fitted.yaml`` (the priors if the file
+    is absent: a source checkout before its first fit)."""
+    path = FITTED_FILE if path is None else Path(path)
+    if not path.is_file():
+        return PRIORS
+    return _read(path)

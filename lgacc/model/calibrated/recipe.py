@@ -1,0 +1,129 @@
+"""What the framework does, beside the paper's method: the recipe of a real training run.
+
+:class:`Recipe` holds every choice the calibrated model needs that the paper's configuration does
+not name: recomputation (``full``, the paper's; ``selective``, Korthikanti et al.'s attention
+core; ``none``), sequence parallelism, FlashAttention-style attention (on by default: it keeps no
+``d_s x d_s`` tensor), dropout, the ZeRO stage (``None``: the method's, the baseline 0 and the
+partitioned state 3), the bytes of a reduced and of a stored gradient (4: Megatron-LM's and
+PyTorch FSDP's fp32 reduction with bf16 weights), and whether the data- and tensor-parallel
+collectives overlap compute.  On the command line each field is ``--recipe KEY=VALUE``
+(:meth:`Recipe.from_strings`); ``--recompute`` and ``--sequence-parallel`` are its own flags.
+
+The field names are an interface: add fields, do not rename them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from lgacc.errors import UserInputError
+
+__all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "zero_stage"]
+
+RECOMPUTE = ("full", "selective", "none", "op", "alternate")
+ZERO_STAGES = (0, 1, 2, 3)
+GRADIENT_BYTES = (2, 4)
+
+#: field -> what it means (for the command line's help and the book)
+FIELDS: dict[str, str] = {
+    "recompute": "activation recomputation: full (the paper's), selective (the attention core), none, op (torchtitan's "
+                 "per-operation policy: every other matrix product and the element-wise operations) or alternate "
+                 "(every other layer in full)",
+    "sequence_parallel": "sequence parallelism: the kernels outside the tensor-parallel region split the tokens",
+    "flash_attention": "fused attention that keeps no d_s x d_s tensor (FlashAttention)",
+    "dropout": "dropout layers (their masks are stored and their kernels run)",
+    "zero_stage": "ZeRO stage 0-3 of the data-parallel state (unset: the method's, 0 or 3)",
+    "grad_reduce_bytes": "bytes of a gradient in the data-parallel reduction (2 or 4)",
+    "main_grad_bytes": "bytes of a stored gradient (2 or 4)",
+    "dp_overlap": "the data-parallel reduction overlaps the backward pass",
+    "tp_overlap": "the tensor-parallel collectives overlap the layer's matrix products",
+    "dp_network": "data-parallel collectives: ring (hierarchical: NVLink and all the node's cards, as NCCL's rings "
+                  "move them; the default) or per-gpu (every GPU's volume through its own card, the paper's count)",
+}
+DP_NETWORKS = ("ring", "per-gpu")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A real run's choices (see :data:`FIELDS`); the defaults are a current Megatron-LM-style run with the
+    paper's full recomputation."""
+
+    recompute: str = "full"
+    sequence_parallel: bool = False
+    flash_attention: bool = True
+    dropout: bool = False
+    zero_stage: int | None = None
+    grad_reduce_bytes: int = 4
+    main_grad_bytes: int = 4
+    dp_overlap: bool = True
+    tp_overlap: bool = False
+    dp_network: str = "ring"
+
+    def __post_init__(self) -> None:
+        if self.recompute not in RECOMPUTE:
+            raise UserInputError(f"recipe recompute={self.recompute!r} must be one of {', '.join(RECOMPUTE)}")
+        for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap"):
+            if not isinstance(getattr(self, name), bool):
+                raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
+        if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):
+            raise UserInputError(f"recipe zero_stage={self.zero_stage!r} must be one of 0, 1, 2, 3 (or unset)")
+        if self.dp_network not in DP_NETWORKS:
+            raise UserInputError(f"recipe dp_network={self.dp_network!r} must be one of {', '.join(DP_NETWORKS)}")
+        for name in ("grad_reduce_bytes", "main_grad_bytes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or value not in GRADIENT_BYTES:
+                raise UserInputError(f"recipe {name}={value!r} must be 2 or 4")
+
+    def replace(self, **changes: Any) -> "Recipe":
+        """A copy with ``changes`` (validated); an unknown field is a :class:`UserInputError`."""
+        unknown = [k for k in changes if k not in FIELDS]
+        if unknown:
+            raise UserInputError(f"unknown recipe field {unknown[0]!r}; expected one of {', '.join(FIELDS)}")
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_strings(cls, items: Iterable[str], base: "Recipe | None" = None) -> "Recipe":
+        """Parse ``["key=value", ...]`` (the command line's ``--recipe``) onto ``base``."""
+        base = cls() if base is None else base
+        changes: dict[str, Any] = {}
+        for item in items:
+            key, sep, text = str(item).partition("=")
+            key, text = key.strip().replace("-", "_"), text.strip()
+            if not sep or key not in FIELDS:
+                raise UserInputError(f"--recipe {item!r} must be KEY=VALUE with KEY one of {', '.join(FIELDS)}")
+            changes[key] = _parse(key, text)
+        return base.replace(**changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in FIELDS}
+
+
+def _parse(key: str, text: str) -> Any:
+    lowered = text.lower()
+    if key in ("recompute", "dp_network"):
+        return lowered
+    if key == "zero_stage":
+        if lowered in ("", "none", "unset", "default"):
+            return None
+    if key in ("zero_stage", "grad_reduce_bytes", "main_grad_bytes"):
+        try:
+            return int(text)
+        except ValueError:
+            raise UserInputError(f"recipe {key}={text!r} must be a whole number") from None
+    if lowered in ("true", "yes", "1", "on"):
+        return True
+    if lowered in ("false", "no", "0", "off"):
+        return False
+    raise UserInputError(f"recipe {key}={text!r} must be true or false")
+
+
+def zero_stage(recipe: Recipe, partitioned: bool) -> int:
+    """The ZeRO stage of a run: the recipe's, else 3 for a partitioned state (the paper's) and 0 otherwise."""
+    if recipe.zero_stage is not None:
+        return recipe.zero_stage
+    return 3 if partitioned else 0
+
+
+DEFAULT_RECIPE = Recipe()

@@ -1,0 +1,214 @@
+"""The step time, composed physically: times that do not overlap add, overlapped ones take the maximum.
+
+Per layer and micro-batch on one device (``tau`` of :mod:`.gemm`, bytes of :mod:`.kernels`,
+collectives of :mod:`.collectives`)::
+
+    t_F = sum of the 4 linear GEMMs + attention + forward kernels  + 2 tensor-parallel all-reduces
+    t_B = 2 x the linear GEMMs      + attention backward + k_B x kernels + 2 all-reduces
+    t_R = t_F (full recomputation; half of it when every other layer is recomputed)
+        | the attention core again (selective, no FlashAttention)
+        | half the linear GEMMs and the forward kernels (torchtitan's per-operation policy) | 0
+
+(with sequence parallelism each all-reduce is a reduce-scatter and an all-gather: the same bytes,
+twice the latency; with ``ov_tp`` the collectives hide behind the layer's products, ``max``).  With
+the training state partitioned (ZeRO-3) each layer gathers its weights before the forward and the
+backward pass and reduce-scatters its gradients after it, behind the layer's compute: once per
+micro-batch (standard accumulation) or once per step (the improved method's layered accumulation)::
+
+    t_F' = max(t_F, k t_AG)      t_BR' = max(t_B + t_R, k (t_AG + t_RS))      k = z_3 (1 or 1 / n_mu)
+
+A device's stage passes one micro-batch in ``L (t_F' + t_BR') + 2 chunks t_p2p`` (``L = d_l / n_l``
+layers); the first stage adds the embedding, the last the head and the cross-entropy.  The
+pipeline runs ``n_mu`` micro-batches through the slowest stage plus a ramp of ``R`` stage passes
+(the schedule's bubble, from :mod:`lgacc.model.formulas.schedules`)::
+
+    T_pipe = n_mu tau_slowest + R tau_stage
+
+The data-parallel reduction of the gradients (not partitioned: an all-reduce; optimizer
+partitioned: a reduce-scatter) hides behind a window ``W`` of the pipeline's backward passes when it
+is overlapped (``c_window`` layer passes, from the schedule's closed form); the partitioned
+optimizer's all-gather of the updated weights hides behind the next step's first forward pass
+(``W_F = L t_F'``)::
+
+    T_step = (T_pipe - W - W_F) + max(W, t_grad) + max(W_F, t_gather) + t_opt + T_0
+
+Every term is a sum, a non-negative multiple, a ``max`` or a ``min`` of functions that do not grow
+with the peak flop/s ``c`` (flops over ``c``, bytes over a bandwidth, latencies), and ``W`` is a
+sub-sum of ``T_pipe``: so ``T_step`` never grows when only ``c`` grows (tested on random
+configurations).  Nothing divides a communication time by a compute time.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import sympy
+
+from ..formulas.model import d_v
+from ..formulas.schedules import SCHEDULES, chunks_per_device, layered_window, schedule_derivations, t_B, t_F, t_W, v
+from ..symbols import b_mu, d_a, d_h, d_l, d_m, d_s, n_a, n_b, n_l, n_mu
+from .collectives import data_parallel_time, point_to_point_time, present, ring_time, tensor_link
+from .gemm import flash_times, gemm_time
+from .kernels import (
+    attention_core_bytes,
+    cross_entropy_bytes,
+    embedding_bytes,
+    layer_forward_bytes,
+    optimizer_bytes_per_parameter,
+    streaming_time,
+)
+from .shapes import device_parameters, layer_weights, layers_per_device, linear_gemms, single_stage, tokens
+from .symbols import (
+    R_ramp,
+    T_0,
+    c_window,
+    chunks,
+    fa,
+    gamma_G,
+    improved,
+    k_B,
+    lw,
+    maximum,
+    minimum,
+    ov_dp,
+    ov_tp,
+    r_full,
+    r_op,
+    r_sel,
+    sp,
+    z_1,
+    z_3,
+    zb,
+)
+
+__all__ = ["schedule_numbers", "layer_times", "step_terms"]
+
+
+def schedule_numbers(name: str) -> dict[str, sympy.Expr]:
+    """The five numbers the composition reads of a pipeline schedule, in ``n_l, n_mu, d_l, v``, from the
+    package's closed forms (:mod:`lgacc.model.formulas.schedules`): the ramp ``R`` in stage passes, the
+    chunks per device, the micro-batches in flight on the first stage, the window in layer passes,
+    ``zb`` and ``lw`` (layer-wise accumulation possible)."""
+    bubble, memory, _, overlap = (d.exact for d in schedule_derivations(name))
+    passes = t_F + t_B + t_W
+    zero_bubble = name == "zero-bubble"
+    ramp_unit = (t_F + t_B - t_W) if zero_bubble else passes
+    window_unit = t_W if zero_bubble else (t_B + t_W)
+    layers = d_l / n_l
+    # layer-wise accumulation where the schedule's reduction window persists as n_mu grows (the package's
+    # layered_window): modular always, breadth-first with more than one chunk (v - 1 > 0), no other
+    layer_wise = layered_window(name)
+    persists = sympy.Integer(0) if layer_wise == 0 else (sympy.Integer(1) if name == "modular" else minimum(1, v - 1))
+    return {
+        "R_ramp": sympy.simplify(bubble * n_mu * passes / ramp_unit),
+        "chunks": chunks_per_device(name),
+        "m_flight": memory,
+        "c_window": sympy.simplify(overlap * n_mu * layers * passes / window_unit),
+        "zb": sympy.Integer(int(zero_bubble)),
+        "lw": persists,
+    }
+
+
+@cache
+def _tensor_collective() -> sympy.Expr:
+    """One all-reduce of an activation over the tensor-parallel group (or its reduce-scatter + all-gather)."""
+    beta, alpha = tensor_link()
+    size = 2 * tokens() * d_m
+    return ring_time(size, n_a, 2, beta, alpha) + sp * present(n_a) * alpha
+
+
+@cache
+def layer_times() -> dict[str, sympy.Expr]:
+    """Seconds of one layer for one micro-batch on one device: ``forward``, ``backward``, ``recompute``,
+    ``weight`` (the weight-gradient GEMMs, inside ``backward``) and the parts they are made of."""
+    linear = sum(gemm_time(M, N, K) for _, M, N, K in linear_gemms())
+    heads = b_mu * d_a / n_a
+    score = gemm_time(d_s, d_s, d_h, heads)
+    flash_forward, flash_backward = flash_times(4 * heads * d_s**2 * d_h)
+    attention_forward = fa * flash_forward + (1 - fa) * 2 * score
+    attention_backward = fa * flash_backward + (1 - fa) * 4 * score
+    kernels = streaming_time(layer_forward_bytes())
+    tensor = 2 * _tensor_collective()
+    forward_compute = linear + attention_forward
+    backward_compute = 2 * linear + attention_backward
+    forward = ov_tp * maximum(forward_compute, tensor) + (1 - ov_tp) * (forward_compute + tensor) + kernels
+    backward = (ov_tp * maximum(backward_compute, tensor) + (1 - ov_tp) * (backward_compute + tensor)
+                + k_B * kernels)
+    selective = (1 - fa) * (2 * score + streaming_time(attention_core_bytes()))
+    return {
+        "forward": forward,
+        "backward": backward,
+        "recompute": r_full * forward + r_sel * selective + r_op * (linear / 2 + kernels),
+        "weight": linear,
+        "matmul": forward_compute + backward_compute,
+        "memory_bound": (1 + k_B) * kernels,
+        "tensor_parallel": 2 * tensor,
+        "ramp_backward": attention_backward + k_B * kernels + (1 - ov_tp) * tensor,
+    }
+
+
+@cache
+def _zero3_per_layer() -> tuple[sympy.Expr, sympy.Expr]:
+    """(gather, reduce-scatter) of one layer's partitioned weights and gradients over data parallelism,
+    scaled to one micro-batch: every micro-batch (standard accumulation) or once per step (layered)."""
+    weights = layer_weights() / n_a
+    layered = improved * lw
+    k = z_3 * (layered / n_mu + 1 - layered)
+    return k * data_parallel_time(2 * weights, 1), k * data_parallel_time(gamma_G * weights, 1)
+
+
+def _head_time() -> sympy.Expr:
+    """The last stage's head (forward GEMM, two backward GEMMs) and cross-entropy, one micro-batch."""
+    T = tokens()
+    return minimum(1, d_v) * (3 * gemm_time(T, d_v / n_a, d_m) + streaming_time(cross_entropy_bytes()))
+
+
+@cache
+def step_terms() -> dict[str, sympy.Expr]:
+    """``step`` (seconds of one training step) and its additive parts: ``pipeline`` (the micro-batches
+    through the slowest stage), ``bubble`` (the ramp), ``data_parallel`` (the reduction not hidden),
+    ``optimizer``, ``fixed``; and the per-layer times of :func:`layer_times`."""
+    times = layer_times()
+    gather, scatter = _zero3_per_layer()
+    forward = maximum(times["forward"], gather)
+    backward = maximum(times["backward"] + times["recompute"], gather + scatter)
+    L = layers_per_device()
+    transfers = 2 * chunks * present(n_l) * point_to_point_time(2 * tokens() * d_m / n_a)
+    stage = L * (forward + backward) + transfers
+    embedding, head = streaming_time(embedding_bytes()), _head_time()
+    slowest = stage + maximum(embedding, head) + single_stage() * minimum(embedding, head)
+    zero_bubble_stage = L * (forward + times["ramp_backward"] + times["recompute"]) + transfers
+    ramp = R_ramp * (zb * zero_bubble_stage + (1 - zb) * stage)
+    pipeline = n_mu * slowest
+    parameters = device_parameters()
+    # the gradients: all-reduced (not partitioned) or reduce-scattered (optimizer partitioned), behind the
+    # backward window; the partitioned optimizer's updated weights: all-gathered behind the next step's
+    # first forward pass (Megatron-LM's --overlap-grad-reduce and --overlap-param-gather)
+    not_sharded = 1 - z_3
+    gradients = not_sharded * ((1 - z_1) * data_parallel_time(gamma_G * parameters, 2)
+                               + z_1 * data_parallel_time(gamma_G * parameters, 1))
+    gathered = not_sharded * z_1 * data_parallel_time(2 * parameters, 1)
+    window_passes = minimum(c_window, n_mu * L)
+    window = ov_dp * not_sharded * window_passes * (zb * (1 - ov_tp) * times["weight"] + (1 - zb) * backward)
+    forward_window = ov_dp * not_sharded * L * forward
+    exposed = maximum(window, gradients) - window + maximum(forward_window, gathered) - forward_window
+    optimizer = streaming_time(optimizer_bytes_per_parameter() * parameters / (1 + z_1 * (n_b - 1)))
+    return {
+        "step": pipeline + ramp + exposed + optimizer + T_0,
+        "pipeline": pipeline,
+        "bubble": ramp,
+        "data_parallel": exposed,
+        "optimizer": optimizer,
+        "fixed": T_0,
+        "layer_forward": forward,
+        "layer_backward": backward,
+        "layer_matmul": times["matmul"],
+        "layer_memory_bound": times["memory_bound"],
+        "layer_tensor_parallel": times["tensor_parallel"],
+        "stage_transfers": transfers,
+    }
+
+
+def schedule_names() -> tuple[str, ...]:
+    """The schedules the composition knows: the package's (:data:`lgacc.model.formulas.schedules.SCHEDULES`)."""
+    return SCHEDULES

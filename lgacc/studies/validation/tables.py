@@ -1,0 +1,202 @@
+"""One row per published run: the measurement, the ideal bound and the calibrated prediction, with the
+readings of what the source does not state at both ends; and the summaries the page and the command print.
+
+The frame is computed once per set of run files and sources and kept by :mod:`lgacc.cache.results`
+(the ideal evaluations, the calibrated program, the fits of the leave-one-publication-out folds).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from lgacc.cache.results import cached
+from lgacc.errors import UserInputError
+from lgacc.model.calibrated import Calibration, fitted_calibration
+from lgacc.model.hardware import Hardware
+
+from . import calibrated as cal
+from .ideal import CONVENTIONS, DP_NETWORKS, ideal_efficiency, predicted_step_time
+from .measured import measured_step_time
+from .runs import DATA_DIR, Run, load_runs
+
+__all__ = ["comparison", "frame_for", "summary", "by_publication", "CALCULON_ERROR"]
+
+#: Calculon's mean error against Megatron-LM's measured runs (Isaev et al. 2023), for comparison.
+CALCULON_ERROR = 0.0365
+
+
+def _computable(run: Run, what: str, seconds: float) -> None:
+    """A step time the ratios can use: a positive, finite, normal float."""
+    if not (isinstance(seconds, (int, float)) and 2.2250738585072014e-308 <= seconds < math.inf):
+        raise UserInputError(
+            f"run {run.id!r}: {what} = {seconds!r} s is not a positive finite number of seconds; "
+            f"check its reported values {dict(run.reported)} and sizes (b={run.b}, d_s={run.model.d_s})"
+        )
+
+
+def _ideal_columns(run: Run) -> dict:
+    measured = measured_step_time(run)
+    _computable(run, "measured step time", measured)
+    row = {"measured_step_s": measured}
+    for convention in CONVENTIONS:
+        predicted = predicted_step_time(run, convention)
+        _computable(run, f"predicted step time ({convention} convention)", predicted)
+        row[f"predicted_{convention}_s"] = predicted
+        row[f"ratio_{convention}"] = measured / predicted
+    row["efficiency_physical"] = ideal_efficiency(run, "physical")
+    row["implied_kernel_efficiency"] = row["predicted_physical_s"] / measured
+    row["upper_bound"] = bool(measured >= row["predicted_physical_s"])
+    for network in DP_NETWORKS[1:]:
+        predicted = predicted_step_time(run, "physical", network)
+        row[f"predicted_physical_{network}_s"] = predicted
+        row[f"upper_bound_{network}"] = bool(measured >= predicted)
+    return row
+
+
+def _alternatives(run: Run) -> list[Run]:
+    out = []
+    for name, value in run.bracket:
+        other = run.with_reading(name, value)
+        if other is not None:
+            out.append(other)
+    return out
+
+
+def _describe(run: Run) -> dict:
+    reading = run.reading()
+    return {
+        "id": run.id, "publication": run.publication, "citation": run.citation, "model": run.model.name,
+        "hardware": run.hardware.name, "method": run.method.value, "schedule": run.schedule, "n_v": run.n_v,
+        "n_gpu": run.n_gpu, "n_b": run.n_b, "n_l": run.n_l, "n_a": run.n_a, "n_mu": run.n_mu, "b_mu": run.b_mu,
+        "b": run.b, "d_s": run.model.d_s, "recomputation": run.recomputation,
+        "sequence_parallel": reading["sequence_parallel"], "flash_attention": reading["flash_attention"],
+        "zero_stage": reading["zero_stage"], "uses": ",".join(run.uses),
+        "assumed": "; ".join(f"{name} = {reading[name]} ({why})" for name, why in run.assumed.items()),
+        "bracket": "; ".join(f"{name} = {value}" for name, value in run.bracket),
+        "measured_memory_gib": run.measured_memory_gib if run.measured_memory_gib is not None else math.nan,
+    }
+
+
+def _compute(runs: tuple[Run, ...], calibration: Calibration) -> pd.DataFrame:
+    rows = [{**_describe(run), **_ideal_columns(run)} for run in runs]
+    frame = pd.DataFrame(rows)
+    central = cal.predict(runs, calibration)
+    frame["expected_step_s"] = central["step_time_s"]
+    frame["expected_memory_gib"] = central["memory_gib"]
+    frame["expected_ratio"] = frame["expected_step_s"] / frame["measured_step_s"]
+    frame["memory_ratio"] = frame["expected_memory_gib"] / frame["measured_memory_gib"]
+    for part in ("pipeline", "bubble", "data_parallel", "optimizer", "fixed"):
+        frame[f"expected_{part}_s"] = central[f"{part}_s"]
+    # both ends of every unstated choice: the ideal bound and the calibrated prediction at each reading
+    alternatives = [(i, other) for i, run in enumerate(runs) for other in _alternatives(run)]
+    ideal_low, ideal_high = frame["predicted_physical_s"].to_numpy().copy(), frame["predicted_physical_s"].to_numpy().copy()
+    low, high = frame["expected_step_s"].to_numpy().copy(), frame["expected_step_s"].to_numpy().copy()
+    if alternatives:
+        step = cal.predict([other for _, other in alternatives], calibration, compact=True)["step_time_s"]
+        for (i, other), value in zip(alternatives, step):
+            ideal = predicted_step_time(other, "physical")
+            ideal_low[i], ideal_high[i] = min(ideal_low[i], ideal), max(ideal_high[i], ideal)
+            low[i], high[i] = min(low[i], value), max(high[i], value)
+    frame["predicted_physical_low_s"], frame["predicted_physical_high_s"] = ideal_low, ideal_high
+    frame["upper_bound_every_reading"] = frame["measured_step_s"] >= frame["predicted_physical_high_s"]
+    frame["expected_low_s"], frame["expected_high_s"] = low, high
+    # leave one publication out
+    frame["expected_lopo_s"] = math.nan
+    for publication, (_, step) in cal.leave_one_publication_out(runs).items():
+        mask = (frame["publication"] == publication) & frame["uses"].str.contains("time")
+        frame.loc[mask, "expected_lopo_s"] = step
+    frame["lopo_ratio"] = frame["expected_lopo_s"] / frame["measured_step_s"]
+    return frame
+
+
+def _files_digest(data_dir: Path | str) -> str:
+    digest = hashlib.sha256()
+    folder = Path(data_dir)
+    for path in sorted(folder.rglob("*.yaml")):
+        digest.update(str(path.relative_to(folder)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def frame_for(data_dir: Path | str = DATA_DIR, hardware: Hardware | str | None = None,
+              calibration: Calibration | None = None) -> pd.DataFrame:
+    """:func:`comparison` of the runs of ``data_dir`` (kept on disk, keyed by the files and the sources)."""
+    runs = load_runs(data_dir, hardware=hardware)
+    calibration = fitted_calibration() if calibration is None else calibration
+    key = (_files_digest(data_dir), repr(hardware), repr(calibration))
+    return cached("validation-frame", key, lambda: _compute(runs, calibration))
+
+
+def comparison(runs: Sequence[Run], calibration: Calibration | None = None) -> pd.DataFrame:
+    """One row per run: configuration and reading, measured time (and memory), the ideal model's predictions
+    (``predicted_<convention>_s``, ratios, the bound at both ends of the readings), the calibrated model's
+    (``expected_step_s``, its parts, ``expected_low_s``/``expected_high_s``, ``expected_lopo_s``, memory)."""
+    calibration = fitted_calibration() if calibration is None else calibration
+    return _compute(tuple(runs), calibration)
+
+
+def _errors(ratio: pd.Series) -> tuple[float, float]:
+    values = np.abs(ratio.dropna().to_numpy() - 1)
+    return (float(values.mean()), float(values.max())) if values.size else (math.nan, math.nan)
+
+
+def _within_publication(frame: pd.DataFrame, runs: Sequence[Run]) -> float:
+    """Mean error when each publication is fitted on its own runs and predicted with them (Calculon's way)."""
+    errors = []
+    timed = cal.time_runs(runs)
+    for publication in dict.fromkeys(run.publication for run in timed):
+        own = [run for run in timed if run.publication == publication]
+        step = cal.predict(own, cal.fit(own), compact=True)["step_time_s"]
+        measured = np.array([measured_step_time(run) for run in own])
+        errors.extend(np.abs(step / measured - 1))
+    return float(np.mean(errors))
+
+
+def by_publication(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per publication: runs, methods, mean and worst leave-one-out error, in-sample error, bound held."""
+    rows = []
+    for publication, rows_of in frame.groupby("publication", sort=False):
+        timed = rows_of[rows_of["uses"].str.contains("time")]
+        lopo_mean, lopo_max = _errors(timed["lopo_ratio"])
+        fit_mean, fit_max = _errors(timed["expected_ratio"])
+        rows.append({"publication": publication, "runs": len(rows_of), "time_runs": len(timed),
+                     "methods": ", ".join(sorted(set(rows_of["method"]))),
+                     "lopo_mean_error": lopo_mean, "lopo_max_error": lopo_max,
+                     "fitted_mean_error": fit_mean, "fitted_max_error": fit_max,
+                     "ideal_bound_holds": int(rows_of["upper_bound"].sum())})
+    return pd.DataFrame(rows)
+
+
+def summary(frame: pd.DataFrame, runs: Sequence[Run] | None = None) -> dict:
+    """The headline numbers: runs and sources per method, the calibrated errors (leave one publication out,
+    fitted on all, within publication), memory errors, and the ideal bound under each network reading."""
+    timed = frame[frame["uses"].str.contains("time")]
+    memory = frame[frame["measured_memory_gib"].notna()]
+    lopo_mean, lopo_max = _errors(timed["lopo_ratio"])
+    fit_mean, fit_max = _errors(timed["expected_ratio"])
+    memory_mean, memory_max = _errors(memory["memory_ratio"])
+    methods = {m: {"runs": int((frame["method"] == m).sum()),
+                   "publications": int(frame.loc[frame["method"] == m, "publication"].nunique())}
+               for m in sorted(set(frame["method"]))}
+    out = {
+        "runs": int(len(frame)), "publications": int(frame["publication"].nunique()), "methods": methods,
+        "time_runs": int(len(timed)), "memory_runs": int(len(memory)),
+        "lopo_mean_error": lopo_mean, "lopo_max_error": lopo_max,
+        "fitted_mean_error": fit_mean, "fitted_max_error": fit_max,
+        "memory_mean_error": memory_mean, "memory_max_error": memory_max,
+        "calculon_error": CALCULON_ERROR,
+        "ideal_upper_bound": {"per-gpu": int(frame["upper_bound"].sum()),
+                              **{n: int(frame[f"upper_bound_{n}"].sum()) for n in DP_NETWORKS[1:]},
+                              "every_reading": int(frame["upper_bound_every_reading"].sum()),
+                              "of": int(len(frame))},
+    }
+    if runs is not None:
+        out["within_publication_error"] = cached("validation-within", tuple(r.id for r in runs),
+                                                 lambda: _within_publication(frame, runs))
+    return out

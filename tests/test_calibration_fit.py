@@ -1,0 +1,53 @@
+"""The calibrated model against the measured runs: the fit kept as data, and the errors the issue asks for.
+
+Checked: ``data/calibrated/fitted.yaml`` is the fit of the shipped runs (the command that writes it
+reproduces it); the fit is not on the paper's numbers (only on data/validation); leave one
+publication out (each source predicted with the parameters of the others) stays within the issue's
+8 % mean, the within-publication error is below it, and the measured memory is met within 10 % on
+average; an independent check that leave one publication out really leaves the source out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lgacc.model.calibrated import FITTED, fitted_calibration
+from lgacc.model.calibrated.parameters import FITTED_FILE
+from lgacc.studies.validation import frame_for, load_runs, summary
+from lgacc.studies.validation.fit import COMMAND, fit_shipped_runs
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return frame_for()
+
+
+def test_the_shipped_parameters_are_the_fit_of_the_shipped_runs():
+    fitted, runs, publications = fit_shipped_runs()
+    shipped = fitted_calibration()
+    for name in FITTED:
+        assert getattr(shipped, name) == pytest.approx(getattr(fitted, name), rel=1e-3), (
+            f"{FITTED_FILE} is stale: run {COMMAND}")
+    assert runs >= 30 and publications >= 7
+    text = FITTED_FILE.read_text()
+    assert COMMAND in text and "data/validation" in text
+
+
+def test_leave_one_publication_out_within_the_issues_target(frame):
+    runs = load_runs()
+    numbers = summary(frame, runs)
+    assert numbers["runs"] >= 30 and numbers["publications"] >= 7
+    assert numbers["lopo_mean_error"] <= 0.08
+    assert numbers["within_publication_error"] < numbers["lopo_mean_error"]
+    assert numbers["memory_runs"] >= 2 and numbers["memory_mean_error"] <= 0.10
+
+
+def test_a_held_out_publication_is_not_in_its_own_fit(frame):
+    # the held-out predictions differ from the fitted-on-all ones, and predicting a source without its own runs in
+    # the fit does no better on average than with them
+    timed = frame[frame["uses"].str.contains("time")]
+    assert not np.allclose(timed["expected_lopo_s"], timed["expected_step_s"])
+    lopo = np.abs(timed["lopo_ratio"] - 1).mean()
+    fitted = np.abs(timed["expected_ratio"] - 1).mean()
+    assert lopo >= fitted

@@ -1,0 +1,133 @@
+"""The calculator's calibrated model (``lgacc.expected``, lgacc.book.jsgen.expected) under node against Python.
+
+The JavaScript is printed node for node from the calibrated model's programs; the composition that
+fills their inputs is glue.  Random configurations (every method, schedule and recipe, shipped and
+custom models and specs, with and without assumptions) must give the ``expected_*`` keys of
+``lgacc evaluate --format json`` (:meth:`lgacc.model.calibrated.Expected.summary`) to a relative 1e-12, and
+a bad recipe the Python message.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lgacc.book import jsgen
+from lgacc.errors import UserInputError
+from lgacc.model.assumptions import Assumptions
+from lgacc.model.calibrated import Recipe, expected
+from lgacc.model.config import TrainingConfig
+from lgacc.model.hardware import available_hardware, hardware_from_mapping
+from lgacc.model.transformer import Transformer, named_model
+
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+ROOT = Path(__file__).resolve().parent.parent
+SCHEDULES = (None, "gpipe", "1f1b", "interleaved", "breadth-first", "zero-bubble", "modular")
+
+
+@pytest.fixture(scope="module")
+def module_path(tmp_path_factory) -> Path:
+    return jsgen.write(tmp_path_factory.mktemp("calculator") / "lgacc-calculator.js")
+
+
+def _node(module_path: Path, payload) -> list:
+    program = (f"const lgacc = require({json.dumps(str(module_path))});\n"
+               "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+               "process.stdout.write(JSON.stringify(input.map((q) => { try { return { ok: lgacc.expected(q) }; } "
+               "catch (e) { return { error: e.message }; } })));")
+    out = subprocess.run([NODE, "-e", program], input=json.dumps(payload), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _case(rng: random.Random):
+    kind = rng.random()
+    if kind < 0.35:
+        js_model = model = f"X{rng.choice([16, 32, 64, 160])}"
+    elif kind < 0.75:
+        js_model = model = rng.choice(["GPT-3", "llama-3-8b", "Mistral-7B", "BLOOM-176B", "Llama-3-405B", "megatron-gpt-145.6b"])
+    else:
+        d_a, d_h = rng.choice([8, 16]), rng.choice([64, 128])
+        js_model = dict(d_l=rng.choice([8, 24]), d_a=d_a, d_h=d_h, d_s=rng.choice([512, 2048]), d_v=rng.choice([0, 32000]),
+                        tied_embeddings=rng.random() < 0.5, gated=rng.random() < 0.5, d_kv=rng.choice([d_a, 2]))
+        model = Transformer("custom", d_m=d_a * d_h, **js_model)
+    model_obj = named_model(model) if isinstance(model, str) else model
+    if rng.random() < 0.8:
+        js_hw = hw = rng.choice(available_hardware())
+    else:
+        js_hw = yaml.safe_load((ROOT / "data" / "hardware" / "h100-sxm.yaml").read_text())
+        js_hw["gemm_max_efficiency"] = rng.choice([0.6, 0.9])
+        js_hw["name"] = "custom-h100"
+        hw = hardware_from_mapping(js_hw)
+    schedule = rng.choice(SCHEDULES)
+    n_l = rng.choice([d for d in (1, 2, 4, 8) if model_obj.d_l % d == 0])
+    n_v = rng.choice([1, 2]) if schedule in ("interleaved", "breadth-first") and n_l * 2 <= model_obj.d_l else 1
+    n_a = rng.choice([d for d in (1, 2, 4, 8) if model_obj.d_a % d == 0])
+    q = {"model": js_model, "hardware": js_hw, "method": rng.choice(["baseline", "partitioned", "improved"]),
+         "n_b": rng.choice([1, 4, 64]), "n_l": n_l, "n_a": n_a, "n_mu": n_l * rng.choice([1, 3]), "b_mu": rng.choice([1, 2])}
+    if schedule is not None:
+        q["schedule"], q["n_v"] = schedule, n_v
+    recipe = {}
+    for field, choices in (("recompute", ["full", "selective", "none", "op", "alternate"]), ("sequence_parallel", [True, False]),
+                           ("flash_attention", [True, False]), ("zero_stage", [None, 0, 1, 3]), ("dp_network", ["ring", "per-gpu"]),
+                           ("tp_overlap", [True, False]), ("grad_reduce_bytes", [2, 4])):
+        if rng.random() < 0.5:
+            recipe[field] = rng.choice(choices)
+    if recipe:
+        q["recipe"] = recipe
+    if rng.random() < 0.3:
+        q["assumptions"] = {"gb": rng.choice(["GiB", "GB"]), "critical_batch_scale": rng.choice([0.5, 1.0])}
+    if rng.random() < 0.3:
+        q["partitioned"] = rng.random() < 0.5
+    return q, model_obj, hw
+
+
+def _python(q, model, hw) -> dict:
+    config = TrainingConfig(q["method"], n_b=q["n_b"], n_l=q["n_l"], n_a=q["n_a"], n_mu=q["n_mu"], b_mu=q["b_mu"],
+                            partitioned=q.get("partitioned"))
+    assumptions = Assumptions(**q.get("assumptions", {}))
+    return expected(model, hw, config, recipe=Recipe(**q.get("recipe", {})), schedule=q.get("schedule"),
+                    n_v=q.get("n_v", 1), assumptions=assumptions).summary()
+
+
+def _close(a, b) -> bool:
+    if isinstance(a, dict):
+        return set(a) == set(b) and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, float) or isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300)
+    return a == b
+
+
+def test_javascript_agrees_with_python(module_path):
+    rng = random.Random(26)
+    cases = [_case(rng) for _ in range(150)]
+    results = _node(module_path, [q for q, _, _ in cases])
+    compared = 0
+    for (q, model, hw), got in zip(cases, results):
+        try:
+            want = _python(q, model, hw)
+        except UserInputError as error:
+            assert got.get("error") == str(error), (q, got)
+            continue
+        assert "ok" in got, (q, got)
+        assert _close(want, got["ok"]), (q, want, got["ok"])
+        compared += 1
+    assert compared >= 100
+
+
+def test_a_bad_recipe_is_the_python_message(module_path):
+    base = {"model": "X32", "hardware": "a100-80gb", "method": "baseline", "n_b": 4}
+    bad = [{"recompute": "half"}, {"zero_stage": 5}, {"colour": "red"}, {"dp_network": "mesh"}]
+    got = _node(module_path, [{**base, "recipe": r} for r in bad])
+    for recipe, result in zip(bad, got):
+        with pytest.raises(UserInputError) as error:
+            Recipe(**recipe) if "colour" not in recipe else Recipe().replace(**recipe)
+        assert result.get("error") == str(error.value), (result, str(error.value))
