@@ -98,12 +98,13 @@ def _table(summary: dict) -> str:
 
 
 def warn_unused_vocabulary(model) -> None:
-    """Say that a model's vocabulary is not counted: the resource model is the paper's, whose transformer has
-    no embedding or language-model head (``d_v = 0``), in the printed forms and the exact counts alike."""
+    """Say that a model's vocabulary is not counted by the ideal model: it is the paper's, whose transformer has
+    no embedding or language-model head (``d_v = 0``), in the printed forms and the exact counts alike.  The
+    calibrated model, which is ours, counts both."""
     if model.d_v:
-        warnings.warn(f"model {model.name}: d_v={model.d_v} (the vocabulary) is ignored: the resource model, like "
-                      "the paper's, counts the layers only (no embedding memory, no language-model head flops), "
-                      "with --form paper and --form exact alike")
+        warnings.warn(f"model {model.name}: d_v={model.d_v} (the vocabulary) is ignored by the ideal model: like "
+                      "the paper's, it counts the layers only (no embedding memory, no language-model head flops), "
+                      "with --form paper and --form exact alike; the calibrated model (expected_* keys) counts them")
 
 
 def run(args: argparse.Namespace) -> int:
