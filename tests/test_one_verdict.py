@@ -12,7 +12,6 @@ import pytest
 from lgacc.paper import PAPER_HARDWARE
 from lgacc.paper.claims import CONFIRMING, claims_records, confirms, verdict_of
 from lgacc.paper.findings import CONFIRMING as FINDINGS_CONFIRMING
-from lgacc.paper.findings import claim_lines
 
 
 @pytest.fixture(scope="module")
@@ -21,14 +20,19 @@ def records():
 
 
 def test_the_front_page_confirms_what_the_verdict_confirms(records):
+    """The front page (lgacc.book.frontpage) groups each headline claim under the registry's verdict, says it
+    holds exactly when that verdict confirms it, and grades the headline speed-up by the same record."""
+    from lgacc.book import frontpage
+
     assert FINDINGS_CONFIRMING == CONFIRMING  # the formatting module's copy of the one list
-    for key, r in records.items():
-        if r["reproduced"] is None:
-            continue
-        on = [agree for agree in (True, False) if claim_lines([r], agree=agree)]
-        assert on == [confirms(r["verdict"])], key  # on exactly one of the front page's two lists
-    confirmed = claim_lines(records.values(), agree=True)
-    assert len(confirmed) == sum(confirms(r["verdict"]) for r in records.values() if r["reproduced"] is not None)
+    assert tuple(frontpage.HOLDING) == tuple(CONFIRMING)
+    groups = frontpage._by_class(list(records.values()))
+    for claim_id, words in frontpage.HEADLINE_CLAIMS:
+        item = frontpage._item(records[claim_id], words)
+        placed = [verdict for verdict, items in groups.items() if item in items]
+        assert placed == [records[claim_id]["verdict"]], claim_id  # in exactly its verdict's group
+        assert (placed[0] in frontpage.HOLDING) == confirms(records[claim_id]["verdict"]), claim_id
+    assert frontpage.SPEEDUP_CLAIM in records
     # the statement the old pages graded twice (with and without X160) is one claim now
     assert "ethernet_unpartitioned_only_smallest" not in records
 
