@@ -26,6 +26,15 @@ def test_json_reports_each_run_with_both_conventions(capsys):
         if run["expected_lopo_s"] is not None:
             assert run["lopo_ratio"] == run["expected_lopo_s"] / run["measured_step_s"]
     assert data["key_models"]["expected_step_s"] == "calibrated" and data["key_models"]["predicted_paper_s"] == "ideal"
+    # issue #29: the three methods are listed; one without runs says what is missing; looped runs are counted
+    methods = calibrated["methods"]
+    assert list(methods)[:3] == ["baseline", "partitioned", "improved"]
+    for name, counts in methods.items():
+        assert counts["runs"] == sum(run["method"] == name for run in data["runs"])
+        assert counts["looped_runs"] == sum(run["method"] == name and run["n_v"] > 1 for run in data["runs"])
+        assert (counts["runs"] == 0) == ("missing" in counts), name
+    assert methods["partitioned"]["runs"] >= 5
+    assert "Breadth-First" in methods.get("improved", {}).get("missing", "Breadth-First") or methods["improved"]["runs"]
 
 
 def test_table_output(capsys):
