@@ -42,7 +42,7 @@ WHY: dict[tuple[str, str, str], str] = {
         "parameter count the sum lands exactly on the half and rounds (half to even) to the printed value",
     ("table:smaller_cluster", "efficiency", "3d / Baseline"): "the configuration decoded from the row's memory "
         "(n_l = 160, n_mu = 604) pays the bubble, the tensor all-reduces and the non-overlapped gradient reduction; "
-        "the same rule gives the printed 0.48 of table:parallel_methods_comparison's 3d baseline, so no one rule "
+        "the same rule gives the printed efficiency of table:parallel_methods_comparison's 3d baseline, so no one rule "
         "gives both printed efficiencies (the evaluation check computes both)",
 }
 
