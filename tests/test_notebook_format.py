@@ -180,3 +180,31 @@ def test_claims_table_marks_follow_the_verdict_not_the_default_reading():
     table = claims_table(records)
     assert table["verdict"].tolist() == [f"{AGREE_MARK}\u00a0explained", f"{DIFFER_MARK}\u00a0paper inconsistent"]
     assert table["claim"].iloc[0] == "a_<wbr>b"
+
+
+def test_a_long_identifier_may_break_after_its_underscores():
+    """A claim's id alone set its column to 262 px (the claims page's grid table was 853 px in a 784 px column);
+    it may now break after each underscore, and prose or short names are left as they are."""
+    from lgacc.book.notebook.tables import table_html
+
+    html = table_html(pd.DataFrame({"claim": ["unlimited_node_memory_limit", "n_b", "two words_here"]}))
+    assert "<td>unlimited_<wbr>node_<wbr>memory_<wbr>limit</td>" in html
+    assert "<td>n_b</td>" in html and "<td>two words_here</td>" in html
+
+
+def test_a_sweep_shows_its_degrees_in_one_column():
+    """The three scaling figures' tables: feasible rows only, n_b × n_l × n_a in one column (the twelve columns
+    were 786-819 px in a 784 px column), every other column as the sweep has it."""
+    from unittest import mock
+
+    import lgacc.book.notebook.tables as tables
+
+    frame = pd.DataFrame({"model": ["X160", "X2048"], "method": ["improved", "improved"], "p": [1.26e12, 5.4e17],
+                          "time_days": [6.81, 1e9], "n_gpu": [38640, 1], "efficiency": [0.88, 0.1], "n_b": [483, 1],
+                          "n_l": [5, 1], "n_a": [16, 1], "offload": [False, True], "memory_gib": [4.4, 9e9],
+                          "non_offloadable_gib": [2.9, 1.0], "feasible": [True, False]})
+    with mock.patch.object(tables, "show_html") as display:
+        tables.show_sweep_table(frame)
+    html = display.call_args[0][0]
+    assert "<td>483 × 5 × 16</td>" in html and "X2048" not in html
+    assert "n_b × n_l × n_a" in html and "<th>non-offloadable</th>" in html

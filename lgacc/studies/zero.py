@@ -345,7 +345,7 @@ def margins_figure(result: Study, scenario: str = "limited"):
 
     plain = FuncFormatter(lambda value, _: f"{value:g}")
     frame = result.sweep_margins[result.sweep_margins.scenario == scenario]
-    figure, axes = plt.subplots(1, 2, figsize=(8.0, 3.3), sharex=True)
+    figure, axes = plt.subplots(1, 2, figsize=(7.2, 3.3), sharex=True)
     styles = ("-", "--", ":", "-.")
     for axis, key, title in ((axes[0], "partitioned / baseline", "partitioned / baseline"),
                              (axes[1], "partitioned / improved", "partitioned / improved")):

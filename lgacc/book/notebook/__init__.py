@@ -64,7 +64,7 @@ from .formats import (
     readable_frame,
 )
 from .hardware import hardware_summary, show_hardware
-from .tables import SYMBOL_LATEX, config_table, show_table, show_wide_table, table_html
+from .tables import SWEEP_COLUMNS, SYMBOL_LATEX, config_table, show_sweep_table, show_table, show_wide_table, table_html
 from .typeset import link_equations, printed_math
 
 # every public name of the modules, as the single module exported them

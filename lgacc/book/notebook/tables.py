@@ -14,7 +14,8 @@ from .display import show_html
 from .formats import COLUMN_TITLES, format_int, readable_frame
 from .typeset import link_equations, printed_math
 
-__all__ = ["DENSE_COLUMNS", "table_html", "show_table", "show_wide_table", "config_table", "SYMBOL_LATEX"]
+__all__ = ["DENSE_COLUMNS", "SWEEP_COLUMNS", "table_html", "show_table", "show_sweep_table", "show_wide_table", "config_table",
+           "SYMBOL_LATEX"]
 
 #: From this many columns a table is set dense (smaller type, tighter cells; ``book/_static/lgacc.css``),
 #: so that a sweep's or a search's columns fit the text column.
@@ -39,6 +40,7 @@ def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "", note
     body = shown.to_html(index=False, escape=escape, border=0, na_rep="—",
                          classes=f"dataframe lgacc-table{dense}{with_notes}{stacked} {classes}".strip())
     body = body.replace("_&lt;wbr&gt;", "_<wbr>")  # headings are escaped with the cells; the break stays markup
+    body = _IDENTIFIER_CELL.sub(lambda m: f"<td>{_breakable(m.group(1))}</td>", body)
     if noted is not None:
         body = _notes_under_rows(body, noted, shown.shape[1], escape)
     if stack:
@@ -47,9 +49,15 @@ def table_html(frame: pd.DataFrame, escape: bool = True, classes: str = "", note
     return f'<div class="lgacc-scroll mathjax_process" style="overflow-x: auto; max-width: 100%">{body}</div>'
 
 
+#: A cell holding one long identifier (a claim's id such as ``unlimited_node_memory_limit``): it may break
+#: after its underscores, or it alone sets its column's width.
+_IDENTIFIER_CELL = re.compile(r"<td>([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)</td>")
+
+
 def _breakable(heading: str) -> str:
-    """A long heading that may break after each underscore."""
-    return heading.replace("_", "_<wbr>") if len(heading) > 8 and "<" not in heading else heading
+    """A long heading that may break after each underscore (one without spaces: words already break between them,
+    and ``n_b × n_l × n_a`` must not become ``n_`` over ``b``)."""
+    return heading.replace("_", "_<wbr>") if len(heading) > 8 and "<" not in heading and " " not in heading else heading
 
 
 def _notes_under_rows(body: str, notes: Sequence[Any], columns: int, escape: bool) -> str:
@@ -103,6 +111,21 @@ def show_wide_table(frame: pd.DataFrame, key: str, max_columns: int = 6, formats
     others = [c for c in frame.columns if c != key]
     for start in range(0, len(others), max_columns):
         show_table(frame[[key, *others[start:start + max_columns]]], formats, titles)
+
+
+#: A scaling sweep's columns as :func:`show_sweep_table` shows them (every column stays in the CSV download).
+SWEEP_COLUMNS = ("model", "method", "p", "time_days", "n_gpu", "efficiency", "degrees", "offload", "memory_gib",
+                 "non_offloadable_gib")
+
+
+def show_sweep_table(frame: pd.DataFrame) -> None:
+    """A scaling sweep's feasible rows with the columns a reader checks the figure with: the three parallel degrees
+    share one column (``n_b × n_l × n_a``), so that the table fits the text column on any spec."""
+    rows = frame[frame["feasible"].astype(bool)].copy()
+    rows["degrees"] = [f"{format_int(b)} × {format_int(l)} × {format_int(a)}"
+                       for b, l, a in zip(rows["n_b"], rows["n_l"], rows["n_a"])]
+    show_table(rows[list(SWEEP_COLUMNS)], titles={"degrees": "n_b × n_l × n_a", "memory_gib": "memory",
+                                                  "non_offloadable_gib": "non-offloadable"})
 
 
 def config_table(config: Any, fields: Sequence[str] = ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")) -> str:

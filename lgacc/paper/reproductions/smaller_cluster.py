@@ -185,26 +185,34 @@ def compare(reproduced: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: The column of :func:`search_comparison` meant to read under its row (``show_table(..., notes=SEARCH_NOTES)``).
+SEARCH_NOTES = "search's configuration"
+
+
 def search_comparison(reproduced: pd.DataFrame) -> pd.DataFrame:
     """The search's pick for each row graded cell by cell (for the page): the search's value, ✓/✗, the printed one in
-    brackets; then its configuration and the verdict on its GPU count with the reason."""
+    brackets, under the printed table's headings; then, in :data:`SEARCH_NOTES`, its configuration and the verdict on its
+    GPU count with the reason (long text, shown under the row so that the graded cells stay side by side)."""
     paper = paper_table(LABEL)
     rows = []
     for printed, (_, row) in zip(paper.to_dict(orient="records"), reproduced.iterrows()):
+        target = f"{two_digits(row['target_days'])} d"
         out = {"parallelism": row["parallelism"], "method": row["method"],
-               "target": f"{two_digits(row['target_days'])} d", "reached": bool(row["target_reached"])}
+               "target": target if row["target_reached"] else f"{target}, not reached"}
         for column, source in _GRADED.items():
             text = str(printed[column])
             value = row.get(f"search_{source}")
             shown = _shown(column, value, text)
             ok = value is not None and not pd.isna(value) and parse_printed(text).agrees(float(value))
-            out[f"{column.replace('_', ' ')} (search)"] = f"{shown} {'✓' if ok else '✗'} ({text})"
+            out[column] = f"{shown} {'✓' if ok else '✗'} ({text})"
+        note = []
         if not pd.isna(row.get("search_n_gpu")):
-            out["configuration (search)"] = (f"n_b={int(row['search_n_b'])} n_l={int(row['search_n_l'])} "
-                                             f"n_a={int(row['search_n_a'])} n_mu={int(row['search_n_mu'])} "
-                                             f"b_mu={int(row['search_b_mu'])}" + (" offload" if row["search_offload"] else ""))
+            note.append(f"n_b={int(row['search_n_b'])} n_l={int(row['search_n_l'])} n_a={int(row['search_n_a'])} "
+                        f"n_mu={int(row['search_n_mu'])} b_mu={int(row['search_b_mu'])}"
+                        + (" offload" if row["search_offload"] else ""))
         verdict, why = _search_n_gpu_verdict(printed["n_gpu"], row)
-        out["GPU count (search)"] = verdict + (f": {why}" if why else "")
+        note.append(f"GPU count {verdict}" + (f": {why}" if why else ""))
+        out[SEARCH_NOTES] = "; ".join(note)
         rows.append(out)
     return pd.DataFrame(rows)
 
