@@ -32,6 +32,18 @@ def test_notebook_is_committed_without_outputs(path):
             assert cell.execution_count is None, f"{path.name} cell {index} has an execution count"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_reader_sees_no_code_unless_asked(path):
+    """A page is a narrative over library calls: every code cell but the papermill parameters is folded
+    (``hide-input``) or removed, so a reader sees the sentences, tables and figures it prints (issue #27)."""
+    notebook = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(notebook.cells):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type == "code" and "parameters" not in tags:
+            assert any(t in ("hide-input", "remove-input", "remove-cell") for t in tags), \
+                f"{path.name} cell {index} shows its code to the reader: tag it hide-input"
+
+
 #: Pages that show the same thing on every build: the hardware does not enter them (glossary,
 #: derivations, unit-duration timelines, hardware-free tables, measured runs on their own hardware)
 #: or they grade the paper on its own hardware (``lgacc.paper.PAPER_HARDWARE``).  They must not take
