@@ -208,3 +208,12 @@ def test_a_sweep_shows_its_degrees_in_one_column():
     html = display.call_args[0][0]
     assert "<td>483 × 5 × 16</td>" in html and "X2048" not in html
     assert "n_b × n_l × n_a" in html and "<th>non-offloadable</th>" in html
+
+
+def test_a_column_already_text_is_shown_as_it_is():
+    """A known column's formatter (``b`` is a count) is for numbers: text under that heading, such as a graded cell
+    ``2415 ✓ (2415)``, is shown as it is (the trillion page's search table raised a ValueError)."""
+    from lgacc.book.notebook.formats import readable_frame
+
+    shown = readable_frame(pd.DataFrame({"b": ["2415 ✓ (2415)", None], "n_gpu": [38640, 7728]}))
+    assert shown["b"].tolist()[0] == "2415 ✓ (2415)" and shown["GPUs"].tolist() == ["38,640", "7,728"]
