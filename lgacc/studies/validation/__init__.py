@@ -14,7 +14,8 @@ whose three global parameters are fitted on these runs only.  One module per job
 * :mod:`.onefactor` -- the ideal model with one fitted kernel efficiency (the earlier calibration);
 * :mod:`.tables` -- the comparison frame, per-publication errors and the summary;
 * :mod:`.figures` -- predicted against measured, log axes, a marker per source;
-* :mod:`.fit` -- the fit kept as data (``python -m lgacc.studies.validation.fit --write``).
+* :mod:`.fit` -- the fit kept as data (``python -m lgacc.studies.validation.fit --write``);
+* :mod:`.chapter` -- the measured-runs chapter's sentences, each from the frame and its summary.
 """
 
 from .figures import plot_both_models, plot_comparison

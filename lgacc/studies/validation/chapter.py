@@ -1,0 +1,87 @@
+"""The measured-runs chapter's sentences, each from the comparison frame (:func:`.tables.frame_for`) and its
+summary (:func:`.tables.summary`): the notebook only shows them.
+
+Every number is read from those two; a sentence that states a finding (the ideal bound fails for some
+method under the paper's network count) states it only where the frame shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from .ideal import DP_NETWORKS
+from .tables import CALCULON_ERROR
+
+__all__ = ["runs_sentence", "bound_paragraph", "errors_sentence", "memory_sentence", "worst_runs_markdown",
+           "onefactor_sentence"]
+
+
+def runs_sentence(numbers: Mapping[str, Any]) -> str:
+    """How many runs, of which method, and how many are compared on time and on memory."""
+    methods = numbers["methods"]
+    return (f"**{numbers['runs']} runs from {numbers['publications']} publications and benchmark suites**: "
+            + ", ".join(f"{v['runs']} of the {k} method ({v['publications']} sources)" for k, v in methods.items())
+            + f". {numbers['time_runs']} are compared on their step time, {numbers['memory_runs']} on their measured "
+            "memory (torchtitan's H100 runs of unknown peak flop/s on memory only).")
+
+
+def bound_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str:
+    """On how many runs the ideal model is an upper bound on speed under each data-parallel network reading, which
+    runs it fails for (and of which method) under the paper's per-GPU count, and at the readings of unstated choices
+    that make each run do the most work."""
+    bound = numbers["ideal_upper_bound"]
+    failed = frame.loc[~frame["upper_bound"].astype(bool)]
+    text = (f"**Under the paper's per-GPU count** the measured step is at least the ideal one for {bound['per-gpu']} of "
+            f"{bound['of']} runs")
+    if len(failed):
+        methods = sorted(set(failed["method"]))
+        text += (f"; it is not for {len(failed)} runs, all of the {', '.join(methods)} method"
+                 f"{'s' if len(methods) > 1 else ''} ({', '.join(failed['id'])}): their measured steps are faster than "
+                 "the paper's model allows, because the paper counts each GPU's full data-parallel volume through its "
+                 "own network card. This is a finding about the paper's model, not an error of the runs.")
+    else:
+        text += ": the ideal model is an upper bound on speed for every run."
+    for network in DP_NETWORKS[1:]:
+        text += f" Under the **{network}** reading it holds for {bound[network]} of {bound['of']} runs."
+    return text + (f" At the readings of unstated choices that make each run do the most work, the bound holds for "
+                   f"{bound['every_reading']} of {bound['of']}.")
+
+
+def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
+    """The fitted parameters and the calibrated model's errors: held out, fitted on all, within publication (beside
+    Calculon's), and memory."""
+    return (f"Fitted on the step times of {numbers['time_runs']} runs: $\\kappa$ = {parameters.kappa:.3g} (the share of "
+            f"the GPU's best matrix-multiply efficiency real layers reach), $\\eta$ = {parameters.eta:.3g} (achieved over "
+            f"link bandwidth), $T_0$ = {parameters.T_0:.3g} s per step. **Leave one publication out: "
+            f"{numbers['lopo_mean_error']:.1%} mean, {numbers['lopo_max_error']:.1%} worst** over {numbers['time_runs']} "
+            f"runs of {numbers['publications']} sources; fitted on all: {numbers['fitted_mean_error']:.1%}; within "
+            f"publication: {numbers['within_publication_error']:.1%}, beside Calculon's {CALCULON_ERROR:.2%}. Memory: "
+            f"{numbers['memory_mean_error']:.1%} mean, {numbers['memory_max_error']:.1%} worst over the "
+            f"{numbers['memory_runs']} runs whose source measured it.")
+
+
+def memory_sentence(parameters) -> str:
+    """What the measured memory is and what the model counts, so that the reader knows which way it errs."""
+    return ("The measured memory is torchtitan's peak per GPU (the largest over the GPUs), most likely the allocator's "
+            "reserved memory, which holds freed blocks too; the model counts the tensors alive at the peak and "
+            f"{parameters.fragmentation:.0%} of the activations for fragmentation, so it reads a little low.")
+
+
+def worst_runs_markdown(frame: pd.DataFrame, count: int = 5) -> str:
+    """The runs the calibrated model predicts worst, each with its publication left out of the fit."""
+    timed = frame[frame["uses"].str.contains("time")]
+    worst = timed.assign(error=(timed["lopo_ratio"] - 1).abs()).nlargest(count, "error")
+    lines = [f"* `{row.id}` ({row.publication}): predicted {row.expected_lopo_s:.3g} s with its source left out, "
+             f"measured {row.measured_step_s:.3g} s ({row.lopo_ratio - 1:+.0%})." for row in worst.itertuples()]
+    return (f"The {len(lines)} runs the calibrated model predicts worst, each with its source left out of the fit:\n\n"
+            + "\n".join(lines))
+
+
+def onefactor_sentence(onefactor: Mapping[str, float], numbers: Mapping[str, Any]) -> str:
+    """The earlier calibration (one kernel efficiency) against the calibrated model, both held out."""
+    return (f"One factor $k = {onefactor['kernel_efficiency']:.3f}$ on all runs; leaving one publication out, "
+            f"{onefactor['lopo_mean_abs_error']:.1%} mean error, against {numbers['lopo_mean_error']:.1%} for the "
+            "calibrated model: the bubble, the overlaps and the memory-bound kernels do not scale with one factor.")

@@ -1,0 +1,52 @@
+"""The measured-runs chapter's sentences on made-up frames: the bound's failures named with their method only
+where the frame shows them, the worst held-out runs in order, the counts and errors as the summary gives them."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pandas as pd
+
+from lgacc.studies.validation import chapter
+
+
+def frame(upper_bound=(True, True, False)) -> pd.DataFrame:
+    return pd.DataFrame({"id": ["a-1", "a-2", "b-1"], "publication": ["A", "A", "B"],
+                         "method": ["baseline", "baseline", "partitioned"], "upper_bound": list(upper_bound),
+                         "uses": ["time", "time memory", "memory"], "lopo_ratio": [1.10, 0.70, float("nan")],
+                         "expected_lopo_s": [11.0, 7.0, float("nan")], "measured_step_s": [10.0, 10.0, 5.0]})
+
+
+NUMBERS = {"runs": 3, "publications": 2, "time_runs": 2, "memory_runs": 1,
+           "methods": {"baseline": {"runs": 2, "publications": 1}, "partitioned": {"runs": 1, "publications": 1}},
+           "ideal_upper_bound": {"per-gpu": 2, "ring": 3, "every_reading": 2, "of": 3},
+           "lopo_mean_error": 0.2, "lopo_max_error": 0.3, "fitted_mean_error": 0.1, "within_publication_error": 0.05,
+           "memory_mean_error": 0.08, "memory_max_error": 0.08}
+
+
+def test_the_bound_names_the_runs_it_fails_for_and_their_method():
+    text = chapter.bound_paragraph(frame(), NUMBERS)
+    assert "for 2 of 3 runs; it is not for 1 runs, all of the partitioned method (b-1)" in text
+    assert "Under the **ring** reading it holds for 3 of 3 runs." in text
+    assert "the bound holds for 2 of 3." in text
+    held = chapter.bound_paragraph(frame((True, True, True)), NUMBERS | {"ideal_upper_bound": {
+        "per-gpu": 3, "ring": 3, "every_reading": 3, "of": 3}})
+    assert "an upper bound on speed for every run" in held and "finding about the paper" not in held
+
+
+def test_the_worst_runs_are_the_held_out_ones_in_order():
+    text = chapter.worst_runs_markdown(frame(), count=5)
+    assert text.startswith("The 2 runs the calibrated model predicts worst")  # the memory-only run has no time
+    assert text.index("`a-2`") < text.index("`a-1`") and "(-30%)" in text and "(+10%)" in text
+
+
+def test_counts_and_errors_as_the_summary_gives_them():
+    assert chapter.runs_sentence(NUMBERS).startswith("**3 runs from 2 publications and benchmark suites**: 2 of the "
+                                                     "baseline method (1 sources), 1 of the partitioned method")
+    parameters = SimpleNamespace(kappa=0.77, eta=0.71, T_0=0.15, fragmentation=0.05)
+    errors = chapter.errors_sentence(NUMBERS, parameters)
+    assert "**Leave one publication out: 20.0% mean, 30.0% worst** over 2 runs of 2 sources" in errors
+    assert "within publication: 5.0%, beside Calculon's 3.65%" in errors and "Memory: 8.0% mean" in errors
+    assert "5% of the activations" in chapter.memory_sentence(parameters)
+    assert "20.0% for the calibrated model" in chapter.onefactor_sentence(
+        {"kernel_efficiency": 0.6, "lopo_mean_abs_error": 0.25}, NUMBERS)
