@@ -146,7 +146,7 @@ def readable_frame(frame: pd.DataFrame, formats: dict[str, Any] | None = None, t
     for column in shown.columns:
         formatter = formats.get(str(column))
         series = shown[column]
-        already_text = series.dropna().map(lambda v: isinstance(v, str)).all()  # e.g. "2415 ✓ (2415)" under "b"
+        already_text = series.dropna().map(lambda v: isinstance(v, str)).all()  # e.g. a graded cell "value ✓ (printed)"
         already_text = already_text and series.notna().any()
         if formatter is not None and not already_text:
             shown[column] = series.map(formatter)
