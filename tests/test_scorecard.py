@@ -117,3 +117,22 @@ def test_smaller_cluster_is_decoded_and_graded_cell_by_cell_at_printed_precision
     shifted.loc[0, "n_gpu"] = int(printed.n_gpu[0]) + 1
     flags = artifact.compare(shifted)["n_gpu agrees"].tolist()
     assert flags[0] is False and all(flags[1:])
+
+
+def test_the_searchs_pick_is_graded_under_the_printed_headings_with_its_configuration_below():
+    """The trillion page's table of the search's picks: one cell per printed column, each the search's value with ✓/✗
+    and the printed value in brackets; the configuration and the GPU count's verdict in the note under the row."""
+    from lgacc.paper import paper_table
+    from lgacc.paper.artifacts import get_artifact
+    from lgacc.paper.reproductions.smaller_cluster import SEARCH_NOTES, search_comparison
+
+    built = get_artifact("table:smaller_cluster").reproduce("a100-80gb")
+    table = search_comparison(built)
+    printed = paper_table("table:smaller_cluster")
+    assert list(table.columns) == ["parallelism", "method", "target", "b", "n_a", "n_gpu", "offloadable",
+                                   "non_offloadable", "efficiency", "time", SEARCH_NOTES]
+    for cell, paper in zip(table["b"], printed["b"]):
+        assert cell.endswith(f" ({paper})") and (" ✓ " in cell or " ✗ " in cell), cell
+    assert all(note.startswith("n_b=") and "; GPU count " in note for note in table[SEARCH_NOTES] if "n_b=" in note)
+    assert all("GPU count " in note for note in table[SEARCH_NOTES])
+    assert all("n_b=" in note for note, t in zip(table[SEARCH_NOTES], table["target"]) if "not reached" not in t)
