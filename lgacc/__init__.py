@@ -36,7 +36,7 @@ module                              job
                                     ``bubble``, ``schedules``, ``overlap`` (paper vs physical cost of an
                                     overlapped transfer), ``ring`` (data-parallel bytes per link of a
                                     node: ring and hierarchical collectives), ``printed`` (the printed
-                                    LaTeX forms parsed)
+                                    LaTeX forms parsed), ``sparse`` (mixture-of-experts counts)
 ``model/transformer``               :class:`Transformer`, the X family, named models, the critical batch
 ``model/hardware/``                 GPU specs: ``links`` (the links, byte units), ``checks`` (what a
                                     value may be: ranges, errors), ``spec`` (:class:`Hardware`, its
