@@ -68,7 +68,10 @@ _SOURCES = (
 _SPARSE_SOURCES = (*_SOURCES, PACKAGE / "model" / "formulas" / "sparse.py")
 #: Arguments of the sparse counts' generated functions (the symbols of :mod:`lgacc.model.formulas.sparse`).
 _SPARSE_ARGUMENTS = ("d_m", "d_a", "d_h", "d_kv", "d_I", "d_l", "d_s", "E", "k", "d_e", "n_sh", "d_dense",
-                     "r_q", "r_kv", "d_hn", "d_hr", "d_hv", "n_e")
+                     "r_q", "r_kv", "d_hn", "d_hr", "d_hv", "n_e", "n_c")
+#: Bytes per value of the expert all-to-all and the context-parallel exchange: bf16 in both precisions (an
+#: assumption: FP8 training keeps the exchanged activations in bf16; DeepSeek-V3 dispatches in FP8).
+EXCHANGE_BYTES = 2
 #: The model-file keys of the sparse extension (issue #36), all optional; their defaults are a dense model.
 SPARSE_KEYS = ("experts", "experts_per_token", "d_e", "shared_experts", "dense_layers", "decoupled_heads",
                "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
@@ -131,6 +134,10 @@ def _build_sparse():
         functions[f"held:{tag}"] = (args, sparse.held_weights(**options))
         attention = sparse.attention_flops_per_token(latent)
         functions[f"flops:{tag}"] = (args, sympy_expand(2 * sparse.active_weights(**options) + symbols.d_l * attention))
+        if not (gated or biases or layer_norm):  # the exchanges depend on the attention only
+            exchange = {sparse.s_a: EXCHANGE_BYTES}
+            functions[f"expert_bytes:{latent}"] = (args, sparse.expert_bytes_per_token().subs(exchange))
+            functions[f"context_bytes:{latent}"] = (args, sparse.context_bytes_per_token(latent).subs(exchange))
     return functions, {}
 
 
@@ -322,15 +329,36 @@ class Transformer:
         return (self.is_sparse or self.latent_attention or self.decoupled_heads
                 or not self.linear_biases or not self.layer_norm)
 
-    def _sparse_args(self, n_e: float = 1.0) -> tuple:
+    def _sparse_args(self, n_e=1.0, n_c=1.0) -> tuple:
         latent = [getattr(self, f) or 1 for f in _LATENT_FIELDS]
         return (self.d_m, self.d_a, self.d_h, self.d_kv, self.d_I, self.d_l, self.d_s, self.experts,
                 self.experts_per_token, self.d_e or 1, self.shared_experts,
-                self.dense_layers if self.is_sparse else self.d_l, *latent, n_e)
+                self.dense_layers if self.is_sparse else self.d_l, *latent, n_e, n_c)
 
     def _sparse(self, what: str, n_e: float = 1.0) -> float:
         tag = f"{self.gated}:{self.latent_attention}:{self.linear_biases}:{self.layer_norm}"
         return _sparse_functions()[f"{what}:{tag}"](*self._sparse_args(n_e))
+
+    @property
+    def moe_layers(self) -> int:
+        """Layers with experts: ``d_l - dense_layers`` (0 for a dense model)."""
+        return self.d_l - self.dense_layers if self.is_sparse else 0
+
+    def expert_bytes_per_token(self, n_e):
+        """Bytes a GPU sends and receives per token and MoE layer in a step's expert all-to-alls
+        (:func:`lgacc.model.formulas.sparse.expert_bytes_per_token`; 0 at ``n_e = 1``). ``n_e`` may be an array."""
+        k = self.experts_per_token if self.is_sparse else 0
+        return _sparse_functions()[f"expert_bytes:{self.latent_attention}"](*self._sparse_args_k(k, n_e, 1.0))
+
+    def context_bytes_per_token(self, n_c):
+        """Bytes a GPU exchanges per token of its shard and layer under context parallelism
+        (:func:`lgacc.model.formulas.sparse.context_bytes_per_token`; 0 at ``n_c = 1``). ``n_c`` may be an array."""
+        return _sparse_functions()[f"context_bytes:{self.latent_attention}"](*self._sparse_args(1.0, n_c))
+
+    def _sparse_args_k(self, k, n_e, n_c) -> tuple:
+        args = list(self._sparse_args(n_e, n_c))
+        args[_SPARSE_ARGUMENTS.index("k")] = k
+        return tuple(args)
 
     def _layer_args(self) -> tuple[int, int, int, int]:
         return (self.d_m, self.d_h, self.d_kv, self.d_I)

@@ -37,6 +37,7 @@ __all__ = [
     "layer_weights", "layer_vectors", "active_layer_weights", "held_layer_weights",
     "model_weights", "active_weights", "held_weights", "attention_flops_per_token",
     "expert_tokens", "expert_gemm_intensity", "expert_bytes_per_token", "expert_intensity",
+    "key_value_width", "context_bytes_per_token", "context_intensity",
     "dense_reduction", "SPARSE_SYMBOLS",
 ]
 
@@ -50,11 +51,12 @@ d_dense = sympy.Symbol("d_dense", nonnegative=True)
 #: Multi-head latent attention: query and key-value ranks, the query/key head width without and with rotary
 #: position, the value head width.
 r_q, r_kv, d_hn, d_hr, d_hv = sympy.symbols("r_q r_kv d_hn d_hr d_hv", positive=True)
-#: Expert-parallel degree; tokens of one micro-batch on one GPU; bytes per value of the all-to-all.
+#: Expert- and context-parallel degrees; tokens of one micro-batch on one GPU; bytes per value of the all-to-all.
 n_e = sympy.Symbol("n_e", positive=True)
+n_c = sympy.Symbol("n_c", positive=True)
 t = sympy.Symbol("t", positive=True)
 s_a = sympy.Symbol("s_a", positive=True)
-SPARSE_SYMBOLS = {s.name: s for s in (E, k, d_e, n_sh, d_dense, r_q, r_kv, d_hn, d_hr, d_hv, n_e, t, s_a)}
+SPARSE_SYMBOLS = {s.name: s for s in (E, k, d_e, n_sh, d_dense, r_q, r_kv, d_hn, d_hr, d_hv, n_e, n_c, t, s_a)}
 
 
 def attention_operations(latent: bool = False, biases: bool = True) -> tuple[tuple[str, sympy.Expr, sympy.Expr], ...]:
@@ -208,6 +210,28 @@ def expert_intensity(**options) -> sympy.Expr:
     all-reduce (eq:tensor_intensity) the dispatch sits between two products of the same layer and is not
     overlapped (eq:overhead_condition)."""
     return sympy.simplify(8 * active_layer_weights(True, **options) / expert_bytes_per_token())
+
+
+def key_value_width(latent: bool = False) -> sympy.Expr:
+    """Values of one token's keys and values in one layer: ``2 d_kv d_h``; latent attention exchanges them
+    after the up-projection, ``d_a (d_hn + d_hr) + d_a d_hv``."""
+    return sympy.expand(d_a * (d_hn + d_hr + d_hv)) if latent else 2 * d_kv * d_h
+
+
+def context_bytes_per_token(latent: bool = False) -> sympy.Expr:
+    """Bytes one of ``n_c`` context-parallel GPUs exchanges per token of its shard and layer (ring attention,
+    as Megatron-Core's context parallelism): it receives the keys and values of the ``n_c - 1`` other shards on
+    the forward pass and on its recomputation, and on the backward pass those again and their gradients (four
+    passes' worth), sent and received counted (the paper's both-directions bandwidths):
+    ``2 x 4 (n_c - 1) (2 d_kv d_h) s_a``."""
+    return sympy.expand(8 * (n_c - 1) * key_value_width(latent) * s_a)
+
+
+def context_intensity(p_layer: sympy.Expr, latent: bool = False) -> sympy.Expr:
+    """Flops per token and layer of a training step, ``8 p_layer``, over :func:`context_bytes_per_token`:
+    ``p_layer / ((n_c - 1) w_kv s_a)``.  The exchange is overlapped with the layer's attention (ring attention),
+    so eq:overlap_condition applies."""
+    return sympy.simplify(8 * p_layer / context_bytes_per_token(latent))
 
 
 def dense_reduction() -> dict[str, sympy.Expr]:
