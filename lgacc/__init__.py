@@ -57,7 +57,7 @@ module                              job
                                     ``step`` (physical composition), ``memory`` (framework memory),
                                     ``recipe``, ``parameters`` (fitted and fixed), ``program`` (the
                                     expressions as data), ``store`` (kept on disk, verified),
-                                    ``expected`` (evaluation)
+                                    ``expected`` (evaluation), ``sparse`` (experts, context, FP8)
 **schedule/**                       event simulation of the training schedules: ``operations``,
                                     ``programs``, ``lowering``, ``builders``, ``engine``, ``measure``,
                                     ``analytic``, ``gantt``, ``report``, ``summary`` (one step as

@@ -131,3 +131,40 @@ def test_folding_rules_are_flagged():
         evaluate("X32", "a100-80gb", TrainingConfig("baseline", n_b=2, n_e=2))
     with pytest.raises(UserInputError, match="precision"):
         TrainingConfig("baseline", n_b=2, precision="fp4")
+
+
+DONE_WHEN = ["evaluate", "--model", "deepseek-v3", "--hardware", "h100-sxm", "--method", "baseline", "--n-b", "128",
+             "--n-l", "16", "--n-a", "1", "--n-e", "64", "--n-mu", "120", "--b-mu", "1", "--precision", "fp8",
+             "--format", "json"]
+
+
+def test_the_done_when_command(capsys):
+    import json
+
+    from lgacc.cli import main
+
+    assert main(DONE_WHEN) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["n_e"], data["n_c"], data["precision"], data["n_gpu"]) == (64, 1, "fp8", 2048)
+    assert 0 < data["all_to_all_share"] < 1 and 0 < data["expected_all_to_all_share"] < 1
+    assert data["key_models"]["all_to_all_share"].startswith("ideal")
+    assert data["key_models"]["expected_all_to_all_share"].startswith("calibrated")
+    ends = data["expected_imbalance"]
+    assert ends["step_time_s_balanced"] == data["expected_step_time_s"] < ends["step_time_s_capacity-2"]
+
+
+def test_calibrated_all_to_all_by_alpha_beta_by_hand():
+    from lgacc.model.calibrated.parameters import fitted_calibration
+    from lgacc.model.calibrated.sparse import expected_sparse
+
+    config = TrainingConfig("baseline", n_b=128, n_l=16, n_e=64, n_mu=120, precision="fp8")
+    e = expected_sparse("deepseek-v3", "h100-sxm", config)
+    cal = fitted_calibration()
+    one_way = 4096 * 8 * 7168 * 2 * 63 / 64  # a micro-batch's tokens, k copies of d_m bf16 values, off the GPU
+    collective = cal.infiniband_latency_s + one_way / (cal.eta * 50e9)  # 100 GB/s both directions: 50 each way
+    per_layer = 2 * 3 * collective  # dispatch and combine; forward, backward, full recomputation
+    assert e.all_to_all_s == pytest.approx((120 + 16 - 1) * 58 / 16 * per_layer, rel=1e-9)
+    # a dense bf16 model without context parallelism is the calibrated model untouched
+    from lgacc.model.calibrated import expected
+    dense = TrainingConfig("baseline", n_b=8, n_l=4, n_mu=8)
+    assert expected_sparse("X32", "h100-sxm", dense).step_time_s == expected("X32", "h100-sxm", dense).step_time_s
