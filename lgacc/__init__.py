@@ -93,6 +93,7 @@ module                              job
                                     (what moves), ``compute`` (the searches), ``conclusions`` (holds /
                                     weakens / reverses), ``presentation`` (tables, chart)
 ``studies/today``                   the paper's conclusions graded on today's GPUs
+``studies/sparse``                  the paper's sparse-model outlook computed (experts, the 25 % cap)
 ``studies/calibrated_headline``     the trillion-parameter headline re-graded under the calibrated model
 ``studies/composition``             the paper's product of overheads against a physical sum, on faster
                                     GPUs
