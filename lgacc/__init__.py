@@ -67,7 +67,8 @@ module                              job
                                     keep a search's arrays bounded), ``candidates``, ``core`` (fastest
                                     / cheapest), ``explain``, ``result``, ``reference`` (the
                                     exhaustive enumerator the tests compare the search with), ``calibrated``
-                                    (the candidates ranked by the calibrated model's expected time)
+                                    (the candidates ranked by the calibrated model's expected time),
+                                    ``sparse`` (the search over n_e and n_c)
 **scaling/**                        the scaling analysis over the X family: ``grid`` (models,
                                     scenarios, one row per model, the paper's scaling reading),
                                     ``sweeps`` (the figures' data), ``limits`` (the size limits of the

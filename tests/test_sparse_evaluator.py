@@ -168,3 +168,32 @@ def test_calibrated_all_to_all_by_alpha_beta_by_hand():
     from lgacc.model.calibrated import expected
     dense = TrainingConfig("baseline", n_b=8, n_l=4, n_mu=8)
     assert expected_sparse("X32", "h100-sxm", dense).step_time_s == expected("X32", "h100-sxm", dense).step_time_s
+
+
+def test_the_search_over_degrees_is_the_best_of_the_papers_searches():
+    from lgacc.search import fastest
+    from lgacc.search.sparse import expert_degrees, search_degrees
+
+    model = load_model("mixtral-8x7b")
+    assert expert_degrees(model) == (1, 2, 4, 8)
+    found = search_degrees(model, "h100-sxm", "baseline", "3d", n_cs=(1, 2))
+    each = [fastest(model, "h100-sxm", "baseline", "3d", n_e=n_e, n_c=n_c) for n_e in (1, 2, 4, 8) for n_c in (1, 2)]
+    best = min((r.evaluation.time_days, r.evaluation.n_gpu) for r in each if r.feasible)
+    assert (found.evaluation.time_days, found.evaluation.n_gpu) == best
+    assert found.config.n_e in (1, 2, 4, 8) and found.evaluation.n_gpu == found.config.n_gpu
+
+
+def test_optimize_takes_the_degrees(capsys):
+    import json
+
+    from lgacc.cli import main
+
+    argv = ["optimize", "--model", "mixtral-8x7b", "--hardware", "h100-sxm", "--method", "improved",
+            "--parallelism", "3d", "--format", "json"]
+    assert main([*argv, "--n-e", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["n_e"], out["n_c"], out["precision"]) == (2, 1, "bf16") and out["n_b"] % 2 == 0
+    assert 0 < out["sparse_overheads"]["expert"] <= 0.25
+    # in FP8 every group of 8 experts' all-to-all passes the cap: no configuration, one line, exit 2
+    assert main([*argv, "--n-e", "8", "--precision", "fp8"]) == 2
+    assert "expert overhead" in capsys.readouterr().err
