@@ -197,3 +197,15 @@ def test_optimize_takes_the_degrees(capsys):
     # in FP8 every group of 8 experts' all-to-all passes the cap: no configuration, one line, exit 2
     assert main([*argv, "--n-e", "8", "--precision", "fp8"]) == 2
     assert "expert overhead" in capsys.readouterr().err
+
+
+def test_validate_reports_the_degrees_and_precision_of_each_run(capsys):
+    import json
+
+    from lgacc.cli import main
+
+    assert main(["validate", "--format", "json"]) == 0
+    runs = json.loads(capsys.readouterr().out)["runs"]
+    assert runs and all({"n_e", "n_c", "precision"} <= set(run) for run in runs)
+    # every shipped run today is dense, without context parallelism, in bf16 (issue #36's runs are still to come)
+    assert {(run["n_e"], run["n_c"], run["precision"]) for run in runs} == {(1, 1, "bf16")}
