@@ -271,6 +271,8 @@ class Transformer:
             object.__setattr__(self, "d_I", 4 * self.d_m)
         else:
             object.__setattr__(self, "d_I", positive_int(owner, "d_I", self.d_I))
+        if self._extended:
+            self._check_sparse_counts(owner)
         twice_equivalent = self.layer_weights // self.d_m**2 - 4
         exact = self.layer_weights % self.d_m**2 == 0 and twice_equivalent % 2 == 0
         equivalent = twice_equivalent // 2 if exact else (self.layer_weights / self.d_m**2 - 4) / 2
@@ -311,6 +313,18 @@ class Transformer:
                                      f"{', '.join(_LATENT_FIELDS)}")
             for field in _LATENT_FIELDS:
                 object.__setattr__(self, field, positive_int(owner, field, getattr(self, field)))
+
+    def _check_sparse_counts(self, owner: str) -> None:
+        """The sparse counts are finite numbers below 2**63 (a file's huge dimensions give one clear line)."""
+        try:
+            values = [self._sparse(what) for what in ("weights", "vectors", "active", "flops")]
+            values.append(self._sparse("held", float(max(self.experts, 1))))
+            ok = all(math.isfinite(float(v)) and 0 <= float(v) < 2.0**63 for v in values)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            ok = False
+        if not ok:
+            raise UserInputError(f"{owner}: the parameter or flop counts of these dimensions are beyond the supported "
+                                 "range (below 2**63)")
 
     @property
     def latent_attention(self) -> bool:
