@@ -195,24 +195,24 @@ def grade(intensity: pd.DataFrame, caps: pd.DataFrame, today: pd.DataFrame) -> s
         "",
         f"- **\"increase the memory usage\"** ✓: at fixed active parameters the training state grows with the experts: "
         f"at s = 32 (X160, k = 2) a GPU holding every expert holds {s32['state vs dense, n_e = 1']:.1f} times the "
-        f"dense model's state; spread over n_e = s GPUs, {s32['state vs dense, n_e = s']:.2f} times.",
+        f"dense model's state; spread over $n_e = s$ GPUs, {s32['state vs dense, n_e = s']:.2f} times.",
         f"- **\"increase the network usage\"** ✓: a new transfer, the expert all-to-all, and the gradient reduction "
         f"moves {1 / s32['gradient intensity vs dense, n_e = 1']:.1f} times the dense model's bytes for the same "
         f"flops at s = 32 with the experts replicated.",
         f"- **\"due to the reduced arithmetic intensity\"** ✓ for the experts' GEMMs: an expert multiplies "
-        f"d_s k / E tokens of a sample; {bound_text}.  The all-to-all's own intensity, though, does not fall with E: "
+        f"$d_s k / E$ tokens of a sample; {bound_text}.  The all-to-all's own intensity, though, does not fall with E: "
         "its bytes grow with k (the experts a token visits), not with the number of experts.",
         f"- **\"not problematic unless pushed to the extreme\"**: with the experts spread so that no GPU holds more "
-        f"than the dense model (n_e = s), the all-to-all of X160 stays on NVLink up to s = {caps.attrs['node']} (a "
+        f"than the dense model ($n_e = s$), the all-to-all of X160 stays on NVLink up to s = {caps.attrs['node']} (a "
         f"node of {caps.attrs['hardware']}); for k = 2 it fails the cap {fails(2, 'infiniband')} on InfiniBand, "
         f"{fails(2, 'ethernet')} on Ethernet and {fails(2, 'nvlink')} in an NVLink domain as large as the group; "
         f"for k = 8, {fails(8, 'infiniband')} on InfiniBand. Narrower models fail sooner (the table above): "
         "\"the extreme\" is where the expert group leaves the NVLink domain, for a network slower than the model's "
-        "width allows (overhead about k nu_net / (4 d_m)).",
+        "width allows (an overhead of about $k\\,\\nu_\\text{net} / (4 d_m)$).",
         f"- **Today's models**: Mixtral 8x22B (s = 4) inside a node: {mix.loc['bf16', 'overhead (nvlink)']:.0%} "
-        f"(bf16): within the cap. DeepSeek-V3 (s = 32, k = 8) inside an H100 node (n_e = 8): "
+        f"(bf16): within the cap. DeepSeek-V3 (s = 32, k = 8) inside an H100 node ($n_e = 8$): "
         f"{ds8.loc['bf16', 'overhead (nvlink)']:.0%} in bf16, {ds8.loc['fp8', 'overhead (nvlink)']:.0%} in FP8; as "
-        f"trained over 8 nodes (n_e = 64) on InfiniBand: "
+        f"trained over 8 nodes ($n_e = 64$) on InfiniBand: "
         f"{ds_ib_bf16:.0%} in bf16 and {ds_ib_fp8:.0%} in FP8 of the compute, "
         + ("**past the extreme** under the paper's rules (the all-to-all not overlapped). DeepSeek-V3 trains because "
            "it overlaps the all-to-all with computation (DualPipe) and sends each token to at most 4 nodes, which "
