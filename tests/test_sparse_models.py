@@ -135,3 +135,12 @@ def test_bad_sparse_fields_get_one_clear_line(changes, message):
     values.update(changes)
     with pytest.raises(UserInputError, match=message):
         Transformer(**values)
+
+
+def test_the_data_intensity_scale_is_one_without_experts_and_k_over_e_at_the_limit():
+    scale = sparse.data_intensity_scale(gated=False)
+    dense = {sparse.d_dense: sparse.SPARSE_SYMBOLS["E"] * 0 + sympy.Symbol("d_l", positive=True)}
+    assert sympy.simplify(scale.subs(dense)) == 1
+    # experts only (no attention, no router): k experts active out of E/n_e held
+    ratio = sympy.limit(scale.subs({sparse.d_dense: 0, sparse.n_sh: 0}), sparse.d_e, sympy.oo)
+    assert sympy.simplify(ratio - sparse.k * sparse.n_e / sparse.SPARSE_SYMBOLS["E"]) == 0

@@ -12,9 +12,11 @@ its counts, each reducing to the dense form it extends when there are no experts
   ``r_q`` and key-value ``r_kv`` projections, ``d_hn`` + ``d_hr`` query/key and ``d_hv`` value head widths);
 * the computation of sec:resource_usage ("Computation", ``8 b d_s p``): a token meets only ``k`` routed
   experts, so the flops count the *active* parameters ``p_act`` (:func:`active_layer_weights`), while the
-  training state (eq:state_memory's ``12 p``) holds every expert, divided over ``n_e`` expert-parallel ranks
-  (:func:`held_layer_weights`);
-* the arithmetic intensities of sec:arithmetic_intensity: one expert's GEMM sees
+  training state (sec:resource_usage, "Memory": ``12 p``) holds every expert, divided over ``n_e`` expert-parallel
+  ranks (:func:`held_layer_weights`), and the gradient reduction (eq:data_intensity_base and its variants, whose
+  ``nu_b`` is flops over gradient bytes) moves the held gradients for the active flops
+  (:func:`data_intensity_scale`);
+* the arithmetic intensities of sec:resource_usage ("Network"): one expert's GEMM sees
   ``t_e = t k / E`` tokens out of ``t`` (:func:`expert_gemm_intensity`, the roofline intensity of a
   ``t_e x d_m x d_e`` product), and the expert all-to-all (dispatch and combine, on the forward pass, its
   recomputation and the backward pass) is a network transfer whose intensity (:func:`expert_intensity`, in the
@@ -35,7 +37,7 @@ __all__ = [
     "E", "k", "d_e", "n_sh", "d_dense", "r_q", "r_kv", "d_hn", "d_hr", "d_hv", "n_e", "t", "s_a",
     "attention_operations", "mlp_operations", "moe_operations", "sparse_layer_operations",
     "layer_weights", "layer_vectors", "active_layer_weights", "held_layer_weights",
-    "model_weights", "active_weights", "held_weights", "attention_flops_per_token",
+    "model_weights", "active_weights", "held_weights", "data_intensity_scale", "attention_flops_per_token",
     "expert_tokens", "expert_gemm_intensity", "expert_bytes_per_token", "expert_intensity",
     "key_value_width", "context_bytes_per_token", "context_intensity",
     "dense_reduction", "SPARSE_SYMBOLS",
@@ -171,6 +173,13 @@ def active_weights(**options) -> sympy.Expr:
 def held_weights(**options) -> sympy.Expr:
     """Weights of all layers one expert-parallel rank holds (before pipeline and tensor parallelism)."""
     return _over_layers(lambda moe: held_layer_weights(moe, **options))
+
+
+def data_intensity_scale(**options) -> sympy.Expr:
+    """The factor on eq:data_intensity_base (and _pipe, _partition, _improved): their ``nu_b`` divides the flops
+    of ``p`` weights by the bytes of ``p`` gradients; a mixture of experts computes with the active weights and
+    reduces the held ones: ``active_weights / held_weights`` (1 for a dense model)."""
+    return sympy.simplify(active_weights(**options) / held_weights(**options))
 
 
 def attention_flops_per_token(latent: bool = False) -> sympy.Expr:
