@@ -36,7 +36,7 @@ module                              job
                                     ``bubble``, ``schedules``, ``overlap`` (paper vs physical cost of an
                                     overlapped transfer), ``ring`` (data-parallel bytes per link of a
                                     node: ring and hierarchical collectives), ``printed`` (the printed
-                                    LaTeX forms parsed)
+                                    LaTeX forms parsed), ``sparse`` (mixture-of-experts counts)
 ``model/transformer``               :class:`Transformer`, the X family, named models, the critical batch
 ``model/hardware/``                 GPU specs: ``links`` (the links, byte units), ``checks`` (what a
                                     value may be: ranges, errors), ``spec`` (:class:`Hardware`, its
@@ -49,14 +49,15 @@ module                              job
                                     derived terms), ``memory`` (the memory terms), ``overheads`` (one
                                     function per overhead family), ``rules`` (the feasibility rules),
                                     ``result`` (:class:`Evaluation`, its JSON, the broken rules in
-                                    words), ``evaluate`` (:func:`evaluate_many`, :func:`evaluate`)
+                                    words), ``evaluate`` (:func:`evaluate_many`, :func:`evaluate`),
+                                    ``sparse`` (experts, context parallelism, FP8)
 ``model/calibrated/``               the calibrated model beside the ideal one (expected step time and
                                     memory of real runs): ``symbols``, ``shapes``, ``gemm`` (GEMM
                                     efficiency), ``kernels`` (memory-bound kernels), ``collectives``,
                                     ``step`` (physical composition), ``memory`` (framework memory),
                                     ``recipe``, ``parameters`` (fitted and fixed), ``program`` (the
                                     expressions as data), ``store`` (kept on disk, verified),
-                                    ``expected`` (evaluation)
+                                    ``expected`` (evaluation), ``sparse`` (experts, context, FP8)
 **schedule/**                       event simulation of the training schedules: ``operations``,
                                     ``programs``, ``lowering``, ``builders``, ``engine``, ``measure``,
                                     ``analytic``, ``gantt``, ``report``, ``summary`` (one step as
@@ -66,7 +67,8 @@ module                              job
                                     keep a search's arrays bounded), ``candidates``, ``core`` (fastest
                                     / cheapest), ``explain``, ``result``, ``reference`` (the
                                     exhaustive enumerator the tests compare the search with), ``calibrated``
-                                    (the candidates ranked by the calibrated model's expected time)
+                                    (the candidates ranked by the calibrated model's expected time),
+                                    ``sparse`` (the search over n_e and n_c)
 **scaling/**                        the scaling analysis over the X family: ``grid`` (models,
                                     scenarios, one row per model, the paper's scaling reading),
                                     ``sweeps`` (the figures' data), ``limits`` (the size limits of the
@@ -92,6 +94,7 @@ module                              job
                                     (what moves), ``compute`` (the searches), ``conclusions`` (holds /
                                     weakens / reverses), ``presentation`` (tables, chart)
 ``studies/today``                   the paper's conclusions graded on today's GPUs
+``studies/sparse``                  the paper's sparse-model outlook computed (experts, the 25 % cap)
 ``studies/calibrated_headline``     the trillion-parameter headline re-graded under the calibrated model
 ``studies/composition``             the paper's product of overheads against a physical sum, on faster
                                     GPUs

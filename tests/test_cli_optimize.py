@@ -11,6 +11,7 @@ from lgacc.cli import main
 EVALUATE_KEYS = {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
                  "schedule", "n_v"}  # issue #12 added the schedule keys
 CONFIG_KEYS = {"n_b", "n_l", "n_a", "n_mu", "b_mu", "offload"}
+SPARSE_KEYS = {"n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share"}  # issue #36: added, none renamed
 
 
 def run_json(capsys, *argv):
@@ -20,7 +21,7 @@ def run_json(capsys, *argv):
 
 def test_optimize_json_has_evaluate_keys_and_configuration(capsys):
     out = run_json(capsys, "optimize", "--model", "X160", "--method", "improved", "--parallelism", "3d", "--format", "json")
-    assert set(out) == EVALUATE_KEYS | CONFIG_KEYS
+    assert set(out) == EVALUATE_KEYS | CONFIG_KEYS | SPARSE_KEYS
     assert set(out["memory_gib"]) == {"state", "checkpoint", "buffers", "activations", "offloadable", "non_offloadable"}
     assert (out["n_b"], out["n_l"], out["n_a"], out["n_mu"], out["b_mu"], out["offload"]) == (483, 5, 16, 5, 1, False)
     assert out["n_gpu"] == out["n_b"] * out["n_l"] * out["n_a"] and out["feasible"] is True
@@ -138,7 +139,7 @@ def test_optimize_no_partition_keeps_the_whole_state(capsys):
     argv = ("optimize", "--model", "X160", "--method", "improved", "--parallelism", "3d", "--format", "json")
     default = run_json(capsys, *argv)
     out = run_json(capsys, *argv, "--no-partition")
-    assert set(out) == EVALUATE_KEYS | CONFIG_KEYS
+    assert set(out) == EVALUATE_KEYS | CONFIG_KEYS | SPARSE_KEYS
     p = x_model(160).p
     state = out["memory_gib"]["state"] * 2**30
     assert state == pytest.approx(12 * p / (out["n_l"] * out["n_a"]), rel=1e-9)

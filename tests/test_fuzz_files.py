@@ -98,7 +98,9 @@ def _check_model(path) -> None:
         value = getattr(model, field)
         assert type(value) is int and 1 <= value <= MAX_INT64, (field, value)
     assert type(model.d_v) is int and 0 <= model.d_v <= MAX_INT64
-    assert model.d_m == model.d_a * model.d_h and model.d_a % model.d_kv == 0
+    # issue #36: a query width of its own (decoupled heads) or latent attention lifts d_m = d_a d_h
+    assert (model.d_m == model.d_a * model.d_h or model.decoupled_heads or model.latent_attention) \
+        and model.d_a % model.d_kv == 0
     assert model.p > 0
     record("model file", "loaded")
 

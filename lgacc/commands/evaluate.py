@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import warnings
 
-from lgacc.model.calibrated import expected
-from lgacc.model.config import Method, TrainingConfig
+from lgacc.model.calibrated.sparse import expected_sparse
+from lgacc.model.config import PRECISIONS, Method, TrainingConfig
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
 from lgacc.model.evaluator.mapping import CHUNKED_SCHEDULES, SCHEDULE_ALIASES, SCHEDULES
 from lgacc.model.hardware import DEFAULT_HARDWARE
@@ -19,7 +19,7 @@ from ._recipe import add_recipe_arguments, recipe_from_args
 
 #: The ideal model's JSON keys, as before the calibrated model (add, never rename).
 IDEAL_KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-              "schedule", "n_v")
+              "schedule", "n_v", "n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share")
 #: The calibrated model's keys (each starts with ``expected_``).
 CALIBRATED_KEYS = ("expected_step_time_s", "expected_time_days", "expected_memory_gib", "expected_step_breakdown_s",
                    "expected_memory_fits", "expected_recipe", "expected_calibration")
@@ -27,9 +27,14 @@ CALIBRATED_KEYS = ("expected_step_time_s", "expected_time_days", "expected_memor
 
 def key_models() -> dict[str, str]:
     """Which model each key of ``--format json`` comes from."""
-    return {**{key: "ideal (the paper's model)" for key in IDEAL_KEYS if key not in ("b", "n_gpu", "schedule", "n_v")},
-            **{key: "configuration" for key in ("b", "n_gpu", "schedule", "n_v")},
-            **{key: "calibrated (fitted on measured runs)" for key in CALIBRATED_KEYS}}
+    configuration = ("b", "n_gpu", "schedule", "n_v", "n_e", "n_c", "precision")
+    return {**{key: "ideal (the paper's model)" for key in IDEAL_KEYS if key not in configuration},
+            **{key: "configuration" for key in configuration},
+            **{key: "calibrated (fitted on measured runs)" for key in (*CALIBRATED_KEYS, *SPARSE_CALIBRATED_KEYS)}}
+
+
+#: The calibrated model's keys for a sparse, context-parallel or FP8 configuration (:mod:`lgacc.model.calibrated.sparse`).
+SPARSE_CALIBRATED_KEYS = ("expected_all_to_all_share", "expected_imbalance")
 
 
 def register(subparsers) -> None:
@@ -58,6 +63,7 @@ def register(subparsers) -> None:
     partition.add_argument("--no-partitioned", dest="partitioned", action="store_false",
                            help="do not partition the training state")
     add_schedule_arguments(parser)
+    add_sparse_arguments(parser)
     parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help=f"shipped spec name or YAML path (default: {DEFAULT_HARDWARE})")
     parser.add_argument("--max-overhead", type=positive_float, default=DEFAULT_MAX_OVERHEAD,
                         help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
@@ -79,15 +85,28 @@ def add_schedule_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"chunks (virtual stages) per device for {' and '.join(CHUNKED_SCHEDULES)} (default 1)")
 
 
+def add_sparse_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--n-e``, ``--n-c`` and ``--precision`` (issue #36): expert and context parallelism, FP8."""
+    parser.add_argument("--n-e", type=count("n_e"), default=1,
+                        help="expert-parallel degree n_e (default 1); folded into n_b n_c as Megatron-Core folds it")
+    parser.add_argument("--n-c", type=count("n_c"), default=1,
+                        help="context-parallel degree n_c (default 1); n_gpu = n_b n_l n_a n_c")
+    parser.add_argument("--precision", choices=PRECISIONS, default="bf16",
+                        help="compute precision (default bf16; fp8: the spec's dense FP8 peak)")
+
+
 def _table(summary: dict) -> str:
     import pandas as pd  # only for the text table
 
     rows = [("model", summary["model"]), ("method", summary["method"]), ("schedule", summary["schedule"]),
             ("n_v", summary["n_v"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
             ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}"),
-            ("step_time_s", f"{summary['step_time_s']:.4g}")]
+            ("step_time_s", f"{summary['step_time_s']:.4g}"), ("n_e", summary["n_e"]), ("n_c", summary["n_c"]),
+            ("precision", summary["precision"])]
     rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
+    rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["sparse_overheads"].items()]
+    rows.append(("all_to_all_share", f"{summary['all_to_all_share']:.4g}"))
     rows.append(("feasible", summary["feasible"]))
     rows += [("reason", reason) for reason in summary["reasons"]]
     if "expected_step_time_s" in summary:
@@ -118,17 +137,20 @@ def run(args: argparse.Namespace) -> int:
         b_mu=args.b_mu,
         offload=args.offload,
         partitioned=args.partitioned,
+        n_e=args.n_e,
+        n_c=args.n_c,
+        precision=args.precision,
     )
     assumptions = assumptions_from_args(args)
     result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
                       assumptions=assumptions, schedule=args.schedule, n_v=args.n_v)
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line
-    calibrated = expected(model, args.hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
-                          n_v=args.n_v, steps=args.steps, assumptions=assumptions)
+    calibrated = expected_sparse(model, args.hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
+                                 n_v=args.n_v, steps=args.steps, assumptions=assumptions)
     summary = {**result.summary(), **calibrated.summary()}
     if args.format == "json":
-        out = {key: summary[key] for key in (*IDEAL_KEYS, *CALIBRATED_KEYS)}
-        out["key_models"] = key_models()
+        out = {key: summary[key] for key in (*IDEAL_KEYS, *CALIBRATED_KEYS, *SPARSE_CALIBRATED_KEYS) if key in summary}
+        out["key_models"] = {key: source for key, source in key_models().items() if key in out}
         print(dumps(out))
     else:
         print(_table(summary))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 
 from lgacc.errors import UserInputError
-from lgacc.model.config import Method
+from lgacc.model.config import PRECISIONS, Method
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD
 from lgacc.model.hardware import DEFAULT_HARDWARE
 from lgacc.model.transformer import named_model
 from lgacc.search import Parallelism, cheapest, fastest, parse_parallelism
 from lgacc.search.calibrated import fastest_expected
+from lgacc.search.sparse import auto_context_degrees, search_degrees
 
 from ._args import count, positive_float
 from ._assumptions import add_assumption_arguments, assumptions_from_args
@@ -20,7 +21,8 @@ from .evaluate import CALIBRATED_KEYS, add_schedule_arguments, key_models, warn_
 
 #: ``lgacc evaluate``'s JSON keys, then the configuration's.
 KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-        "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "schedule", "n_v")
+        "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "schedule", "n_v", "n_e", "n_c", "precision",
+        "sparse_overheads", "all_to_all_share")
 
 
 def register(subparsers) -> None:
@@ -44,6 +46,14 @@ def register(subparsers) -> None:
                         help="do not partition the training state (default: the method's own; improved without the "
                              "partition is the dotted line of fig:scaling_Ethernet)")
     add_schedule_arguments(parser)
+    parser.add_argument("--n-e", default=None, type=_degree("n_e"),
+                        help="expert-parallel degree n_e (default: every power of two dividing the experts; 1 for a "
+                             "dense model)")
+    parser.add_argument("--n-c", default="1", type=_degree("n_c"),
+                        help="context-parallel degree n_c (default 1; 'auto': the powers of two up to a node's GPUs "
+                             "that divide d_s)")
+    parser.add_argument("--precision", choices=PRECISIONS, default="bf16",
+                        help="compute precision (default bf16; fp8: the spec's dense FP8 peak)")
     parser.add_argument("--max-overhead", type=positive_float, default=DEFAULT_MAX_OVERHEAD,
                         help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
@@ -55,10 +65,22 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
+def _degree(name: str):
+    """A positive integer, or ``auto`` (explore)."""
+    whole = count(name)
+
+    def parse(text: str):
+        return "auto" if text.strip().lower() == "auto" else whole(text)
+
+    parse.__name__ = "positive integer or auto"
+    return parse
+
+
 def _table(summary: dict) -> str:
     import pandas as pd  # only for the text table
 
-    rows = [(key, summary[key]) for key in ("model", "method", "schedule", "n_v", "parallelism", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "b", "n_gpu")]
+    rows = [(key, summary[key]) for key in ("model", "method", "schedule", "n_v", "parallelism", "n_b", "n_l", "n_a",
+                                            "n_e", "n_c", "precision", "n_mu", "b_mu", "offload", "b", "n_gpu")]
     rows += [("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}")]
     rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
@@ -78,7 +100,12 @@ def run(args: argparse.Namespace) -> int:
     options = dict(max_gpus=args.max_gpus, allow_offload=args.allow_offload, max_overhead=args.max_overhead,
                    partitioned=args.partitioned, assumptions=assumptions_from_args(args), schedule=args.schedule,
                    n_v=args.n_v)
+    n_es = None if args.n_e in (None, "auto") else (args.n_e,)
+    n_cs = auto_context_degrees(model, args.hardware) if args.n_c == "auto" else (args.n_c,)
     if args.calibrated:
+        if (n_es is not None and n_es != (1,)) or n_cs != (1,) or args.precision != "bf16" or model.is_sparse:
+            raise UserInputError("--calibrated ranks dense bf16 searches only; experts, --n-c and --precision fp8 "
+                                 "are searched by the ideal model (lgacc evaluate gives their calibrated expectation)")
         if args.target_days is not None:
             raise UserInputError("--calibrated ranks by expected time: it does not combine with --target-days")
         found = fastest_expected(model, args.hardware, args.method, parallelism, recipe=recipe_from_args(args),
@@ -88,16 +115,18 @@ def run(args: argparse.Namespace) -> int:
             raise UserInputError("no feasible configuration: " + "; ".join(found.search.binding))
         summary = found.summary()
         if args.format == "json":
-            out = {key: summary[key] for key in (*KEYS, *CALIBRATED_KEYS)}
+            out = {key: summary[key] for key in (*KEYS, *CALIBRATED_KEYS) if key in summary}
             out["key_models"] = {**key_models(), "ranked_by": "calibrated"}
             print(dumps(out))
         else:
             print(_table(summary))
         return 0
+    options.update(precision=args.precision)
     if args.target_days is None:
-        result = fastest(model, args.hardware, args.method, parallelism, **options)
+        result = search_degrees(model, args.hardware, args.method, parallelism, n_es=n_es, n_cs=n_cs, **options)
     else:
-        result = cheapest(model, args.hardware, args.method, parallelism, args.target_days, **options)
+        result = search_degrees(model, args.hardware, args.method, parallelism, objective="cheapest",
+                                target_days=args.target_days, n_es=n_es, n_cs=n_cs, **options)
     if not result.feasible:
         raise UserInputError("no feasible configuration: " + "; ".join(result.binding))
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line

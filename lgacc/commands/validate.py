@@ -32,6 +32,10 @@ RUN_KEYS = ("id", "publication", "citation", "model", "hardware", "n_gpu", "n_b"
             "expected_pipeline_s", "expected_bubble_s", "expected_data_parallel_s", "expected_optimizer_s",
             "expected_fixed_s", "measured_memory_gib", "expected_memory_gib", "memory_ratio")
 #: Which model each run key comes from (every key says it).
+#: The extension's configuration keys of each run (issue #36), with the value a run file that does not give them
+#: has: no expert or context parallelism, bf16 (every shipped run today).
+SPARSE_RUN_DEFAULTS = {"n_e": 1, "n_c": 1, "precision": "bf16"}
+
 KEY_MODELS = {
     **{key: "measured" for key in ("measured_step_s", "measured_memory_gib")},
     **{key: "ideal" for key in RUN_KEYS if key.startswith(("predicted_", "ratio_", "upper_bound", "implied_"))},
@@ -72,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
     headline = summary(frame, runs)
     publications = by_publication(frame)
     if args.format == "json":
-        records = [{key: _clean(value) for key, value in row.items()} for row in frame[list(RUN_KEYS)].to_dict("records")]
+        columns = [key for key in (*RUN_KEYS, *SPARSE_RUN_DEFAULTS) if key in frame.columns]
+        records = [{**SPARSE_RUN_DEFAULTS, **{key: _clean(value) for key, value in row.items()}}
+                   for row in frame[columns].to_dict("records")]
         print(dumps({
             "runs": records,
             "key_models": KEY_MODELS,

@@ -18,7 +18,28 @@ from dataclasses import dataclass
 
 from lgacc.errors import UserInputError, positive_int
 
-__all__ = ["Method", "TrainingConfig", "parse_method"]
+__all__ = ["Method", "TrainingConfig", "parse_method", "parse_precision", "PRECISIONS", "FOLDING"]
+
+#: Compute precisions: ``bf16`` (the paper's half precision, the spec's ``peak_flop_per_s``) and ``fp8`` (the
+#: matrix products at the spec's dense FP8 peak; state, checkpoints and transfers as in bf16).
+PRECISIONS = ("bf16", "fp8")
+
+#: How the expert- and context-parallel degrees fold into the GPUs, as Megatron-Core folds them
+#: (``megatron/core/parallel_state.py``, ``initialize_model_parallel``): the dense layers are laid out as
+#: ``world = TP x CP x DP x PP`` (here ``n_a n_c n_b n_l``), so context parallelism multiplies the GPU count;
+#: the experts are laid out over the same GPUs as ``world = ETP x EP x EDP x PP`` with the expert tensor-parallel
+#: degree ``ETP = TP`` (its default), so expert parallelism does not add GPUs: it re-reads the data- and
+#: context-parallel ranks, ``n_e`` of them holding different experts and ``n_b n_c / n_e`` (the expert
+#: data-parallel degree) holding the same ones.  ``n_e`` must divide ``n_b n_c`` and the experts.
+FOLDING = "n_gpu = n_b n_l n_a n_c; n_e divides n_b n_c (expert data-parallel degree n_b n_c / n_e) and the experts"
+
+
+def parse_precision(value) -> str:
+    """``bf16`` or ``fp8`` (case-insensitive), or one clear error."""
+    text = str(value).strip().lower()
+    if text not in PRECISIONS:
+        raise UserInputError(f"unknown precision {value!r}; expected one of {', '.join(PRECISIONS)}")
+    return text
 
 
 class Method(str, enum.Enum):
@@ -73,10 +94,15 @@ class TrainingConfig:
     offload: bool = False
     partitioned: bool | None = None
     overlap_pipeline: bool | None = None
+    #: Expert-parallel and context-parallel degrees and the compute precision (issue #36); see :data:`FOLDING`.
+    n_e: int = 1
+    n_c: int = 1
+    precision: str = "bf16"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "method", parse_method(self.method))
-        for field in ("n_b", "n_l", "n_a", "n_mu", "b_mu"):
+        object.__setattr__(self, "precision", parse_precision(self.precision))
+        for field in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "n_e", "n_c"):
             object.__setattr__(self, field, _count(field, getattr(self, field)))
         for field in ("offload", "partitioned", "overlap_pipeline"):
             if type(getattr(self, field)).__name__ == "bool_":  # numpy booleans count like Python's
@@ -96,8 +122,14 @@ class TrainingConfig:
 
     @property
     def n_gpu(self) -> int:
-        """GPUs ``n_b n_l n_a``."""
-        return self.n_b * self.n_l * self.n_a
+        """GPUs ``n_b n_l n_a n_c`` (``n_b n_l n_a`` without context parallelism; ``n_e`` is folded into
+        ``n_b n_c``, see :data:`FOLDING`)."""
+        return self.n_b * self.n_l * self.n_a * self.n_c
+
+    @property
+    def n_expert_data(self) -> float:
+        """Expert data-parallel degree ``n_b n_c / n_e`` (a whole number when the configuration folds)."""
+        return self.n_b * self.n_c / self.n_e
 
     @property
     def is_partitioned(self) -> bool:
@@ -114,6 +146,9 @@ class TrainingConfig:
                 f"training configuration: n_l={self.n_l} exceeds the {model.name} layer count d_l={model.d_l} "
                 "(a pipeline stage needs at least one layer)"
             )
+        if self.n_e > 1 and not getattr(model, "experts", 0):
+            raise UserInputError(f"training configuration: n_e={self.n_e} needs a model with experts; "
+                                 f"{model.name} is dense (experts: 0)")
         if heads_cap and self.n_a > model.d_a:
             raise UserInputError(
                 f"training configuration: n_a={self.n_a} exceeds the {model.name} head count d_a={model.d_a} "

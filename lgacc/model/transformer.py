@@ -64,9 +64,22 @@ _SOURCES = (
     PACKAGE / "model" / "formulas" / "model.py",
     PACKAGE / "model" / "formulas" / "compute.py",
 )
+#: The sparse counts' sources (a cache of their own: the dense models' generated code is untouched).
+_SPARSE_SOURCES = (*_SOURCES, PACKAGE / "model" / "formulas" / "sparse.py")
+#: Arguments of the sparse counts' generated functions (the symbols of :mod:`lgacc.model.formulas.sparse`).
+_SPARSE_ARGUMENTS = ("d_m", "d_a", "d_h", "d_kv", "d_I", "d_l", "d_s", "E", "k", "d_e", "n_sh", "d_dense",
+                     "r_q", "r_kv", "d_hn", "d_hr", "d_hv", "n_e", "n_c")
+#: Bytes per value of the expert all-to-all and the context-parallel exchange: bf16 in both precisions (an
+#: assumption: FP8 training keeps the exchanged activations in bf16; DeepSeek-V3 dispatches in FP8).
+EXCHANGE_BYTES = 2
+#: The model-file keys of the sparse extension (issue #36), all optional; their defaults are a dense model.
+SPARSE_KEYS = ("experts", "experts_per_token", "d_e", "shared_experts", "dense_layers", "decoupled_heads",
+               "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+               "linear_biases", "layer_norm")
 _LAYER_ARGUMENTS = ("d_m", "d_h", "d_kv", "d_I")
 _FLOP_ARGUMENTS = (*_LAYER_ARGUMENTS, "d_s", "d_v")
 _X_FAMILY_FIELDS = ("d_l", "d_m", "d_a", "d_h", "d_s", "n_I")
+_LATENT_FIELDS = ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
 
 
 def _build():
@@ -96,6 +109,48 @@ def _build():
     functions["critical_batch_constant"] = ((tokens, p_reference), model_formulas.critical_batch_constant(tokens, p_reference))
     functions["critical_batch"] = ((symbols.K_c, symbols.p, symbols.d_s), model_formulas.critical_batch())
     return functions, {}
+
+
+def _build_sparse():
+    """The sparse counts (:mod:`lgacc.model.formulas.sparse`) per variant, as sympy expressions."""
+    import itertools
+
+    from . import symbols
+    from .formulas import model as model_formulas
+    from .formulas import sparse
+
+    def symbol(name):
+        return sparse.SPARSE_SYMBOLS.get(name) or getattr(model_formulas, name, None) or getattr(symbols, name)
+
+    args = tuple(symbol(name) for name in _SPARSE_ARGUMENTS)
+    functions = {}
+    for gated, latent, biases, layer_norm in itertools.product((False, True), repeat=4):
+        options = dict(gated=gated, latent=latent, biases=biases, layer_norm=layer_norm)
+        tag = f"{gated}:{latent}:{biases}:{layer_norm}"
+        vectors = sparse._over_layers(lambda moe: sparse.layer_vectors(moe, **options))
+        functions[f"weights:{tag}"] = (args, sparse.model_weights(**options))
+        functions[f"vectors:{tag}"] = (args, vectors)
+        functions[f"active:{tag}"] = (args, sparse.active_weights(**options))
+        functions[f"held:{tag}"] = (args, sparse.held_weights(**options))
+        attention = sparse.attention_flops_per_token(latent)
+        functions[f"flops:{tag}"] = (args, sympy_expand(2 * sparse.active_weights(**options) + symbols.d_l * attention))
+        if not (gated or biases or layer_norm):  # the exchanges depend on the attention only
+            exchange = {sparse.s_a: EXCHANGE_BYTES}
+            functions[f"expert_bytes:{latent}"] = (args, sparse.expert_bytes_per_token().subs(exchange))
+            functions[f"context_bytes:{latent}"] = (args, sparse.context_bytes_per_token(latent).subs(exchange))
+    return functions, {}
+
+
+def sympy_expand(expr):
+    import sympy
+
+    return sympy.expand(expr)
+
+
+@cache
+def _sparse_functions() -> dict:
+    """The generated sparse counts (no sympy import when the cache is warm)."""
+    return _codegen.compiled("sparse_models", _SPARSE_SOURCES, _build_sparse)["FUNCTIONS"]
 
 
 @cache
@@ -154,6 +209,24 @@ class Transformer:
     d_kv: int | None = None
     d_v: int = 0
     tied_embeddings: bool = True
+    #: The sparse extension (issue #36, :mod:`lgacc.model.formulas.sparse`): routed experts per MoE layer
+    #: (0: dense), experts per token (top-k), a routed expert's width, shared experts, leading dense layers.
+    experts: int = 0
+    experts_per_token: int = 0
+    d_e: int | None = None
+    shared_experts: int = 0
+    dense_layers: int = 0
+    #: ``d_a d_h`` need not equal ``d_m`` (Qwen3, GPT-OSS: a query width of its own).
+    decoupled_heads: bool = False
+    #: Multi-head latent attention (DeepSeek-V2/V3): all five or none.
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    qk_rope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    #: Linear layers with biases and layer norms with gain and bias (the paper's model); false: none, RMSNorm.
+    linear_biases: bool = True
+    layer_norm: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -161,9 +234,11 @@ class Transformer:
         owner = f"model {self.name!r}"
         for field in ("d_l", "d_m", "d_a", "d_h", "d_s"):
             object.__setattr__(self, field, positive_int(owner, field, getattr(self, field)))
-        if self.d_m != self.d_a * self.d_h:
+        self._check_sparse(owner)
+        if self.d_m != self.d_a * self.d_h and not (self.decoupled_heads or self.latent_attention):
             raise UserInputError(
                 f"{owner}: d_m={self.d_m} must equal d_a * d_h = {self.d_a} * {self.d_h} = {self.d_a * self.d_h}"
+                " (or set decoupled_heads: true for a query width d_a d_h of its own)"
             )
         if self.trained_batch is not None:
             object.__setattr__(self, "trained_batch", positive_int(owner, "trained_batch", self.trained_batch))
@@ -196,28 +271,166 @@ class Transformer:
             object.__setattr__(self, "d_I", 4 * self.d_m)
         else:
             object.__setattr__(self, "d_I", positive_int(owner, "d_I", self.d_I))
+        if self._extended:
+            self._check_sparse_counts(owner)
         twice_equivalent = self.layer_weights // self.d_m**2 - 4
         exact = self.layer_weights % self.d_m**2 == 0 and twice_equivalent % 2 == 0
         equivalent = twice_equivalent // 2 if exact else (self.layer_weights / self.d_m**2 - 4) / 2
         object.__setattr__(self, "n_I", equivalent)
 
+    def _check_sparse(self, owner: str) -> None:
+        """The sparse extension's fields: whole numbers in range, consistent with one another."""
+        for field in ("decoupled_heads", "linear_biases", "layer_norm"):
+            _check_bool(owner, field, getattr(self, field))
+        for field in ("experts", "experts_per_token", "shared_experts", "dense_layers"):
+            value = getattr(self, field)
+            if value != 0:
+                object.__setattr__(self, field, positive_int(owner, field, value))
+            elif isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise UserInputError(f"{owner}: {field}={value!r} must be a whole number >= 0")
+            else:
+                object.__setattr__(self, field, 0)
+        if self.experts:
+            if not 1 <= self.experts_per_token <= self.experts:
+                raise UserInputError(f"{owner}: experts_per_token={self.experts_per_token} must be between 1 and "
+                                     f"experts={self.experts} (top-k routing)")
+            if self.d_e is None:
+                raise UserInputError(f"{owner}: d_e (a routed expert's width) is required with experts={self.experts}")
+            object.__setattr__(self, "d_e", positive_int(owner, "d_e", self.d_e))
+            if self.dense_layers >= self.d_l:
+                raise UserInputError(f"{owner}: dense_layers={self.dense_layers} must be below d_l={self.d_l} "
+                                     "(at least one MoE layer)")
+        else:
+            for field in ("experts_per_token", "shared_experts", "dense_layers", "d_e"):
+                if getattr(self, field) not in (0, None):
+                    raise UserInputError(f"{owner}: {field}={getattr(self, field)!r} needs experts > 0 "
+                                         "(experts: 0 is a dense model)")
+        latent = [getattr(self, f) for f in _LATENT_FIELDS]
+        if any(v is not None for v in latent):
+            if any(v is None for v in latent):
+                missing = next(f for f in _LATENT_FIELDS if getattr(self, f) is None)
+                raise UserInputError(f"{owner}: {missing} is missing; latent attention needs all of "
+                                     f"{', '.join(_LATENT_FIELDS)}")
+            for field in _LATENT_FIELDS:
+                object.__setattr__(self, field, positive_int(owner, field, getattr(self, field)))
+
+    def _check_sparse_counts(self, owner: str) -> None:
+        """The sparse counts are finite numbers below 2**63 (a file's huge dimensions give one clear line)."""
+        try:
+            values = [self._sparse(what) for what in ("weights", "vectors", "active", "flops")]
+            values.append(self._sparse("held", float(max(self.experts, 1))))
+            ok = all(math.isfinite(float(v)) and 0 <= float(v) < 2.0**63 for v in values)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            ok = False
+        if not ok:
+            raise UserInputError(f"{owner}: the parameter or flop counts of these dimensions are beyond the supported "
+                                 "range (below 2**63)")
+
+    @property
+    def latent_attention(self) -> bool:
+        """Multi-head latent attention (DeepSeek-V2/V3)."""
+        return self.q_lora_rank is not None
+
+    @property
+    def is_sparse(self) -> bool:
+        """A mixture of experts (``experts > 0``)."""
+        return self.experts > 0
+
+    @property
+    def _extended(self) -> bool:
+        """Counted by :mod:`lgacc.model.formulas.sparse` (experts, another attention or no biases); the
+        paper's models and every dense file of today keep the counts of :mod:`lgacc.model.formulas.model`."""
+        return (self.is_sparse or self.latent_attention or self.decoupled_heads
+                or not self.linear_biases or not self.layer_norm)
+
+    def _sparse_args(self, n_e=1.0, n_c=1.0) -> tuple:
+        latent = [getattr(self, f) or 1 for f in _LATENT_FIELDS]
+        return (self.d_m, self.d_a, self.d_h, self.d_kv, self.d_I, self.d_l, self.d_s, self.experts,
+                self.experts_per_token, self.d_e or 1, self.shared_experts,
+                self.dense_layers if self.is_sparse else self.d_l, *latent, n_e, n_c)
+
+    def _sparse(self, what: str, n_e: float = 1.0) -> float:
+        tag = f"{self.gated}:{self.latent_attention}:{self.linear_biases}:{self.layer_norm}"
+        return _sparse_functions()[f"{what}:{tag}"](*self._sparse_args(n_e))
+
+    @property
+    def moe_layers(self) -> int:
+        """Layers with experts: ``d_l - dense_layers`` (0 for a dense model)."""
+        return self.d_l - self.dense_layers if self.is_sparse else 0
+
+    def expert_bytes_per_token(self, n_e):
+        """Bytes a GPU sends and receives per token and MoE layer in a step's expert all-to-alls
+        (:func:`lgacc.model.formulas.sparse.expert_bytes_per_token`; 0 at ``n_e = 1``). ``n_e`` may be an array."""
+        k = self.experts_per_token if self.is_sparse else 0
+        return _sparse_functions()[f"expert_bytes:{self.latent_attention}"](*self._sparse_args_k(k, n_e, 1.0))
+
+    def context_bytes_per_token(self, n_c):
+        """Bytes a GPU exchanges per token of its shard and layer under context parallelism
+        (:func:`lgacc.model.formulas.sparse.context_bytes_per_token`; 0 at ``n_c = 1``). ``n_c`` may be an array."""
+        return _sparse_functions()[f"context_bytes:{self.latent_attention}"](*self._sparse_args(1.0, n_c))
+
+    def _sparse_args_k(self, k, n_e, n_c) -> tuple:
+        args = list(self._sparse_args(n_e, n_c))
+        args[_SPARSE_ARGUMENTS.index("k")] = k
+        return tuple(args)
+
     def _layer_args(self) -> tuple[int, int, int, int]:
         return (self.d_m, self.d_h, self.d_kv, self.d_I)
 
     @property
-    def layer_weights(self) -> int:
-        """Matrix weights of one layer (``(4 + 2 n_I) d_m^2`` for the paper's model)."""
+    def layer_weights(self) -> int | float:
+        """Matrix weights of one layer (``(4 + 2 n_I) d_m^2`` for the paper's model); the average over the
+        layers of a sparse model, every expert counted."""
+        if self._extended:
+            total = round(self._sparse("weights"))
+            return total // self.d_l if total % self.d_l == 0 else total / self.d_l
         return int(_layer_functions(self.gated)[0](*self._layer_args()))
 
     @property
-    def p_l(self) -> int:
-        """Exact parameters per layer (``(4 + 2 n_I) d_m^2 + (9 + n_I) d_m`` for the paper's model)."""
+    def p_l(self) -> int | float:
+        """Exact parameters per layer (``(4 + 2 n_I) d_m^2 + (9 + n_I) d_m`` for the paper's model); the
+        average over the layers of a sparse model."""
+        if self._extended:
+            return self.p // self.d_l if self.p % self.d_l == 0 else self.p / self.d_l
         return int(_layer_functions(self.gated)[1](*self._layer_args()))
 
     @property
     def p(self) -> int:
         """Exact parameters of the layers, ``d_l p_l`` (embedding and language-model head excluded)."""
+        if self._extended:
+            return round(self._sparse("weights")) + round(self._sparse("vectors"))
         return self.d_l * self.p_l
+
+    @property
+    def p_active_leading(self) -> int | float:
+        """Weights of the layers one token meets (every weight of a dense model: :attr:`p_leading`)."""
+        return round(self._sparse("active")) if self.is_sparse else self.p_leading
+
+    @property
+    def p_active(self) -> float:
+        """Exact parameters of the layers one token meets: :attr:`p` less the routed experts it skips."""
+        if not self.is_sparse:
+            return self.p
+        skipped = self.p_leading - self.p_active_leading
+        one_expert_vectors = ((2 if self.gated else 1) * self.d_e + self.d_m) if self.linear_biases else 0
+        unused = (self.d_l - self.dense_layers) * (self.experts - self.experts_per_token) * one_expert_vectors
+        return self.p - skipped - unused
+
+    def p_held(self, n_e: int = 1) -> float:
+        """Parameters of the layers one of ``n_e`` expert-parallel ranks holds: the routed experts divided by
+        ``n_e``, the rest whole (:attr:`p` at ``n_e = 1``)."""
+        if not self.is_sparse:
+            return self.p
+        weights_held = self._sparse("held", float(n_e))
+        vectors = self.p - self.p_leading
+        one_expert_vectors = ((2 if self.gated else 1) * self.d_e + self.d_m) if self.linear_biases else 0
+        routed_vectors = (self.d_l - self.dense_layers) * self.experts * one_expert_vectors
+        return weights_held + vectors - routed_vectors * (1 - 1 / n_e)
+
+    @property
+    def p_active_total(self) -> float:
+        """Active parameters with the embedding and head, as model cards count them."""
+        return self.p_active + self.p_embedding
 
     @property
     def p_embedding(self) -> int:
@@ -232,6 +445,8 @@ class Transformer:
     @property
     def p_leading(self) -> int:
         """``(4 + 2 n_I) d_m^2 d_l``: the paper's ``p ≈`` and Kaplan et al.'s N (the layers' weights)."""
+        if self._extended:
+            return round(self._sparse("weights"))
         return self.d_l * self.layer_weights
 
     @property
@@ -244,6 +459,8 @@ class Transformer:
         and the language-model head ``2 d_v d_m`` when ``output_layer`` (zero when ``d_v = 0``)."""
         layer, head = _forward_flops_function(self.gated)
         args = (*self._layer_args(), self.d_s, self.d_v)
+        if self._extended:  # the sparse extension's count: active weights and the attention products
+            return float(self._sparse("flops")) + (head(*args) if output_layer else 0.0)
         return self.d_l * layer(*args) + (head(*args) if output_layer else 0.0)
 
     def dims(self) -> dict[str, int]:
@@ -274,7 +491,10 @@ DATA_DIR = DATA / "models"
 #: Keys of a model file: required, then optional.
 REQUIRED_KEYS = ("d_l", "d_m", "d_a", "d_h", "d_s")
 OPTIONAL_KEYS = ("name", "source", "d_I", "n_I", "gated", "d_kv", "d_v", "tied_embeddings", "trained_batch",
-                 "parameters_published", "parameters_source")
+                 "parameters_published", "parameters_source", *SPARSE_KEYS, "active_parameters_published",
+                 "active_parameters_scope")
+#: Keys that quote a source and do not describe the model.
+_QUOTED_KEYS = ("parameters_published", "parameters_source", "active_parameters_published", "active_parameters_scope")
 #: Models of table:x_model (the rest of the shipped files are other models).
 TABLE_MODELS = ("BERT", "Megatron-LM", "T-NLG", "GPT-3")
 
@@ -310,7 +530,7 @@ def model_from_mapping(spec, origin: str = "<mapping>") -> Transformer:
     if missing:
         raise UserInputError(f"model file {origin}: missing required key {missing[0]!r}")
     _published(origin, spec)
-    values = {k: spec[k] for k in spec if k not in ("parameters_published", "parameters_source")}
+    values = {k: spec[k] for k in spec if k not in _QUOTED_KEYS}
     values.setdefault("name", Path(origin).stem)
     try:
         return Transformer(**values)
@@ -390,5 +610,7 @@ def _critical_batch_function():
 
 
 def critical_batch_size(model: Transformer) -> float:
-    """eq:critical_batch: ``b_c = K_c N^(1/3) / d_s`` in samples, with N = ``model.p_leading``."""
-    return float(_critical_batch_function()(critical_batch_constant(), model.p_leading, model.d_s))
+    """eq:critical_batch: ``b_c = K_c N^(1/3) / d_s`` in samples, with N = ``model.p_active_leading``: the
+    layers' weights (``p_leading``) for a dense model, the weights a token meets for a mixture of experts (an
+    assumption: Kaplan et al.'s N of a dense model of the same compute per token)."""
+    return float(_critical_batch_function()(critical_batch_constant(), model.p_active_leading, model.d_s))

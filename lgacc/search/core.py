@@ -158,6 +158,9 @@ def fastest(
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
     schedule: str | None = None,
     n_v: int = 1,
+    n_e: int = 1,
+    n_c: int = 1,
+    precision: str = "bf16",
 ) -> SearchResult:
     """The fastest configuration under the paper's rules (``table:parallel_methods_comparison``).
 
@@ -171,7 +174,7 @@ def fastest(
     """
     request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
                                    max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions,
-                                   schedule=schedule, n_v=n_v)
+                                   schedule=schedule, n_v=n_v, n_e=n_e, n_c=n_c, precision=precision)
     c = _schedule_candidates(request, candidates(request, "fastest"))
     n = len(c["n_b"])
     if n == 0:
@@ -205,7 +208,7 @@ def _gpu_days(request: SearchRequest) -> float:
     """``time x efficiency x n_gpu``: GPU-days at perfect efficiency, the same for every configuration."""
     r = evaluate_many(request.model, request.hardware, request.method, n_b=1, partitioned=request.partitioned,
                       max_overhead=request.max_overhead, assumptions=request.assumptions, schedule=request.schedule,
-                      n_v=request.n_v)
+                      n_v=request.n_v, n_c=request.n_c, precision=request.precision)
     return float(r["time_days"] * r["efficiency"] * r["n_gpu"])
 
 
@@ -224,6 +227,9 @@ def cheapest(
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
     schedule: str | None = None,
     n_v: int = 1,
+    n_e: int = 1,
+    n_c: int = 1,
+    precision: str = "bf16",
 ) -> SearchResult:
     """The fewest GPUs that train within ``target_days`` under the paper's rules (``table:smaller_cluster``).
 
@@ -239,7 +245,7 @@ def cheapest(
     """
     request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
                                    max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions,
-                                   schedule=schedule, n_v=n_v)
+                                   schedule=schedule, n_v=n_v, n_e=n_e, n_c=n_c, precision=precision)
     if positive_finite(target_days) is None:
         raise UserInputError(f"target time {str(target_days)[:40]} must be a positive finite number of days")
     target_days = float(target_days) if not isinstance(target_days, int) else target_days

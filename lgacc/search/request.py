@@ -46,11 +46,16 @@ class SearchRequest:
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS
     schedule: str | None = None
     n_v: int = 1
+    #: Expert- and context-parallel degrees and the precision of every candidate (issue #36; the search over
+    #: them is :mod:`lgacc.search.sparse`'s).
+    n_e: int = 1
+    n_c: int = 1
+    precision: str = "bf16"
 
     @classmethod
     def create(cls, model, hardware, method, parallelism, *, max_gpus=None, allow_offload=True,
                max_overhead=DEFAULT_MAX_OVERHEAD, partitioned=None, assumptions=DEFAULT_ASSUMPTIONS,
-               schedule=None, n_v=1) -> "SearchRequest":
+               schedule=None, n_v=1, n_e=1, n_c=1, precision="bf16") -> "SearchRequest":
         model = named_model(model) if isinstance(model, str) else model
         if not isinstance(model, Transformer):
             raise UserInputError(f"model={model!r} must be a Transformer or a model name")
@@ -80,9 +85,12 @@ class SearchRequest:
         if not bool(assumptions.allows_layers(model.d_l, n_v)):
             raise UserInputError(f"n_v={n_v} does not divide the {model.name} layer count d_l={model.d_l}: no pipeline "
                                  "holds whole chunks (assumption divisible_layers)")
+        degrees = TrainingConfig("baseline", n_b=1, n_e=n_e, n_c=n_c, precision=precision)  # the degrees' checks
+        if degrees.n_e > 1 and not model.is_sparse:
+            raise UserInputError(f"n_e={degrees.n_e} needs a model with experts; {model.name} is dense (experts: 0)")
         return cls(model, load_hardware(hardware), parse_method(method), parse_parallelism(parallelism), max_gpus,
                    bool(allow_offload), float(max_overhead), None if partitioned is None else bool(partitioned),
-                   assumptions, schedule, int(n_v))
+                   assumptions, schedule, int(n_v), degrees.n_e, degrees.n_c, degrees.precision)
 
     @property
     def is_partitioned(self) -> bool:
@@ -110,7 +118,8 @@ class SearchRequest:
         return evaluate_many(
             self.model, self.hardware, self.method, n_b=c["n_b"], n_l=c["n_l"], n_a=c["n_a"], n_mu=c["n_mu"],
             b_mu=c["b_mu"], offload=c["offload"], partitioned=self.partitioned, max_overhead=self.max_overhead,
-            assumptions=self.assumptions, schedule=self.schedule, n_v=self.n_v,
+            assumptions=self.assumptions, schedule=self.schedule, n_v=self.n_v, n_e=self.n_e, n_c=self.n_c,
+            precision=self.precision,
         )
 
     def evaluate_config(self, config: TrainingConfig) -> Evaluation:
@@ -121,4 +130,5 @@ class SearchRequest:
     def config(self, candidates: Mapping[str, np.ndarray], i: int) -> TrainingConfig:
         """Candidate ``i`` as a :class:`TrainingConfig` with this request's state partition."""
         values = {k: np.asarray(candidates[k])[i].item() for k in CANDIDATE_KEYS}
-        return TrainingConfig(self.method, partitioned=self.partitioned, **values)
+        return TrainingConfig(self.method, partitioned=self.partitioned, n_e=self.n_e, n_c=self.n_c,
+                              precision=self.precision, **values)

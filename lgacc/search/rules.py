@@ -85,11 +85,17 @@ def request_masks(request: SearchRequest, candidates: Mapping[str, np.ndarray],
         "structure": structure,
         "critical batch": batch,
         "micro-batches": n_mu >= n_l,
-        "GPU budget": np.ones(b.shape, bool) if request.max_gpus is None else n_b * n_l * n_a <= request.max_gpus,
+        "GPU budget": (np.ones(b.shape, bool) if request.max_gpus is None
+                       else n_b * n_l * n_a * request.n_c <= request.max_gpus),
     }
     if evaluated is None:
         return masks
     r = evaluated
+    # the extension's structure (issue #36): n_e folds into n_b n_c and the experts, n_c divides d_s; all true for
+    # a dense model at n_e = n_c = 1
+    for rule in ("ok_experts", "ok_context", "ok_sparse_offload"):
+        if rule in r:
+            masks["structure"] = masks["structure"] & np.asarray(r[rule], bool)
     masks["memory"] = np.asarray(r["ok_memory"], bool)
     masks["overhead cap"] = np.asarray(r["ok_overheads"], bool)
     masks["bottleneck"] = bottleneck_free(request, n_l, r)

@@ -67,6 +67,7 @@ from .overheads import (
 )
 from .result import Evaluation, MemoryBreakdown, infeasibility_reasons
 from .rules import feasibility
+from .sparse import SPARSE_OVERHEADS, context_overhead, expert_overhead, sparse_setup
 
 __all__ = ["evaluate", "evaluate_many", "kernel_efficiency", "DEFAULT_STEPS", "DEFAULT_MAX_OVERHEAD", "SECONDS_PER_DAY"]
 
@@ -102,6 +103,9 @@ def evaluate_many(
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
     schedule: str | None = None,
     n_v=1,
+    n_e=1,
+    n_c=1,
+    precision: str = "bf16",
 ) -> dict[str, np.ndarray]:
     """Evaluate every configuration of broadcastable integer arrays at once.
 
@@ -124,6 +128,14 @@ def evaluate_many(
     run (``n_l n_v`` not dividing ``d_l``; interleaved with ``n_mu`` not a multiple of ``n_l``) is
     flagged by ``ok_schedule``.
 
+    ``n_e`` (expert-parallel degree), ``n_c`` (context-parallel degree) and ``precision`` (``bf16`` or ``fp8``)
+    extend the paper's rules to mixtures of experts, long sequences and FP8 (:mod:`.sparse`; issue #36): the
+    terms read the active, held or whole model as each needs, two overheads are added (``expert``, the all-to-all,
+    and ``context``, the key-value exchange), ``n_gpu`` is ``n_b n_l n_a n_c``, and ``ok_experts``
+    (``n_e`` divides the experts and ``n_b n_c``), ``ok_context`` (``n_c`` divides ``d_s``) and
+    ``ok_sparse_offload`` (offload is not modelled with experts or context parallelism) join the rules.  At
+    their defaults with a dense model the evaluation is the paper's, exactly.
+
     The steps, each in its own module: :func:`~.context.prepare` (the input rules, broadcasting),
     :func:`~.memory.memory_terms`, the overheads of :mod:`.overheads` (one function per family), the
     efficiency and time (:func:`_efficiency_and_time`), and :func:`~.rules.feasibility`.
@@ -131,14 +143,19 @@ def evaluate_many(
     ctx = prepare(model, hardware, method, n_b=n_b, n_l=n_l, n_a=n_a, n_mu=n_mu, b_mu=b_mu, offload=offload,
                   partitioned=partitioned, overlap_pipeline=overlap_pipeline, max_overhead=max_overhead,
                   steps=steps, form=form, assumptions=assumptions, schedule=schedule, n_v=n_v)
+    sparse = sparse_setup(ctx, n_e, n_c, precision)
+    base, ctx = ctx, sparse.compute  # the compute terms read the active model on its sequence shard
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         layered = layered_accumulation(ctx)
-        memory = memory_terms(ctx)
+        state = np.where(ctx.partitioned, base.call("state_part") / sparse.n_c, sparse.state.call("state"))
+        memory = memory_terms(ctx, state=state, buffers=sparse.state.call("buffers"))
         bubble = bubble_overhead(ctx, layered)
         tensor = tensor_overhead(ctx)
         pipeline = pipeline_overhead(ctx, layered)
-        data = data_overhead(ctx, layered)
+        data = data_overhead(ctx, layered, sparse.data_scale)
         offloads = offload_overheads(ctx, layered, data, pipeline, tensor)
+        expert, nu_expert = expert_overhead(base.model, sparse)
+        context, nu_context = context_overhead(base.model, sparse)
         overheads = {
             "bubble": bubble,
             "tensor": tensor.overhead,
@@ -148,12 +165,24 @@ def evaluate_many(
             "checkpoint_offload": offloads.checkpoint,
             "pcie": offloads.pcie,
         }
-        b_c = critical_batch(ctx.model, ctx.assumptions)
-        efficiency, time_days, step_time_s = _efficiency_and_time(ctx, overheads, b_c, int(steps))
+        b_c = critical_batch(base.model, ctx.assumptions)
+        added = {"expert": expert, "context": context}
+        efficiency, time_days, step_time_s = _efficiency_and_time(ctx, {**overheads, **added}, b_c, int(steps))
     ok = feasibility(ctx, memory, overheads, b_c, max_overhead)
+    ok["ok_overheads"] = ok["ok_overheads"] & (expert <= max_overhead) & (context <= max_overhead)
+    sparse_model = base.model.is_sparse or bool(np.any(sparse.n_c > 1))
+    ok["ok_experts"], ok["ok_context"] = sparse.ok_experts, sparse.ok_context
+    ok["ok_sparse_offload"] = ~(ctx.offload & sparse_model)
     return {
         "b": ctx.batch,
-        "n_gpu": ctx.n_gpu,
+        "n_gpu": sparse.n_gpu,
+        "n_e": sparse.n_e,
+        "n_c": sparse.n_c,
+        **added,
+        # the share of the step the all-to-all takes: its factor (1 + expert) of the step time
+        "expert_share": expert / (1 + expert),
+        "expert_intensity": nu_expert,
+        "context_intensity": nu_context,
         "efficiency": efficiency,
         "time_days": time_days,
         "step_time_s": step_time_s,
@@ -237,6 +266,9 @@ def evaluate(
         assumptions=assumptions.replace(gb="GiB"),  # the hardware is already read under ``gb``
         schedule=sched,
         n_v=n_v,
+        n_e=config.n_e,
+        n_c=config.n_c,
+        precision=config.precision,
     )
     r = {key: value.item() for key, value in arrays.items()}
     reasons = infeasibility_reasons(model, hardware, config, r, max_overhead, sched, n_v)
@@ -263,4 +295,6 @@ def evaluate(
         assumptions=assumptions,
         schedule=default_schedule(config.method.layered) if sched is None else sched,
         n_v=n_v,
+        sparse_overheads={name: float(r[name]) for name in SPARSE_OVERHEADS},
+        expert_share=float(r["expert_share"]),
     )

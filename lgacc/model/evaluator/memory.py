@@ -37,10 +37,13 @@ class Memory:
         return self.buffers + self.activations
 
 
-def memory_terms(ctx: Context) -> Memory:
-    """The four memory terms; a named pipeline schedule scales the checkpoints by its peak share."""
-    state = np.where(ctx.partitioned, ctx.call("state_part"), ctx.call("state"))
+def memory_terms(ctx: Context, state: np.ndarray | None = None, buffers: np.ndarray | None = None) -> Memory:
+    """The four memory terms; a named pipeline schedule scales the checkpoints by its peak share.  ``state`` and
+    ``buffers``, when given, are those of the parameters a GPU holds (:mod:`.sparse`: a mixture of experts)."""
+    if state is None:
+        state = np.where(ctx.partitioned, ctx.call("state_part"), ctx.call("state"))
     checkpoint = ctx.call("checkpoint_memory")
     if ctx.schedule is not None:
         checkpoint = checkpoint * np.where(ctx.pipelined, ctx.term("checkpoint_share"), 1.0)
-    return Memory(state=state, checkpoint=checkpoint, buffers=ctx.call("buffers"), activations=ctx.call("activations"))
+    buffers = ctx.call("buffers") if buffers is None else buffers
+    return Memory(state=state, checkpoint=checkpoint, buffers=buffers, activations=ctx.call("activations"))

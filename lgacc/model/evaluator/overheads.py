@@ -149,15 +149,16 @@ def data_network(ctx: Context) -> tuple[np.ndarray | float, np.ndarray | float]:
     return np.broadcast_to(np.asarray(threshold, float), ctx.shape), np.broadcast_to(np.asarray(share, float), ctx.shape)
 
 
-def data_overhead(ctx: Context, layered: np.ndarray) -> Transfer:
+def data_overhead(ctx: Context, layered: np.ndarray, scale: np.ndarray | float = 1.0) -> Transfer:
     """The gradient reduction over the network of :func:`data_network`: eq:data_intensity_base, eq:data_intensity_base_pipe (not
     overlapped), eq:data_intensity_base_partition, eq:data_intensity_improved or
     eq:data_intensity_improved_partition by ``(layered, partitioned, pipelined)``; a named schedule widens or
-    narrows the reduction window."""
+    narrows the reduction window.  ``scale`` multiplies the intensity: a mixture of experts reduces the gradients
+    it holds for the flops it computes (``p_active / p_held``, :mod:`.sparse`; 1 for a dense model)."""
     nb = ctx.n_b
     nu_net, card_share = data_network(ctx)
     case = [layered, ctx.partitioned, ctx.n_l > 1]
-    nu = np.where(nb > 1, ctx.by_case(DATA_TRANSFERS, case, lambda e: ctx.call(e[0])), np.inf)
+    nu = np.where(nb > 1, ctx.by_case(DATA_TRANSFERS, case, lambda e: ctx.call(e[0])), np.inf) * scale
     if ctx.schedule is not None:
         # a layered schedule hides the reduction behind its window, relative to the modular pipeline's
         nu = nu * np.where(ctx.pipelined & layered, ctx.term("data_window"), 1.0)

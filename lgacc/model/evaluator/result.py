@@ -80,6 +80,11 @@ class Evaluation:
     schedule: str = "gpipe"
     #: Chunks per device (``interleaved``, ``breadth-first``); 1 for the other schedules.
     n_v: int = 1
+    #: The overheads of the sparse extension (:mod:`lgacc.model.evaluator.sparse`): ``expert`` (the all-to-all)
+    #: and ``context`` (the key-value exchange); zero for a dense model without context parallelism.
+    sparse_overheads: Mapping[str, float] = field(default_factory=dict)
+    #: The share of a step the expert all-to-all takes, ``expert / (1 + expert)``.
+    expert_share: float = 0.0
 
     def summary(self) -> dict[str, Any]:
         """The command line's JSON object."""
@@ -97,6 +102,11 @@ class Evaluation:
             "reasons": list(self.reasons),
             "schedule": self.schedule,
             "n_v": self.n_v,
+            "n_e": self.config.n_e,
+            "n_c": self.config.n_c,
+            "precision": self.config.precision,
+            "sparse_overheads": dict(self.sparse_overheads),
+            "all_to_all_share": self.expert_share,
         }
 
 
@@ -135,7 +145,14 @@ def infeasibility_reasons(model: Transformer, hardware: Hardware, config: Traini
             reasons.append(
                 f"memory {r['total'] / GIB:.3g} GiB exceeds the GPU's {limit:g} GiB without offload"
             )
-    for name in CAPPED_OVERHEADS:
-        if r[name] > max_overhead:
+    for name in CAPPED_OVERHEADS + ("expert", "context"):
+        if r.get(name, 0.0) > max_overhead:
             reasons.append(f"{name} overhead {r[name]:.3g} exceeds the maximum {max_overhead:g} (eq:overhead_condition)")
+    if not r.get("ok_experts", True):
+        reasons.append(f"n_e={config.n_e} must divide the experts ({model.experts}) and n_b n_c = "
+                       f"{config.n_b * config.n_c} (expert parallelism folds into the data- and context-parallel ranks)")
+    if not r.get("ok_context", True):
+        reasons.append(f"n_c={config.n_c} does not divide the sequence d_s={model.d_s} (context parallelism)")
+    if not r.get("ok_sparse_offload", True):
+        reasons.append("offload is not modelled with experts or context parallelism")
     return reasons

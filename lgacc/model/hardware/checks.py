@@ -152,6 +152,10 @@ def validate_values(hardware: Any, origin: str) -> None:
         if field in ("kernel_efficiency", "gemm_max_efficiency"):
             check_range(origin, field, field, value, f"{value:g}", warn=False)
         object.__setattr__(hardware, field, value)
+    if hardware.peak_fp8_flop_per_s is not None:
+        value = float(as_positive_number(origin, "peak_fp8_flop_per_s", hardware.peak_fp8_flop_per_s))
+        check_range(origin, "peak_fp8_flop_per_s", "peak_flop_per_s", value, f"{value:g}", warn=False)
+        object.__setattr__(hardware, "peak_fp8_flop_per_s", value)
     names = hardware.link_names
     if not isinstance(names, tuple) or not all(
         isinstance(pair, tuple) and len(pair) == 2 and pair[0] in LINK_KEYS and isinstance(pair[1], str) for pair in names

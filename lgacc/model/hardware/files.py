@@ -49,11 +49,14 @@ QUANTITIES: dict[str, tuple[str, Mapping[str, float]]] = {
 }
 _LINK_NAME_KEYS = {f"{key}_name": key for key in LINK_KEYS}
 _OPTIONAL_NUMBERS = {"kernel_efficiency": 1.0, "gemm_max_efficiency": 0.8}
+#: The dense FP8 peak, optional and without a default (a GPU without one computes only in bf16).
+FP8_PEAK_KEY = "peak_fp8_flop_per_s"
 
 
 def allowed_keys() -> list[str]:
     """Every key a spec file may hold: the text fields, the counts, the link names, and each quantity in each unit allowed for it."""
     keys = list(TEXT_FIELDS) + sorted(INTEGER_FIELDS) + list(_OPTIONAL_NUMBERS) + list(_LINK_NAME_KEYS)
+    keys.append(FP8_PEAK_KEY)
     for stem, units in QUANTITIES.values():
         keys.extend(f"{stem}_{unit}" for unit in units)
     return keys
@@ -108,6 +111,10 @@ def hardware_from_mapping(spec: Mapping[str, Any], origin: str = "<mapping>") ->
         number = float(as_positive_number(origin, field, spec.get(field, default)))
         check_range(origin, field, field, number, f"{number:g}")
         values[field] = number
+    if FP8_PEAK_KEY in spec:
+        number = float(as_positive_number(origin, FP8_PEAK_KEY, spec[FP8_PEAK_KEY]))
+        check_range(origin, FP8_PEAK_KEY, "peak_flop_per_s", number, f"{number:g}")
+        values[FP8_PEAK_KEY] = number
     names = []
     for key, link in _LINK_NAME_KEYS.items():
         if key in spec:

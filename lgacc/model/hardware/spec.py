@@ -39,6 +39,9 @@ class Hardware:
     #: The calibrated model's best matrix-multiply efficiency of this GPU, in (0, 1]: the maximum achievable
     #: matmul flop/s over ``peak_flop_per_s`` (0.8 when the spec has none). The ideal model never reads it.
     gemm_max_efficiency: float = 0.8
+    #: The vendor's dense FP8 peak (no sparsity), where it publishes one (``None``: no FP8 tensor cores or none
+    #: published); ``--precision fp8`` computes at it (issue #36).
+    peak_fp8_flop_per_s: float | None = None
     description: str = ""
     notes: str = ""
     path: str = ""
@@ -61,6 +64,16 @@ class Hardware:
         arithmetic intensity is at least ``peak_flop_per_s / bandwidth`` (``eq:overlap_condition``).
         """
         return self.peak_flop_per_s / self.bandwidth(link)
+
+    def at_precision(self, precision: str) -> "Hardware":
+        """This GPU computing in ``precision`` (``bf16``: itself; ``fp8``: its dense FP8 peak, which every link's
+        threshold then divides: the same bytes against twice the flop/s)."""
+        if precision == "bf16":
+            return self
+        if self.peak_fp8_flop_per_s is None:
+            raise HardwareSpecError(self.path or self.name, "peak_fp8_flop_per_s",
+                                    "precision fp8 needs the vendor's dense FP8 peak, which this spec does not give")
+        return self.replace(peak_flop_per_s=self.peak_fp8_flop_per_s)
 
     def thresholds(self) -> dict[str, float]:
         """All thresholds, keyed by link, in the paper's order."""

@@ -1,0 +1,205 @@
+"""The calibrated model for mixtures of experts, context parallelism and FP8 (issue #36), beside the dense one.
+
+A dense model without context parallelism in bf16 is :func:`lgacc.model.calibrated.expected.expected`'s, untouched.
+Otherwise the expected step is composed of:
+
+1. **the active model, dense**: the calibrated program on a dense transformer with the same attention, layers and
+   sequence, whose feed-forward width ``d_I'`` makes its layer weights the active weights a token meets
+   (``(2 or 3) d_m d_I' = p_active / d_l - attention``); under context parallelism its sequence is the shard
+   ``d_s / n_c``; under FP8 the GPU's peak is the spec's dense FP8 peak (the matmul efficiency ``e_max`` stays the
+   bf16 one: the specs give no measured FP8 maximum);
+2. **grouped-GEMM efficiency at the per-expert token count**: a GPU's ``E / n_e`` experts each multiply
+   ``t_e = n_e t k / E`` tokens (``t = b_mu d_s / n_c`` tokens a micro-batch, perfect balance) instead of one
+   ``t x k d_e`` product: the difference of :func:`lgacc.model.calibrated.gemm.gemm_time` (the saturating roofline
+   with its fixed time per kernel) between the two, for the input, gate and output products, forward and
+   backward (three times the forward, :func:`linear_backward_is_twice_forward`), and the recomputation;
+3. **dispatch and combine by alpha-beta**: two all-to-alls of ``t k d_m`` bf16 values, a share ``(n_e - 1)/n_e``
+   leaving the GPU, per MoE layer and pass (forward, backward, recomputation): ``alpha + S / (eta beta)``
+   (:mod:`.collectives`' point-to-point form, full duplex) on NVLink when ``n_e n_a`` fits a node, else InfiniBand;
+   not overlapped (Megatron-Core's default);
+4. **router and load imbalance** (an assumption with both ends, :data:`IMBALANCE`): the busiest expert-parallel rank
+   receives ``(1 + iota)`` times the mean tokens and every rank waits for it: the experts' GEMMs and the
+   all-to-all grow by ``1 + iota``.  ``iota = 0`` (perfect balance: DeepSeek-V3's auxiliary-loss-free balancing
+   as its limit) and ``iota = 1`` (the busiest rank at twice the mean: a capacity factor of 2, the largest that
+   GShard and Switch Transformer configurations use) are both reported; the expected step is at ``iota = 0``;
+5. **the per-micro-batch additions** (2-4) run on every stage for every micro-batch and stretch the pipeline's
+   ramp like any stage time: ``(n_mu + n_l - 1) (moe_layers / n_l)`` times a layer's addition;
+6. **memory**: the weights, gradients and optimizer state of the dense program scale by the parameters a GPU
+   holds over the active ones (:meth:`Transformer.p_held`, the embedding included in both); the dispatched
+   tokens' activations are taken as the active model's (not added).
+
+Not modelled (named): attention under context parallelism is the shard's own (``(d_s / n_c)^2`` rather than the
+``d_s^2 / n_c`` of ring attention: an underestimate of the attention time), and the key-value exchange's time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+
+import numpy as np
+
+from lgacc.cache import codegen as _codegen
+from lgacc.model.hardware.links import GIB
+from lgacc.paths import PACKAGE
+
+from ..assumptions import DEFAULT_ASSUMPTIONS, Assumptions, apply_to_hardware, critical_batch
+from ..config import TrainingConfig
+from ..hardware import Hardware, load_hardware
+from ..transformer import Transformer
+from ..evaluator.inputs import as_model
+from .expected import SECONDS_PER_DAY, Expected, _calibration_inputs, _hardware_inputs, expected
+from .parameters import Calibration, fitted_calibration
+from .recipe import DEFAULT_RECIPE, Recipe
+
+__all__ = ["IMBALANCE", "SparseExpected", "active_surrogate", "expected_sparse"]
+
+#: Router and load imbalance ``iota`` (the busiest expert-parallel rank's tokens over the mean, less 1): both ends.
+IMBALANCE = {"balanced": 0.0, "capacity-2": 1.0}
+
+_SOURCES = (PACKAGE / "model" / "calibrated" / "gemm.py", PACKAGE / "model" / "calibrated" / "symbols.py",
+            PACKAGE / "model" / "calibrated" / "sparse.py")
+_GEMM_ARGUMENTS = ("M", "N", "K", "kappa", "e_max", "c", "e_hbm", "beta_hbm", "t_k")
+
+
+def _build():
+    import sympy
+
+    from . import symbols
+    from .gemm import gemm_time
+
+    M, N, K = sympy.symbols("M N K", positive=True)
+    args = (M, N, K, *(getattr(symbols, name) for name in _GEMM_ARGUMENTS[3:]))
+    def pairwise(*terms):  # max(a, b) as a Piecewise: the generated module imports numpy only
+        first, *rest = terms
+        for term in rest:
+            first = sympy.Piecewise((first, first >= term), (term, True))
+        return first
+
+    return {"gemm_time": (args, gemm_time(M, N, K).replace(sympy.Max, pairwise))}, {}
+
+
+@cache
+def _gemm_time():
+    """:func:`lgacc.model.calibrated.gemm.gemm_time` as generated numpy code."""
+    return _codegen.compiled("calibrated_sparse", _SOURCES, _build)["FUNCTIONS"]["gemm_time"]
+
+
+def active_surrogate(model: Transformer, n_c: int = 1) -> Transformer:
+    """A dense transformer with ``model``'s layers, heads and sequence shard ``d_s / n_c`` whose layer weights
+    are the active weights of ``model`` (the feed-forward width ``d_I'`` absorbs the difference)."""
+    d_h = model.d_m // model.d_a
+    attention = 2 * model.d_m**2 + 2 * model.d_kv * d_h * model.d_m
+    inputs = 3 if model.gated else 2
+    per_layer = model.p_active_leading / model.d_l
+    d_I = max(1, round((per_layer - attention) / (inputs * model.d_m)))
+    d_s = max(1, model.d_s // n_c)
+    return Transformer(name=f"{model.name} (active)", d_l=model.d_l, d_m=model.d_m, d_a=model.d_a, d_h=d_h,
+                       d_s=d_s, d_I=d_I, gated=model.gated, d_kv=model.d_kv, d_v=model.d_v,
+                       tied_embeddings=model.tied_embeddings)
+
+
+@dataclass(frozen=True)
+class SparseExpected:
+    """The calibrated expectation of a sparse (or context-parallel, or FP8) configuration."""
+
+    dense: Expected
+    step_time_s: float
+    time_days: float
+    memory_bytes: float
+    expert_gemm_s: float
+    all_to_all_s: float
+    step_time_imbalanced_s: float
+    fits: bool
+    memory_parts_bytes: dict
+
+    def summary(self) -> dict:
+        out = self.dense.summary()
+        parts = dict(out["expected_step_breakdown_s"])
+        parts.update(expert_gemm=self.expert_gemm_s, all_to_all=self.all_to_all_s)
+        memory = {"total": self.memory_bytes / GIB, **{k: v / GIB for k, v in self.memory_parts_bytes.items()}}
+        out.update({
+            "expected_step_time_s": self.step_time_s,
+            "expected_time_days": self.time_days,
+            "expected_memory_gib": memory,
+            "expected_step_breakdown_s": parts,
+            "expected_memory_fits": self.fits,
+            "expected_all_to_all_share": self.all_to_all_s / self.step_time_s if self.step_time_s else 0.0,
+            "expected_imbalance": {"assumption": "the busiest expert-parallel rank gets (1 + iota) times the mean "
+                                                 "tokens; the step is given at both ends",
+                                   **{f"step_time_s_{name}": (self.step_time_s if iota == 0 else
+                                                              self.step_time_imbalanced_s)
+                                      for name, iota in IMBALANCE.items()}},
+        })
+        return out
+
+
+def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfig, calibration: Calibration,
+                         recompute: float) -> tuple[float, float, float]:
+    """(expert GEMM time added, the experts' whole GEMM time, all-to-all time) of one MoE layer and micro-batch,
+    forward, backward and recomputation."""
+    if not model.is_sparse:
+        return 0.0, 0.0, 0.0
+    h = _hardware_inputs(hw)
+    cal = _calibration_inputs(calibration)
+    gemm = _gemm_time()
+    fixed = (cal["kappa"], h["e_max"], h["c"], cal["e_hbm"], h["beta_hbm"], cal["t_k"])
+    tokens = config.b_mu * model.d_s / config.n_c
+    k, E, n_e = model.experts_per_token, model.experts, config.n_e
+    per_expert = n_e * tokens * k / E
+    width = model.d_e / config.n_a  # expert tensor parallelism = n_a (Megatron-Core's default)
+    inputs = 2 if model.gated else 1
+    grouped = (E / n_e) * (inputs * gemm(per_expert, width, model.d_m, *fixed) + gemm(per_expert, model.d_m, width, *fixed))
+    dense = inputs * gemm(tokens, k * width, model.d_m, *fixed) + gemm(tokens, model.d_m, k * width, *fixed)
+    passes = 3 + recompute  # forward, backward (twice the forward), the recomputed forward
+    expert, whole = passes * float(grouped - dense), passes * float(grouped)
+    if n_e == 1:
+        return expert, whole, 0.0
+    inside = n_e * config.n_a <= hw.gpus_per_node
+    beta, alpha = (h["beta_nvl"], cal["alpha_nvl"]) if inside else (h["beta_ib"], cal["alpha_ib"])
+    size = tokens * k * model.d_m * 2 * (n_e - 1) / n_e / config.n_a
+    one = alpha + size / (cal["eta"] * beta)
+    return expert, whole, (2 + recompute) * 2 * one
+
+
+def expected_sparse(
+    model: Transformer | str,
+    hardware: Hardware | str,
+    config: TrainingConfig,
+    *,
+    recipe: Recipe = DEFAULT_RECIPE,
+    schedule: str | None = None,
+    n_v: int = 1,
+    calibration: Calibration | None = None,
+    steps: int = 100_000,
+    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+) -> Expected | SparseExpected:
+    """The calibrated expectation of one configuration: :func:`expected` for a dense bf16 model without context
+    parallelism, else the composition of the module's docstring."""
+    model = as_model(model)
+    if not model.is_sparse and config.n_c == 1 and config.precision == "bf16":
+        return expected(model, hardware, config, recipe=recipe, schedule=schedule, n_v=n_v, calibration=calibration,
+                        steps=steps, assumptions=assumptions)
+    calibration = fitted_calibration() if calibration is None else calibration
+    hw = apply_to_hardware(load_hardware(hardware), assumptions).at_precision(config.precision)
+    surrogate = active_surrogate(model, config.n_c)
+    dense_config = replace(config, n_e=1, n_c=1, precision="bf16")
+    # the hardware is already read under ``gb``
+    dense = expected(surrogate, hw, dense_config, recipe=recipe, schedule=schedule, n_v=n_v, calibration=calibration,
+                     steps=steps, assumptions=assumptions.replace(gb="GiB"))
+    recompute = {"full": 1.0, "alternate": 0.5}.get(recipe.recompute, 0.0)
+    expert_s, whole_s, a2a_s = _per_layer_additions(model, hw, config, calibration, recompute)
+    repeats = (config.n_mu + config.n_l - 1) * model.moe_layers / config.n_l
+    step = dense.step_time_s + repeats * (expert_s + a2a_s)
+    imbalanced = step + repeats * IMBALANCE["capacity-2"] * (a2a_s + whole_s)
+    held = float(model.p_held(config.n_e)) + model.p_embedding
+    active = float(surrogate.p) + surrogate.p_embedding
+    state_parts = ("weights", "gradients", "optimizer")
+    extra = sum(dense.memory_parts_bytes[p] for p in state_parts) * (held / active - 1)
+    memory = dense.memory_bytes + extra
+    parts = {k: v * (held / active if k in state_parts else 1.0) for k, v in dense.memory_parts_bytes.items()}
+    # the ideal model's token count (steps at the critical batch of the model itself, not of the shard)
+    time_days = steps * (critical_batch(model, assumptions) / config.b) * step / SECONDS_PER_DAY
+    return SparseExpected(dense=dense, step_time_s=step, time_days=time_days, memory_bytes=memory,
+                          expert_gemm_s=repeats * expert_s, all_to_all_s=repeats * a2a_s,
+                          step_time_imbalanced_s=imbalanced, fits=memory <= hw.memory_bytes, memory_parts_bytes=parts)
