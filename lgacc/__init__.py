@@ -49,7 +49,8 @@ module                              job
                                     derived terms), ``memory`` (the memory terms), ``overheads`` (one
                                     function per overhead family), ``rules`` (the feasibility rules),
                                     ``result`` (:class:`Evaluation`, its JSON, the broken rules in
-                                    words), ``evaluate`` (:func:`evaluate_many`, :func:`evaluate`)
+                                    words), ``evaluate`` (:func:`evaluate_many`, :func:`evaluate`),
+                                    ``recomputation`` (the work each recomputation mode counts)
 ``model/calibrated/``               the calibrated model beside the ideal one (expected step time and
                                     memory of real runs): ``symbols``, ``shapes``, ``gemm`` (GEMM
                                     efficiency), ``kernels`` (memory-bound kernels), ``collectives``,

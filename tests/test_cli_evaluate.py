@@ -21,7 +21,7 @@ def test_json_output_has_the_contract_keys(capsys):
     assert code == 0, err
     data = json.loads(out)
     ideal = {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-             "schedule", "n_v"}  # issue #12 added the schedule keys
+             "schedule", "n_v", "recompute"}  # issue #12 added the schedule keys, #35 the recomputation counted
     calibrated = {"expected_step_time_s", "expected_time_days", "expected_memory_gib", "expected_step_breakdown_s",
                   "expected_memory_fits", "expected_recipe", "expected_calibration"}  # issue #26: added, none renamed
     assert set(data) == ideal | calibrated | {"key_models"}

@@ -9,7 +9,7 @@ import pytest
 from lgacc.cli import main
 
 EVALUATE_KEYS = {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-                 "schedule", "n_v"}  # issue #12 added the schedule keys
+                 "schedule", "n_v", "recompute"}  # issue #12 added the schedule keys, #35 the recomputation counted
 CONFIG_KEYS = {"n_b", "n_l", "n_a", "n_mu", "b_mu", "offload"}
 
 

@@ -19,7 +19,7 @@ from ._recipe import add_recipe_arguments, recipe_from_args
 
 #: The ideal model's JSON keys, as before the calibrated model (add, never rename).
 IDEAL_KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-              "schedule", "n_v")
+              "schedule", "n_v", "recompute")
 #: The calibrated model's keys (each starts with ``expected_``).
 CALIBRATED_KEYS = ("expected_step_time_s", "expected_time_days", "expected_memory_gib", "expected_step_breakdown_s",
                    "expected_memory_fits", "expected_recipe", "expected_calibration")
@@ -27,8 +27,8 @@ CALIBRATED_KEYS = ("expected_step_time_s", "expected_time_days", "expected_memor
 
 def key_models() -> dict[str, str]:
     """Which model each key of ``--format json`` comes from."""
-    return {**{key: "ideal (the paper's model)" for key in IDEAL_KEYS if key not in ("b", "n_gpu", "schedule", "n_v")},
-            **{key: "configuration" for key in ("b", "n_gpu", "schedule", "n_v")},
+    return {**{key: "ideal (the paper's model)" for key in IDEAL_KEYS if key not in ("b", "n_gpu", "schedule", "n_v", "recompute")},
+            **{key: "configuration" for key in ("b", "n_gpu", "schedule", "n_v", "recompute")},
             **{key: "calibrated (fitted on measured runs)" for key in CALIBRATED_KEYS}}
 
 
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     )
     assumptions = assumptions_from_args(args)
     result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
-                      assumptions=assumptions, schedule=args.schedule, n_v=args.n_v)
+                      assumptions=assumptions, schedule=args.schedule, n_v=args.n_v, recompute=args.recompute)
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line
     calibrated = expected(model, args.hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
                           n_v=args.n_v, steps=args.steps, assumptions=assumptions)

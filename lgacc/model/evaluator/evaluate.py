@@ -57,6 +57,7 @@ from .context import Context, prepare
 from .inputs import as_count, as_model, check_chunks, check_config, check_options, check_schedule
 from .mapping import OVERHEADS, default_schedule
 from .memory import memory_terms
+from .recomputation import PAPER_RECOMPUTE, work_ratio
 from .overheads import (
     bubble_overhead,
     data_overhead,
@@ -102,6 +103,7 @@ def evaluate_many(
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
     schedule: str | None = None,
     n_v=1,
+    recompute: str = PAPER_RECOMPUTE,
 ) -> dict[str, np.ndarray]:
     """Evaluate every configuration of broadcastable integer arrays at once.
 
@@ -127,6 +129,10 @@ def evaluate_many(
     The steps, each in its own module: :func:`~.context.prepare` (the input rules, broadcasting),
     :func:`~.memory.memory_terms`, the overheads of :mod:`.overheads` (one function per family), the
     efficiency and time (:func:`_efficiency_and_time`), and :func:`~.rules.feasibility`.
+
+    ``recompute`` (:data:`~.recomputation.RECOMPUTE_MODES`) is the activation recomputation the step's work
+    counts: ``full`` (the default) is the paper's ``8 b d_s p``; another mode scales ``step_time_s`` and
+    ``time_days`` by :func:`~.recomputation.work_ratio` (the overheads and the efficiency do not change).
     """
     ctx = prepare(model, hardware, method, n_b=n_b, n_l=n_l, n_a=n_a, n_mu=n_mu, b_mu=b_mu, offload=offload,
                   partitioned=partitioned, overlap_pipeline=overlap_pipeline, max_overhead=max_overhead,
@@ -150,6 +156,8 @@ def evaluate_many(
         }
         b_c = critical_batch(ctx.model, ctx.assumptions)
         efficiency, time_days, step_time_s = _efficiency_and_time(ctx, overheads, b_c, int(steps))
+        ratio = work_ratio(ctx.model, recompute, form)
+        time_days, step_time_s = time_days * ratio, step_time_s * ratio
     ok = feasibility(ctx, memory, overheads, b_c, max_overhead)
     return {
         "b": ctx.batch,
@@ -201,6 +209,7 @@ def evaluate(
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
     schedule: str | None = None,
     n_v: int = 1,
+    recompute: str = PAPER_RECOMPUTE,
 ) -> Evaluation:
     """Evaluate one configuration: efficiency, time, memory per GPU, overheads, feasibility.
 
@@ -210,7 +219,8 @@ def evaluate(
     ``reasons`` and makes ``feasible`` false.
 
     ``schedule`` and ``n_v`` are :func:`evaluate_many`'s (``None``: the method's own pipeline);
-    more chunks than layers (``n_l n_v > d_l``) raises :class:`UserInputError`.
+    more chunks than layers (``n_l n_v > d_l``) raises :class:`UserInputError`.  ``recompute`` is
+    :func:`evaluate_many`'s (``full``, the paper's, by default).
     """
     model = as_model(model)
     check_options(max_overhead, steps, form, assumptions)
@@ -237,6 +247,7 @@ def evaluate(
         assumptions=assumptions.replace(gb="GiB"),  # the hardware is already read under ``gb``
         schedule=sched,
         n_v=n_v,
+        recompute=recompute,
     )
     r = {key: value.item() for key, value in arrays.items()}
     reasons = infeasibility_reasons(model, hardware, config, r, max_overhead, sched, n_v)
@@ -263,4 +274,5 @@ def evaluate(
         assumptions=assumptions,
         schedule=default_schedule(config.method.layered) if sched is None else sched,
         n_v=n_v,
+        recompute=recompute,
     )

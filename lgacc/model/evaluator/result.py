@@ -80,6 +80,8 @@ class Evaluation:
     schedule: str = "gpipe"
     #: Chunks per device (``interleaved``, ``breadth-first``); 1 for the other schedules.
     n_v: int = 1
+    #: The activation recomputation the step's work counts (``full``: the paper's ``8 b d_s p``).
+    recompute: str = "full"
 
     def summary(self) -> dict[str, Any]:
         """The command line's JSON object."""
@@ -97,6 +99,7 @@ class Evaluation:
             "reasons": list(self.reasons),
             "schedule": self.schedule,
             "n_v": self.n_v,
+            "recompute": self.recompute,
         }
 
 
