@@ -1,12 +1,15 @@
-"""The calibrated model's constants: three fitted on measured runs, the rest fixed from measurements of kernels.
+"""The calibrated model's constants: two fitted on measured runs, the rest fixed from measurements of kernels.
 
 Fitted (``data/calibrated/fitted.yaml``, written by ``python -m lgacc.studies.validation.fit --write``
 from the runs of ``data/validation/`` only, never from the paper's numbers):
 
 * ``kappa``: the share of the GPU's best matrix-multiply efficiency (``e_max``, the hardware spec's
   ``gemm_max_efficiency``) that real training layers reach;
-* ``eta``: achieved bus bandwidth over link bandwidth, NVLink and InfiniBand alike;
-* ``T_0``: a fixed time per step (launches, loss scaling, gradient clipping, data loading).
+* ``eta``: achieved bus bandwidth over link bandwidth, NVLink and InfiniBand alike.
+
+``T_0``, a fixed time per step, is no longer fitted (issue #35: a constant per-step time is not
+physics; it absorbed what the model did not describe) and is 0; it stays a field so that a planner
+can add a known per-step cost (data loading, checkpointing) by hand.
 
 Fixed (not fitted), with their sources:
 
@@ -37,8 +40,8 @@ from lgacc.yamlfile import load_yaml_mapping
 
 __all__ = ["Calibration", "FITTED", "FITTED_FILE", "PRIORS", "fitted_calibration"]
 
-#: The three fitted parameters, in the order the fit varies them.
-FITTED = ("kappa", "eta", "T_0")
+#: The two fitted parameters, in the order the fit varies them.
+FITTED = ("kappa", "eta")
 FITTED_FILE = DATA / "calibrated" / "fitted.yaml"
 
 

@@ -102,7 +102,9 @@ def schedule_numbers(name: str) -> dict[str, sympy.Expr]:
     return {
         "R_ramp": sympy.simplify(bubble * n_mu * passes / ramp_unit),
         "chunks": chunks_per_device(name),
-        "m_flight": memory,
+        # without a pipeline (n_l = 1) every framework accumulates micro-batch after micro-batch: one in flight,
+        # whatever the schedule's closed form says (GPipe's n_mu is a pipeline's)
+        "m_flight": 1 + present(n_l) * (memory - 1),
         "c_window": sympy.simplify(overlap * n_mu * layers * passes / window_unit),
         "zb": sympy.Integer(int(zero_bubble)),
         "lw": persists,

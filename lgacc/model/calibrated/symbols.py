@@ -9,7 +9,7 @@ reused as they are; what the paper's notation lacks is defined here, each with i
 * the kernel constants of one GPU (the best matrix-multiply efficiency, the fused-attention
   efficiency, a fixed time per kernel, the share of the HBM bandwidth streaming kernels reach, the
   latency of a collective on each link);
-* the three fitted global parameters (``kappa``, ``eta``, ``T_0``);
+* the two fitted global parameters (``kappa``, ``eta``) and the fixed time per step ``T_0`` (0 unless set);
 * the framework's choices, as numbers (indicators are 0 or 1): recomputation, sequence parallelism,
   FlashAttention, dropout, ZeRO stage (three indicators ``z_1 >= z_2 >= z_3``), gradient bytes,
   overlaps, the improved method;
@@ -118,7 +118,7 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("k_B", k_B, "backward bytes of the memory-bound kernels over forward bytes", "1"),
     ("kappa", kappa, "fitted: real layers' matrix-multiply efficiency over e_max", "1"),
     ("eta", eta, "fitted: achieved bus bandwidth over link bandwidth", "1"),
-    ("T_0", T_0, "fitted: fixed time per step (launches, loss scaling, clipping, data)", "s"),
+    ("T_0", T_0, "fixed time per step (not fitted: 0 unless set by hand)", "s"),
     ("r_full", r_full, "share of the layers recomputed in full: 1 (full), 1/2 (every other layer), 0", "share"),
     ("r_sel", r_sel, "selective recomputation (attention core), 0 or 1", "indicator"),
     ("r_op", r_op, "per-operation recomputation (torchtitan's 'op' policy: every other matrix product and the "

@@ -2,7 +2,7 @@
 
 Both models meet every run: the paper's **ideal** model, which should be an upper bound on speed
 (its kernels at peak), and the **calibrated** model (:mod:`lgacc.model.calibrated`), a prediction
-whose three global parameters are fitted on these runs only.  One module per job:
+whose two global parameters are fitted on these runs only.  One module per job:
 
 * :mod:`.runs` -- the run files, read and checked; each run's reading of what its source does not
   state (named, with its reason, and bracketed);

@@ -1,15 +1,16 @@
-"""The calibrated model on the published runs: predictions, the fit of its three parameters, and their errors.
+"""The calibrated model on the published runs: predictions, the fit of its two parameters, and their errors.
 
 Every run is evaluated under its reading (:class:`lgacc.studies.validation.runs.Run`: method,
 schedule, chunks, micro-batch, recipe) with :func:`lgacc.model.calibrated.expected.inputs`; the
 runs are stacked into arrays, so one pass of the program evaluates all of them and the fit's
 objective costs a millisecond.
 
-**Fit** (:func:`fit`): ``kappa``, ``eta`` and ``T_0`` minimise the weighted mean absolute log error
+**Fit** (:func:`fit`): ``kappa`` and ``eta`` (the two fitted parameters; no constant per-step time:
+``T_0`` stays 0) minimise the weighted mean absolute log error
 of the step time over the runs used for time (the measure the errors are reported in, and robust to
 the runs no reading explains well), each publication weighing the same whatever its number of runs,
 with a weak pull towards the priors (``lambda = 0.02`` on ``ln kappa`` and ``ln eta``); Nelder-Mead
-on ``(ln kappa, ln eta, T_0)``, ``T_0`` clipped at 0.  Memory is not fitted.
+on ``(ln kappa, ln eta)``.  Memory is not fitted.
 
 **Errors**: *leave one publication out* (each publication predicted with the parameters fitted on
 the others, :func:`leave_one_publication_out`) and *within publication* (fitted on all runs,
@@ -54,7 +55,7 @@ def stacked_inputs(runs: Sequence[Run], calibration: Calibration = PRIORS) -> di
 
 def _with(values: dict[str, np.ndarray], calibration: Calibration) -> dict[str, np.ndarray]:
     out = dict(values)
-    out.update({"kappa": calibration.kappa, "eta": calibration.eta, "T_0": calibration.T_0})
+    out.update({"kappa": calibration.kappa, "eta": calibration.eta, "T_0": calibration.T_0})  # T_0 fixed (0)
     return out
 
 
@@ -74,11 +75,11 @@ def time_runs(runs: Sequence[Run]) -> list[Run]:
 
 
 def _calibration(x: Sequence[float]) -> Calibration:
-    return PRIORS.replace(kappa=math.exp(x[0]), eta=math.exp(x[1]), T_0=max(0.0, x[2]))
+    return PRIORS.replace(kappa=math.exp(x[0]), eta=math.exp(x[1]))
 
 
 def objective(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None) -> Callable[[Sequence[float]], float]:
-    """The fit's loss as a function of ``(ln kappa, ln eta, T_0)``."""
+    """The fit's loss as a function of ``(ln kappa, ln eta)``."""
     values = stacked_inputs(runs) if values is None else values
     measured = np.array([measured_step_time(run) for run in runs])
     publications = [run.publication for run in runs]
@@ -128,7 +129,7 @@ def nelder_mead(function: Callable[[np.ndarray], float], start: Sequence[float],
 
 def fit(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None) -> Calibration:
     """The calibration fitted on ``runs`` (their step times only), from the priors."""
-    start = [math.log(PRIORS.kappa), math.log(PRIORS.eta), 0.0]
+    start = [math.log(PRIORS.kappa), math.log(PRIORS.eta)]
     best = nelder_mead(objective(runs, values), start)
     fitted = _calibration(best)
     return fitted.replace(**{name: round(getattr(fitted, name), 4) for name in FITTED})

@@ -55,7 +55,7 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
     Calculon's), and memory."""
     return (f"Fitted on the step times of {numbers['time_runs']} runs: $\\kappa$ = {parameters.kappa:.3g} (the share of "
             f"the GPU's best matrix-multiply efficiency real layers reach), $\\eta$ = {parameters.eta:.3g} (achieved over "
-            f"link bandwidth), $T_0$ = {parameters.T_0:.3g} s per step. **Leave one publication out: "
+            f"link bandwidth); no constant time per step is fitted. **Leave one publication out: "
             f"{numbers['lopo_mean_error']:.1%} mean, {numbers['lopo_max_error']:.1%} worst** over {numbers['time_runs']} "
             f"runs of {numbers['publications']} sources; fitted on all: {numbers['fitted_mean_error']:.1%}; within "
             f"publication: {numbers['within_publication_error']:.1%}, beside Calculon's {CALCULON_ERROR:.2%}. Memory: "
