@@ -15,7 +15,9 @@ from lgacc.studies.validation import (
     leave_one_publication_out,
     load_runs,
     summary,
+    tool_errors,
 )
+from lgacc.studies.validation.recipe_effects import recipe_effects
 
 from ._output import dumps
 
@@ -31,12 +33,14 @@ RUN_KEYS = ("id", "publication", "citation", "model", "hardware", "n_gpu", "n_b"
             "expected_step_s", "expected_low_s", "expected_high_s", "expected_ratio", "expected_lopo_s", "lopo_ratio",
             "expected_pipeline_s", "expected_bubble_s", "expected_data_parallel_s", "expected_optimizer_s",
             "expected_fixed_s", "measured_memory_gib", "expected_memory_gib", "memory_ratio",
-            "memory_statistic", "measured_memory_reserved_gib", "peer_simumax_step_s", "peer_simumax_memory_gib")
+            "memory_statistic", "measured_memory_reserved_gib",
+            "peer_simumax_step_s", "peer_simumax_memory_gib", "peer_calculon_step_s")
 #: Which model each run key comes from (every key says it).
 KEY_MODELS = {
     **{key: "measured" for key in ("measured_step_s", "measured_memory_gib", "memory_statistic",
                                    "measured_memory_reserved_gib")},
-    **{key: "peer (its own published prediction)" for key in ("peer_simumax_step_s", "peer_simumax_memory_gib")},
+    **{key: "peer (its own prediction)" for key in ("peer_simumax_step_s", "peer_simumax_memory_gib",
+                                                    "peer_calculon_step_s")},
     **{key: "ideal" for key in RUN_KEYS if key.startswith(("predicted_", "ratio_", "upper_bound", "implied_"))},
     **{key: "calibrated" for key in RUN_KEYS if key.startswith(("expected_", "lopo_", "memory_ratio"))},
 }
@@ -83,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
                             "model": "ideal, with one fitted kernel efficiency"},
             "calibrated": {**headline, "parameters": fitted_calibration().fitted(),
                            "fixed_parameters": {"T_0": fitted_calibration().T_0},
+                           "side_by_side": tool_errors(frame).to_dict(orient="records"),
+                           "recipe_effects": recipe_effects(runs).to_dict(orient="records"),
                            "by_publication": publications.to_dict(orient="records"), "model": "calibrated"},
         }))
         return 0

@@ -124,7 +124,7 @@ def _compute(runs: tuple[Run, ...], calibration: Calibration) -> pd.DataFrame:
 
 
 #: The peers' own published predictions kept beside the measurements (``peers`` of a run file).
-PEER_COLUMNS = ("peer_simumax_step_s", "peer_simumax_memory_gib")
+PEER_COLUMNS = ("peer_simumax_step_s", "peer_simumax_memory_gib", "peer_calculon_step_s")
 #: What the calibrated memory model predicts: the tensors alive at the peak (weights, gradients, optimizer state,
 #: buffers, activations with a fragmentation share, the framework's workspaces): PyTorch's peak *allocated* memory
 #: (``torch.cuda.max_memory_allocated``), not the caching allocator's reserved pool, which is larger.
