@@ -100,7 +100,8 @@ module                              job
                                     ``runs`` (the files, each run's reading of what its source does not
                                     state), ``measured``, ``ideal`` (the bound), ``calibrated`` (fit,
                                     leave one publication out), ``onefactor``, ``tables``, ``figures``,
-                                    ``fit`` (the fit kept as data), ``chapter`` (the chapter's sentences)
+                                    ``fit`` (the fit kept as data), ``chapter`` (the chapter's sentences),
+                                    ``peers`` (side by side with SimuMax, Calculon), ``recipe_effects``
 ``studies/zero``                    the paper's verdict on ZeRO (partitioned vs baseline and improved)
                                     re-graded per data-parallel network reading; more columns plug in
 **book/**                           the book's machinery
