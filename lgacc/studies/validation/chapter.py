@@ -16,7 +16,7 @@ from .ideal import DP_NETWORKS
 from .tables import CALCULON_ERROR
 
 __all__ = ["runs_sentence", "bound_paragraph", "errors_sentence", "memory_sentence", "worst_runs_markdown",
-           "onefactor_sentence"]
+           "onefactor_sentence", "peers_paragraph"]
 
 
 def runs_sentence(numbers: Mapping[str, Any]) -> str:
@@ -63,11 +63,18 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
             f"{numbers['memory_runs']} runs whose source measured it.")
 
 
-def memory_sentence(parameters) -> str:
-    """What the measured memory is and what the model counts, so that the reader knows which way it errs."""
-    return ("The measured memory is torchtitan's peak per GPU (the largest over the GPUs), most likely the allocator's "
-            "reserved memory, which holds freed blocks too; the model counts the tensors alive at the peak and "
-            f"{parameters.fragmentation:.0%} of the activations for fragmentation, so it reads a little low.")
+def memory_sentence(parameters, numbers: Mapping[str, Any] | None = None) -> str:
+    """What the measured memory is and what the model counts, so that the reader knows which way it errs; with the
+    summary's ``numbers``, the error for each statistic (allocated, reserved) apart."""
+    text = ("The model predicts PyTorch's peak **allocated** memory: the tensors alive at the peak and "
+            f"{parameters.fragmentation:.0%} of the activations for fragmentation. A source's *reserved* memory (the "
+            "caching allocator's pool, freed blocks included) is larger, so against it the model reads low.")
+    if numbers is None or not numbers.get("memory_by_statistic"):
+        return text
+    parts = [f"{name}: {v['runs']} runs of {v['publications']} source{'s' if v['publications'] > 1 else ''}, "
+             f"{v['mean_error']:.1%} mean, {v['max_error']:.1%} worst ({v['mean_signed']:+.1%} on average)"
+             for name, v in numbers["memory_by_statistic"].items()]
+    return text + " Measured " + "; ".join(parts) + "."
 
 
 def worst_runs_markdown(frame: pd.DataFrame, count: int = 5) -> str:
@@ -85,3 +92,11 @@ def onefactor_sentence(onefactor: Mapping[str, float], numbers: Mapping[str, Any
     return (f"One factor $k = {onefactor['kernel_efficiency']:.3f}$ on all runs; leaving one publication out, "
             f"{onefactor['lopo_mean_abs_error']:.1%} mean error, against {numbers['lopo_mean_error']:.1%} for the "
             "calibrated model: the bubble, the overlaps and the memory-bound kernels do not scale with one factor.")
+
+
+def peers_paragraph(errors: pd.DataFrame) -> str:
+    """The side-by-side's summary in words (:func:`.peers.tool_errors`), with who saw which runs."""
+    parts = [f"**{r.tool}** {r.peer_mean_error:.1%} mean, {r.peer_max_error:.1%} worst on its {r.runs} runs, where "
+             f"lgacc held out reads {r.lgacc_mean_error:.1%} and {r.lgacc_max_error:.1%}" for r in errors.itertuples()]
+    return ("; ".join(parts) + ". The peers' columns are in-sample (each tool was set up with those runs in view); "
+            "lgacc's is fitted without the run's publication.") if parts else "No peer predicts these runs."
