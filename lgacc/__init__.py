@@ -55,7 +55,8 @@ module                              job
                                     memory of real runs): ``symbols``, ``shapes``, ``gemm`` (GEMM
                                     efficiency), ``kernels`` (memory-bound kernels), ``collectives``,
                                     ``step`` (physical composition), ``memory`` (framework memory),
-                                    ``recipe``, ``parameters`` (fitted and fixed), ``program`` (the
+                                    ``recipe``, ``parameters`` (fitted and fixed), ``links`` (alpha-beta
+                                    from a published NCCL benchmark), ``program`` (the
                                     expressions as data), ``store`` (kept on disk, verified),
                                     ``expected`` (evaluation)
 **schedule/**                       event simulation of the training schedules: ``operations``,

@@ -6,6 +6,7 @@ import argparse
 import math
 
 from lgacc.model.calibrated import fitted_calibration
+from lgacc.model.calibrated.links import REFERENCE_TABLE, link_fits
 from lgacc.studies.validation import (
     DATA_DIR,
     DP_NETWORKS,
@@ -65,6 +66,14 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
+def _fixed_parameters() -> dict:
+    """The constants no longer fitted (issue #35), with where each comes from."""
+    calibration = fitted_calibration()
+    return {"T_0": calibration.T_0, "eta": calibration.eta, "nvlink_latency_s": calibration.nvlink_latency_s,
+            "source": f"eta and nvlink_latency_s: alpha-beta fit to {link_fits()[REFERENCE_TABLE].source} "
+                      "(python -m lgacc.model.calibrated.links); T_0: no fixed time per step"}
+
+
 def _clean(value):
     if isinstance(value, float) and math.isnan(value):
         return None
@@ -86,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             "calibration": {**onefactor, "by_publication": lopo.to_dict(orient="records"),
                             "model": "ideal, with one fitted kernel efficiency"},
             "calibrated": {**headline, "parameters": fitted_calibration().fitted(),
-                           "fixed_parameters": {"T_0": fitted_calibration().T_0},
+                           "fixed_parameters": _fixed_parameters(),
                            "side_by_side": tool_errors(frame).to_dict(orient="records"),
                            "recipe_effects": recipe_effects(runs).to_dict(orient="records"),
                            "by_publication": publications.to_dict(orient="records"), "model": "calibrated"},

@@ -4,8 +4,11 @@ Fitted (``data/calibrated/fitted.yaml``, written by ``python -m lgacc.studies.va
 from the runs of ``data/validation/`` only, never from the paper's numbers):
 
 * ``kappa``: the share of the GPU's best matrix-multiply efficiency (``e_max``, the hardware spec's
-  ``gemm_max_efficiency``) that real training layers reach;
-* ``eta``: achieved bus bandwidth over link bandwidth, NVLink and InfiniBand alike.
+  ``gemm_max_efficiency``) that real training layers reach.
+
+No longer fitted (issue #35): ``eta`` (achieved bus bandwidth over link bandwidth) and the NVLink latency
+``nvlink_latency_s`` come from an alpha-beta fit to a published NCCL all-reduce benchmark
+(:mod:`.links`, ``data/calibrated/nccl_allreduce_busbw.yaml``): :func:`link_priors`.
 
 ``T_0``, a fixed time per step, is no longer fitted (issue #35: a constant per-step time is not
 physics; it absorbed what the model did not describe) and is 0; it stays a field so that a planner
@@ -38,10 +41,10 @@ from lgacc.errors import UserInputError
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
-__all__ = ["Calibration", "FITTED", "FITTED_FILE", "PRIORS", "fitted_calibration"]
+__all__ = ["Calibration", "FITTED", "FITTED_FILE", "PRIORS", "fitted_calibration", "link_priors"]
 
-#: The two fitted parameters, in the order the fit varies them.
-FITTED = ("kappa", "eta")
+#: The fitted parameter(s), in the order the fit varies them.
+FITTED = ("kappa",)
 FITTED_FILE = DATA / "calibrated" / "fitted.yaml"
 
 
@@ -87,7 +90,15 @@ def _read(path: Path) -> Calibration:
     values = data.get("parameters")
     if not isinstance(values, dict) or set(values) != set(FITTED):
         raise UserInputError(f"calibration file {str(path)!r}: 'parameters' must give exactly {', '.join(FITTED)}")
-    return PRIORS.replace(**values)
+    return link_priors().replace(**values)
+
+
+@cache
+def link_priors() -> Calibration:
+    """The priors with the link constants of the published NCCL benchmark (:func:`.links.link_constants`)."""
+    from .links import link_constants
+
+    return PRIORS.replace(**link_constants())
 
 
 @cache
@@ -96,5 +107,5 @@ def fitted_calibration(path: Path | None = None) -> Calibration:
     is absent: a source checkout before its first fit)."""
     path = FITTED_FILE if path is None else Path(path)
     if not path.is_file():
-        return PRIORS
+        return link_priors()
     return _read(path)

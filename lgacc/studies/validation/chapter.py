@@ -54,8 +54,10 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
     """The fitted parameters and the calibrated model's errors: held out, fitted on all, within publication (beside
     Calculon's), and memory."""
     return (f"Fitted on the step times of {numbers['time_runs']} runs: $\\kappa$ = {parameters.kappa:.3g} (the share of "
-            f"the GPU's best matrix-multiply efficiency real layers reach), $\\eta$ = {parameters.eta:.3g} (achieved over "
-            f"link bandwidth); no constant time per step is fitted. **Leave one publication out: "
+            f"the GPU's best matrix-multiply efficiency real layers reach), the one fitted parameter; $\\eta$ = "
+            f"{parameters.eta:.3g} (achieved over link bandwidth) and the NVLink latency "
+            f"{parameters.nvlink_latency_s * 1e6:.0f} µs come from an α–β fit to a published NCCL all-reduce benchmark, "
+            f"and no constant time per step is fitted. **Leave one publication out: "
             f"{numbers['lopo_mean_error']:.1%} mean, {numbers['lopo_max_error']:.1%} worst** over {numbers['time_runs']} "
             f"runs of {numbers['publications']} sources; fitted on all: {numbers['fitted_mean_error']:.1%}; within "
             f"publication: {numbers['within_publication_error']:.1%}, beside Calculon's {CALCULON_ERROR:.2%}. Memory: "
