@@ -21,7 +21,7 @@ def test_json_reports_each_run_with_both_conventions(capsys):
     calibrated = data["calibrated"]
     assert calibrated["runs"] >= 30 and calibrated["publications"] >= 7
     # issue #35: at most two fitted parameters, each physical; the constant per-step time is no longer fitted
-    assert set(calibrated["parameters"]) == {"kappa"}
+    assert set(calibrated["parameters"]) == {"kappa", "xi"}
     fixed = calibrated["fixed_parameters"]
     assert fixed["T_0"] == 0.0 and 0.5 < fixed["eta"] < 1 and fixed["nvlink_latency_s"] > 0
     assert "ND_A100_v4_results.md" in fixed["source"]

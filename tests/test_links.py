@@ -28,4 +28,4 @@ def test_the_shipped_tables_and_what_the_model_reads():
     constants = link_constants()
     calibration = fitted_calibration()
     assert calibration.eta == constants["eta"] and calibration.nvlink_latency_s == constants["nvlink_latency_s"]
-    assert FITTED == ("kappa",) and calibration.T_0 == 0
+    assert FITTED == ("kappa", "xi") and calibration.T_0 == 0

@@ -4,7 +4,10 @@ Fitted (``data/calibrated/fitted.yaml``, written by ``python -m lgacc.studies.va
 from the runs of ``data/validation/`` only, never from the paper's numbers):
 
 * ``kappa``: the share of the GPU's best matrix-multiply efficiency (``e_max``, the hardware spec's
-  ``gemm_max_efficiency``) that real training layers reach.
+  ``gemm_max_efficiency``) that real training layers reach;
+* ``xi``: the share of an overlapped collective's time that still delays the compute it overlaps (its kernels
+  take streaming multiprocessors and memory bandwidth from the GEMMs): an overlap costs
+  ``max(a, b) + xi min(a, b)``.
 
 No longer fitted (issue #35): ``eta`` (achieved bus bandwidth over link bandwidth) and the NVLink latency
 ``nvlink_latency_s`` come from an alpha-beta fit to a published NCCL all-reduce benchmark
@@ -43,8 +46,8 @@ from lgacc.yamlfile import load_yaml_mapping
 
 __all__ = ["Calibration", "FITTED", "FITTED_FILE", "PRIORS", "fitted_calibration", "link_priors"]
 
-#: The fitted parameter(s), in the order the fit varies them.
-FITTED = ("kappa",)
+#: The two fitted parameters, in the order the fit varies them.
+FITTED = ("kappa", "xi")
 FITTED_FILE = DATA / "calibrated" / "fitted.yaml"
 
 
@@ -54,6 +57,7 @@ class Calibration:
 
     kappa: float = 1.0
     eta: float = 0.75
+    xi: float = 0.0
     T_0: float = 0.0
     attention_efficiency: float = 0.55
     kernel_latency_s: float = 3e-6

@@ -1,16 +1,17 @@
-"""The calibrated model on the published runs: predictions, the fit of its parameter, and their errors.
+"""The calibrated model on the published runs: predictions, the fit of its two parameters, and their errors.
 
 Every run is evaluated under its reading (:class:`lgacc.studies.validation.runs.Run`: method,
 schedule, chunks, micro-batch, recipe) with :func:`lgacc.model.calibrated.expected.inputs`; the
 runs are stacked into arrays, so one pass of the program evaluates all of them and the fit's
 objective costs a millisecond.
 
-**Fit** (:func:`fit`): ``kappa``, the one fitted parameter (no constant per-step time: ``T_0`` stays 0; the
+**Fit** (:func:`fit`): ``kappa`` and ``xi``, the two fitted parameters (no constant per-step time: ``T_0`` stays 0; the
 bus efficiency ``eta`` and the NVLink latency from a published NCCL benchmark,
 :func:`lgacc.model.calibrated.parameters.link_priors`), minimises the weighted mean absolute log error
 of the step time over the runs used for time (the measure the errors are reported in, and robust to
 the runs no reading explains well), each publication weighing the same whatever its number of runs,
-with a weak pull towards the prior (``lambda = 0.02`` on ``ln kappa``); Nelder-Mead on ``(ln kappa,)``.  Memory is not fitted.
+with a weak pull towards the prior (``lambda = 0.02`` on ``ln kappa``); Nelder-Mead on ``(ln kappa, xi)``,
+``xi`` clipped to [0, 1].  Memory is not fitted.
 
 **Errors**: *leave one publication out* (each publication predicted with the parameters fitted on
 the others, :func:`leave_one_publication_out`) and *within publication* (fitted on all runs,
@@ -58,7 +59,7 @@ def stacked_inputs(runs: Sequence[Run], calibration: Calibration | None = None) 
 
 def _with(values: dict[str, np.ndarray], calibration: Calibration) -> dict[str, np.ndarray]:
     out = dict(values)
-    out.update({"kappa": calibration.kappa, "eta": calibration.eta, "T_0": calibration.T_0})  # T_0 fixed (0)
+    out.update({"kappa": calibration.kappa, "eta": calibration.eta, "xi": calibration.xi, "T_0": calibration.T_0})
     return out
 
 
@@ -78,11 +79,11 @@ def time_runs(runs: Sequence[Run]) -> list[Run]:
 
 
 def _calibration(x: Sequence[float]) -> Calibration:
-    return link_priors().replace(kappa=math.exp(x[0]))
+    return link_priors().replace(kappa=math.exp(x[0]), xi=min(1.0, max(0.0, x[1])))
 
 
 def objective(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None) -> Callable[[Sequence[float]], float]:
-    """The fit's loss as a function of ``(ln kappa,)``."""
+    """The fit's loss as a function of ``(ln kappa, xi)``."""
     values = stacked_inputs(runs) if values is None else values
     measured = np.array([measured_step_time(run) for run in runs])
     publications = [run.publication for run in runs]
@@ -132,7 +133,7 @@ def nelder_mead(function: Callable[[np.ndarray], float], start: Sequence[float],
 
 def fit(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None) -> Calibration:
     """The calibration fitted on ``runs`` (their step times only), from the priors."""
-    start = [math.log(PRIORS.kappa)]
+    start = [math.log(PRIORS.kappa), 0.0]
     best = nelder_mead(objective(runs, values), start)
     fitted = _calibration(best)
     return fitted.replace(**{name: round(getattr(fitted, name), 4) for name in FITTED})
