@@ -85,7 +85,7 @@ def _table(summary: dict) -> str:
     rows = [("model", summary["model"]), ("method", summary["method"]), ("schedule", summary["schedule"]),
             ("n_v", summary["n_v"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
             ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}"),
-            ("step_time_s", f"{summary['step_time_s']:.4g}")]
+            ("step_time_s", f"{summary['step_time_s']:.4g}"), ("recompute", summary["recompute"])]
     rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
     rows.append(("feasible", summary["feasible"]))
