@@ -24,7 +24,8 @@ Fixed (not fitted), with their sources:
 * ``kernel_latency_s`` 3 us: the fixed time per kernel, which puts the half-saturation of an A100
   GEMM near 0.8 GFLOP, as Calculon's efficiency table (0.6 of its top value at 1 GFLOP);
 * ``hbm_efficiency`` 0.9: streaming kernels' share of the HBM bandwidth (Calculon 0.90, SimuMax 0.91);
-* ``nvlink_latency_s`` 10 us, ``infiniband_latency_s`` 20 us: per collective (Calculon's A100 files);
+* ``infiniband_latency_s`` 20 us per collective (Calculon's A100 files); ``nvlink_latency_s`` 10 us is only the
+  prior: the model reads the NCCL benchmark's (:func:`link_priors`);
 * ``backward_bytes`` 1.5: backward over forward bytes of the memory-bound kernels (three tensors
   against two);
 * ``fragmentation`` 0.05: Megatron-LM's estimator adds 5 % to the activations;
