@@ -50,12 +50,14 @@ module                              job
                                     function per overhead family), ``rules`` (the feasibility rules),
                                     ``result`` (:class:`Evaluation`, its JSON, the broken rules in
                                     words), ``evaluate`` (:func:`evaluate_many`, :func:`evaluate`),
-                                    ``sparse`` (experts, context parallelism, FP8)
+                                    ``sparse`` (experts, context parallelism, FP8),
+                                    ``recomputation`` (the work each recomputation mode counts)
 ``model/calibrated/``               the calibrated model beside the ideal one (expected step time and
                                     memory of real runs): ``symbols``, ``shapes``, ``gemm`` (GEMM
                                     efficiency), ``kernels`` (memory-bound kernels), ``collectives``,
                                     ``step`` (physical composition), ``memory`` (framework memory),
-                                    ``recipe``, ``parameters`` (fitted and fixed), ``program`` (the
+                                    ``recipe``, ``parameters`` (fitted and fixed), ``links`` (alpha-beta
+                                    from a published NCCL benchmark), ``program`` (the
                                     expressions as data), ``store`` (kept on disk, verified),
                                     ``expected`` (evaluation), ``sparse`` (experts, context, FP8)
 **schedule/**                       event simulation of the training schedules: ``operations``,
@@ -102,7 +104,8 @@ module                              job
                                     ``runs`` (the files, each run's reading of what its source does not
                                     state), ``measured``, ``ideal`` (the bound), ``calibrated`` (fit,
                                     leave one publication out), ``onefactor``, ``tables``, ``figures``,
-                                    ``fit`` (the fit kept as data), ``chapter`` (the chapter's sentences)
+                                    ``fit`` (the fit kept as data), ``chapter`` (the chapter's sentences),
+                                    ``peers`` (side by side with SimuMax, Calculon), ``recipe_effects``
 ``studies/zero``                    the paper's verdict on ZeRO (partitioned vs baseline and improved)
                                     re-graded per data-parallel network reading; more columns plug in
 **book/**                           the book's machinery

@@ -168,6 +168,7 @@ CONFIGURATIONS = st.fixed_dictionaries({
     "flash": st.booleans(), "network": st.sampled_from(["ring", "per-gpu"]),
     "dropout": st.booleans(), "zero": st.sampled_from([None, 0, 1, 2, 3]), "dp_overlap": st.booleans(),
     "tp_overlap": st.booleans(), "kappa": st.floats(0.5, 1.0), "eta": st.floats(0.5, 1.0), "T_0": st.floats(0, 0.1),
+    "xi": st.floats(0, 1.0),  # issue #35: an overlap costs max(a, b) + xi min(a, b)
 })
 
 
@@ -184,7 +185,7 @@ def test_a_faster_gpu_never_gives_a_slower_step(k):
     hardware = load_hardware("h100-sxm").replace(gpus_per_node=k["node"])
     values = inputs(model, hardware, k["method"], n_b=k["n_b"], n_l=k["n_l"], n_a=k["n_a"], n_mu=k["rounds"] * k["n_l"],
                     b_mu=k["b_mu"], recipe=recipe, schedule=k["schedule"], n_v=n_v,
-                    calibration=Calibration(kappa=k["kappa"], eta=k["eta"], T_0=k["T_0"]))
+                    calibration=Calibration(kappa=k["kappa"], eta=k["eta"], T_0=k["T_0"], xi=k["xi"]))
     values["c"] = np.geomspace(1e13, 1e17, 40)  # every input may be an array: one pass over the peaks
     steps = evaluate_inputs(values, critical_batch_size=1.0, compact=True)["step_time_s"]
     assert np.all(np.isfinite(steps)) and np.all(np.diff(steps) <= 1e-12 * steps[:-1]), steps
@@ -197,3 +198,13 @@ def test_the_issues_example_gets_faster_with_the_gpu():
     hardware = load_hardware("a100-80gb")
     steps = [expected("X160", hardware.replace(peak_flop_per_s=peak), config).step_time_s for peak in (312e12, 3e15, 1e16)]
     assert steps[0] > steps[1] >= steps[2] > 0  # beyond 3e15 the partitioned state's gathers bound the step
+
+
+def test_an_overlap_pays_xi_of_its_shorter_side():
+    # issue #35: hand check of the composition's overlap rule, max(a, b) + xi min(a, b)
+    from lgacc.model.calibrated.step import overlapped
+    from lgacc.model.calibrated.symbols import symbol
+
+    value = overlapped(3.0, 1.0).subs(symbol("xi"), 0.25)
+    assert float(value) == 3.25
+    assert float(overlapped(1.0, 3.0).subs(symbol("xi"), 0)) == 3.0

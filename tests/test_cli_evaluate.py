@@ -21,8 +21,8 @@ def test_json_output_has_the_contract_keys(capsys):
     assert code == 0, err
     data = json.loads(out)
     ideal = {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-             "schedule", "n_v", "n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share"}
-    # issue #12 added the schedule keys; issue #36 the expert, context and precision keys
+             "schedule", "n_v", "n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share", "recompute"}
+    # issue #12 added the schedule keys; issue #36 the expert, context and precision keys, #35 the recomputation counted
     calibrated = {"expected_step_time_s", "expected_time_days", "expected_memory_gib", "expected_step_breakdown_s",
                   "expected_memory_fits", "expected_recipe", "expected_calibration"}  # issue #26: added, none renamed
     assert set(data) == ideal | calibrated | {"key_models"}

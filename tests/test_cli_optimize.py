@@ -9,7 +9,7 @@ import pytest
 from lgacc.cli import main
 
 EVALUATE_KEYS = {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-                 "schedule", "n_v"}  # issue #12 added the schedule keys
+                 "schedule", "n_v", "recompute"}  # issue #12 added the schedule keys, #35 the recomputation counted
 CONFIG_KEYS = {"n_b", "n_l", "n_a", "n_mu", "b_mu", "offload"}
 SPARSE_KEYS = {"n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share"}  # issue #36: added, none renamed
 

@@ -20,7 +20,11 @@ def test_json_reports_each_run_with_both_conventions(capsys):
     assert all(run["schedule"] and run["n_v"] >= 1 for run in data["runs"])
     calibrated = data["calibrated"]
     assert calibrated["runs"] >= 30 and calibrated["publications"] >= 7
-    assert set(calibrated["parameters"]) == {"kappa", "eta", "T_0"}
+    # issue #35: at most two fitted parameters, each physical; the constant per-step time is no longer fitted
+    assert set(calibrated["parameters"]) == {"kappa", "xi"}
+    fixed = calibrated["fixed_parameters"]
+    assert fixed["T_0"] == 0.0 and 0.5 < fixed["eta"] < 1 and fixed["nvlink_latency_s"] > 0
+    assert "ND_A100_v4_results.md" in fixed["source"]
     for run in data["runs"]:
         assert run["expected_step_s"] > 0
         if run["expected_lopo_s"] is not None:

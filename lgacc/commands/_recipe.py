@@ -12,7 +12,8 @@ from lgacc.model.calibrated.recipe import FIELDS
 def add_recipe_arguments(parser: argparse.ArgumentParser) -> None:
     """The calibrated model's recipe flags."""
     parser.add_argument("--recompute", choices=RECOMPUTE, default="full",
-                        help="activation recomputation of the calibrated model (default: full, the paper's)")
+                        help="activation recomputation: the work the ideal step_time_s and time_days count and the "
+                             "calibrated model's recipe (default: full, the paper's)")
     parser.add_argument("--sequence-parallel", action="store_true",
                         help="sequence parallelism in the calibrated model (norms and dropout split the tokens)")
     parser.add_argument("--recipe", action="append", default=[], metavar="KEY=VALUE",

@@ -19,7 +19,7 @@ from ._recipe import add_recipe_arguments, recipe_from_args
 
 #: The ideal model's JSON keys, as before the calibrated model (add, never rename).
 IDEAL_KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-              "schedule", "n_v", "n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share")
+              "schedule", "n_v", "n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share", "recompute")
 #: The calibrated model's keys (each starts with ``expected_``).
 CALIBRATED_KEYS = ("expected_step_time_s", "expected_time_days", "expected_memory_gib", "expected_step_breakdown_s",
                    "expected_memory_fits", "expected_recipe", "expected_calibration")
@@ -27,7 +27,7 @@ CALIBRATED_KEYS = ("expected_step_time_s", "expected_time_days", "expected_memor
 
 def key_models() -> dict[str, str]:
     """Which model each key of ``--format json`` comes from."""
-    configuration = ("b", "n_gpu", "schedule", "n_v", "n_e", "n_c", "precision")
+    configuration = ("b", "n_gpu", "schedule", "n_v", "n_e", "n_c", "precision", "recompute")
     return {**{key: "ideal (the paper's model)" for key in IDEAL_KEYS if key not in configuration},
             **{key: "configuration" for key in configuration},
             **{key: "calibrated (fitted on measured runs)" for key in (*CALIBRATED_KEYS, *SPARSE_CALIBRATED_KEYS)}}
@@ -102,7 +102,7 @@ def _table(summary: dict) -> str:
             ("n_v", summary["n_v"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
             ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}"),
             ("step_time_s", f"{summary['step_time_s']:.4g}"), ("n_e", summary["n_e"]), ("n_c", summary["n_c"]),
-            ("precision", summary["precision"])]
+            ("precision", summary["precision"]), ("recompute", summary["recompute"])]
     rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["sparse_overheads"].items()]
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     )
     assumptions = assumptions_from_args(args)
     result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
-                      assumptions=assumptions, schedule=args.schedule, n_v=args.n_v)
+                      assumptions=assumptions, schedule=args.schedule, n_v=args.n_v, recompute=args.recompute)
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line
     calibrated = expected_sparse(model, args.hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
                                  n_v=args.n_v, steps=args.steps, assumptions=assumptions)

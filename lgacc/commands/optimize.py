@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from lgacc.errors import UserInputError
 from lgacc.model.config import PRECISIONS, Method
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD
+from lgacc.model.evaluator.recomputation import with_recompute, work_ratio
 from lgacc.model.hardware import DEFAULT_HARDWARE
 from lgacc.model.transformer import named_model
 from lgacc.search import Parallelism, cheapest, fastest, parse_parallelism
@@ -22,7 +24,15 @@ from .evaluate import CALIBRATED_KEYS, add_schedule_arguments, key_models, warn_
 #: ``lgacc evaluate``'s JSON keys, then the configuration's.
 KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
         "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "schedule", "n_v", "n_e", "n_c", "precision",
-        "sparse_overheads", "all_to_all_share")
+        "sparse_overheads", "all_to_all_share", "recompute")
+
+
+def _counting_recompute(result, recompute: str):
+    """The search's result with its ideal times counting ``recompute`` (the search ranks by the paper's work, full
+    recomputation: the same ratio for every configuration of the model, so the same choice)."""
+    if result.evaluation is None:
+        return result
+    return dataclasses.replace(result, evaluation=with_recompute(result.evaluation, recompute))
 
 
 def register(subparsers) -> None:
@@ -113,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
                                  assumptions=options["assumptions"], schedule=args.schedule, n_v=args.n_v)
         if not found.feasible:
             raise UserInputError("no feasible configuration: " + "; ".join(found.search.binding))
+        found = dataclasses.replace(found, search=_counting_recompute(found.search, args.recompute))
         summary = found.summary()
         if args.format == "json":
             out = {key: summary[key] for key in (*KEYS, *CALIBRATED_KEYS) if key in summary}
@@ -125,10 +136,14 @@ def run(args: argparse.Namespace) -> int:
     if args.target_days is None:
         result = search_degrees(model, args.hardware, args.method, parallelism, n_es=n_es, n_cs=n_cs, **options)
     else:
+        # time with this recomputation <= target  <=>  time with the paper's (full) <= target / ratio
+        ratio = work_ratio(model, args.recompute)
         result = search_degrees(model, args.hardware, args.method, parallelism, objective="cheapest",
-                                target_days=args.target_days, n_es=n_es, n_cs=n_cs, **options)
+                                target_days=args.target_days / ratio, n_es=n_es, n_cs=n_cs, **options)
+        result = dataclasses.replace(result, target_days=args.target_days)
     if not result.feasible:
         raise UserInputError("no feasible configuration: " + "; ".join(result.binding))
+    result = _counting_recompute(result, args.recompute)
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line
     summary = result.summary()
     if args.format == "json":

@@ -6,6 +6,7 @@ import argparse
 import math
 
 from lgacc.model.calibrated import fitted_calibration
+from lgacc.model.calibrated.links import REFERENCE_TABLE, link_fits
 from lgacc.studies.validation import (
     DATA_DIR,
     DP_NETWORKS,
@@ -15,7 +16,9 @@ from lgacc.studies.validation import (
     leave_one_publication_out,
     load_runs,
     summary,
+    tool_errors,
 )
+from lgacc.studies.validation.recipe_effects import recipe_effects
 
 from ._output import dumps
 
@@ -30,14 +33,19 @@ RUN_KEYS = ("id", "publication", "citation", "model", "hardware", "n_gpu", "n_b"
             *(f"predicted_physical_{network}_s" for network in DP_NETWORKS[1:]),
             "expected_step_s", "expected_low_s", "expected_high_s", "expected_ratio", "expected_lopo_s", "lopo_ratio",
             "expected_pipeline_s", "expected_bubble_s", "expected_data_parallel_s", "expected_optimizer_s",
-            "expected_fixed_s", "measured_memory_gib", "expected_memory_gib", "memory_ratio")
+            "expected_fixed_s", "measured_memory_gib", "expected_memory_gib", "memory_ratio",
+            "memory_statistic", "measured_memory_reserved_gib",
+            "peer_simumax_step_s", "peer_simumax_memory_gib", "peer_calculon_step_s")
 #: Which model each run key comes from (every key says it).
 #: The extension's configuration keys of each run (issue #36), with the value a run file that does not give them
 #: has: no expert or context parallelism, bf16 (every shipped run today).
 SPARSE_RUN_DEFAULTS = {"n_e": 1, "n_c": 1, "precision": "bf16"}
 
 KEY_MODELS = {
-    **{key: "measured" for key in ("measured_step_s", "measured_memory_gib")},
+    **{key: "measured" for key in ("measured_step_s", "measured_memory_gib", "memory_statistic",
+                                   "measured_memory_reserved_gib")},
+    **{key: "peer (its own prediction)" for key in ("peer_simumax_step_s", "peer_simumax_memory_gib",
+                                                    "peer_calculon_step_s")},
     **{key: "ideal" for key in RUN_KEYS if key.startswith(("predicted_", "ratio_", "upper_bound", "implied_"))},
     **{key: "calibrated" for key in RUN_KEYS if key.startswith(("expected_", "lopo_", "memory_ratio"))},
 }
@@ -60,6 +68,14 @@ def register(subparsers) -> None:
     parser.add_argument("--runs", default=str(DATA_DIR), help="folder of run files (default: the shipped data/validation)")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     parser.set_defaults(handler=run)
+
+
+def _fixed_parameters() -> dict:
+    """The constants no longer fitted (issue #35), with where each comes from."""
+    calibration = fitted_calibration()
+    return {"T_0": calibration.T_0, "eta": calibration.eta, "nvlink_latency_s": calibration.nvlink_latency_s,
+            "source": f"eta and nvlink_latency_s: alpha-beta fit to {link_fits()[REFERENCE_TABLE].source} "
+                      "(python -m lgacc.model.calibrated.links); T_0: no fixed time per step"}
 
 
 def _clean(value):
@@ -85,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
             "calibration": {**onefactor, "by_publication": lopo.to_dict(orient="records"),
                             "model": "ideal, with one fitted kernel efficiency"},
             "calibrated": {**headline, "parameters": fitted_calibration().fitted(),
+                           "fixed_parameters": _fixed_parameters(),
+                           "side_by_side": tool_errors(frame).to_dict(orient="records"),
+                           "recipe_effects": recipe_effects(runs).to_dict(orient="records"),
                            "by_publication": publications.to_dict(orient="records"), "model": "calibrated"},
         }))
         return 0

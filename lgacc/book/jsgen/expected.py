@@ -92,7 +92,8 @@ def expected_data() -> dict[str, Any]:
         model = load_model(path)
         models[name] = {"d_v": model.d_v, "tied": model.tied_embeddings, "file": path.stem}
     return {
-        "calibration": {"kappa": calibration.kappa, "eta": calibration.eta, "T_0": calibration.T_0,
+        "calibration": {"kappa": calibration.kappa, "eta": calibration.eta, "xi": calibration.xi,
+                        "T_0": calibration.T_0,
                         "e_att": calibration.attention_efficiency, "t_k": calibration.kernel_latency_s,
                         "e_hbm": calibration.hbm_efficiency, "alpha_nvl": calibration.nvlink_latency_s,
                         "alpha_ib": calibration.infiniband_latency_s, "k_B": calibration.backward_bytes,

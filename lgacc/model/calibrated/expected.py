@@ -92,7 +92,7 @@ def _hardware_inputs(hardware: Hardware) -> dict[str, float]:
 
 def _calibration_inputs(calibration: Calibration) -> dict[str, float]:
     return {
-        "kappa": calibration.kappa, "eta": calibration.eta, "T_0": calibration.T_0,
+        "kappa": calibration.kappa, "eta": calibration.eta, "xi": calibration.xi, "T_0": calibration.T_0,
         "e_att": calibration.attention_efficiency, "t_k": calibration.kernel_latency_s,
         "e_hbm": calibration.hbm_efficiency, "alpha_nvl": calibration.nvlink_latency_s,
         "alpha_ib": calibration.infiniband_latency_s, "k_B": calibration.backward_bytes,

@@ -1,12 +1,21 @@
-"""The calibrated model's constants: three fitted on measured runs, the rest fixed from measurements of kernels.
+"""The calibrated model's constants: two fitted on measured runs, the rest fixed from measurements of kernels.
 
 Fitted (``data/calibrated/fitted.yaml``, written by ``python -m lgacc.studies.validation.fit --write``
 from the runs of ``data/validation/`` only, never from the paper's numbers):
 
 * ``kappa``: the share of the GPU's best matrix-multiply efficiency (``e_max``, the hardware spec's
   ``gemm_max_efficiency``) that real training layers reach;
-* ``eta``: achieved bus bandwidth over link bandwidth, NVLink and InfiniBand alike;
-* ``T_0``: a fixed time per step (launches, loss scaling, gradient clipping, data loading).
+* ``xi``: the share of an overlapped collective's time that still delays the compute it overlaps (its kernels
+  take streaming multiprocessors and memory bandwidth from the GEMMs): an overlap costs
+  ``max(a, b) + xi min(a, b)``.
+
+No longer fitted (issue #35): ``eta`` (achieved bus bandwidth over link bandwidth) and the NVLink latency
+``nvlink_latency_s`` come from an alpha-beta fit to a published NCCL all-reduce benchmark
+(:mod:`.links`, ``data/calibrated/nccl_allreduce_busbw.yaml``): :func:`link_priors`.
+
+``T_0``, a fixed time per step, is no longer fitted (issue #35: a constant per-step time is not
+physics; it absorbed what the model did not describe) and is 0; it stays a field so that a planner
+can add a known per-step cost (data loading, checkpointing) by hand.
 
 Fixed (not fitted), with their sources:
 
@@ -15,7 +24,8 @@ Fixed (not fitted), with their sources:
 * ``kernel_latency_s`` 3 us: the fixed time per kernel, which puts the half-saturation of an A100
   GEMM near 0.8 GFLOP, as Calculon's efficiency table (0.6 of its top value at 1 GFLOP);
 * ``hbm_efficiency`` 0.9: streaming kernels' share of the HBM bandwidth (Calculon 0.90, SimuMax 0.91);
-* ``nvlink_latency_s`` 10 us, ``infiniband_latency_s`` 20 us: per collective (Calculon's A100 files);
+* ``infiniband_latency_s`` 20 us per collective (Calculon's A100 files); ``nvlink_latency_s`` 10 us is only the
+  prior: the model reads the NCCL benchmark's (:func:`link_priors`);
 * ``backward_bytes`` 1.5: backward over forward bytes of the memory-bound kernels (three tensors
   against two);
 * ``fragmentation`` 0.05: Megatron-LM's estimator adds 5 % to the activations;
@@ -35,10 +45,10 @@ from lgacc.errors import UserInputError
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
-__all__ = ["Calibration", "FITTED", "FITTED_FILE", "PRIORS", "fitted_calibration"]
+__all__ = ["Calibration", "FITTED", "FITTED_FILE", "PRIORS", "fitted_calibration", "link_priors"]
 
-#: The three fitted parameters, in the order the fit varies them.
-FITTED = ("kappa", "eta", "T_0")
+#: The two fitted parameters, in the order the fit varies them.
+FITTED = ("kappa", "xi")
 FITTED_FILE = DATA / "calibrated" / "fitted.yaml"
 
 
@@ -48,6 +58,7 @@ class Calibration:
 
     kappa: float = 1.0
     eta: float = 0.75
+    xi: float = 0.0
     T_0: float = 0.0
     attention_efficiency: float = 0.55
     kernel_latency_s: float = 3e-6
@@ -84,7 +95,15 @@ def _read(path: Path) -> Calibration:
     values = data.get("parameters")
     if not isinstance(values, dict) or set(values) != set(FITTED):
         raise UserInputError(f"calibration file {str(path)!r}: 'parameters' must give exactly {', '.join(FITTED)}")
-    return PRIORS.replace(**values)
+    return link_priors().replace(**values)
+
+
+@cache
+def link_priors() -> Calibration:
+    """The priors with the link constants of the published NCCL benchmark (:func:`.links.link_constants`)."""
+    from .links import link_constants
+
+    return PRIORS.replace(**link_constants())
 
 
 @cache
@@ -93,5 +112,5 @@ def fitted_calibration(path: Path | None = None) -> Calibration:
     is absent: a source checkout before its first fit)."""
     path = FITTED_FILE if path is None else Path(path)
     if not path.is_file():
-        return PRIORS
+        return link_priors()
     return _read(path)

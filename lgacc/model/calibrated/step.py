@@ -32,6 +32,9 @@ optimizer's all-gather of the updated weights hides behind the next step's first
 
     T_step = (T_pipe - W - W_F) + max(W, t_grad) + max(W_F, t_gather) + t_opt + T_0
 
+Every overlap pays the share ``xi`` (fitted) of the shorter side on top of the ``max``
+(:func:`overlapped`): a collective running beside a GEMM slows it.
+
 Every term is a sum, a non-negative multiple, a ``max`` or a ``min`` of functions that do not grow
 with the peak flop/s ``c`` (flops over ``c``, bytes over a bandwidth, latencies), and ``W`` is a
 sub-sum of ``T_pipe``: so ``T_step`` never grows when only ``c`` grows (tested on random
@@ -76,6 +79,7 @@ from .symbols import (
     r_op,
     r_sel,
     sp,
+    xi,
     z_1,
     z_3,
     zb,
@@ -102,11 +106,19 @@ def schedule_numbers(name: str) -> dict[str, sympy.Expr]:
     return {
         "R_ramp": sympy.simplify(bubble * n_mu * passes / ramp_unit),
         "chunks": chunks_per_device(name),
-        "m_flight": memory,
+        # without a pipeline (n_l = 1) every framework accumulates micro-batch after micro-batch: one in flight,
+        # whatever the schedule's closed form says (GPipe's n_mu is a pipeline's)
+        "m_flight": 1 + present(n_l) * (memory - 1),
         "c_window": sympy.simplify(overlap * n_mu * layers * passes / window_unit),
         "zb": sympy.Integer(int(zero_bubble)),
         "lw": persists,
     }
+
+
+def overlapped(compute, collective) -> sympy.Expr:
+    """Compute and a collective that overlap it: the longer of the two, plus the share ``xi`` of the shorter that
+    still delays the other (the collective's kernels take SMs and memory bandwidth from the compute)."""
+    return maximum(compute, collective) + xi * minimum(compute, collective)
 
 
 @cache
@@ -131,8 +143,8 @@ def layer_times() -> dict[str, sympy.Expr]:
     tensor = 2 * _tensor_collective()
     forward_compute = linear + attention_forward
     backward_compute = 2 * linear + attention_backward
-    forward = ov_tp * maximum(forward_compute, tensor) + (1 - ov_tp) * (forward_compute + tensor) + kernels
-    backward = (ov_tp * maximum(backward_compute, tensor) + (1 - ov_tp) * (backward_compute + tensor)
+    forward = ov_tp * overlapped(forward_compute, tensor) + (1 - ov_tp) * (forward_compute + tensor) + kernels
+    backward = (ov_tp * overlapped(backward_compute, tensor) + (1 - ov_tp) * (backward_compute + tensor)
                 + k_B * kernels)
     selective = (1 - fa) * (2 * score + streaming_time(attention_core_bytes()))
     return {
@@ -170,8 +182,8 @@ def step_terms() -> dict[str, sympy.Expr]:
     ``optimizer``, ``fixed``; and the per-layer times of :func:`layer_times`."""
     times = layer_times()
     gather, scatter = _zero3_per_layer()
-    forward = maximum(times["forward"], gather)
-    backward = maximum(times["backward"] + times["recompute"], gather + scatter)
+    forward = overlapped(times["forward"], gather)
+    backward = overlapped(times["backward"] + times["recompute"], gather + scatter)
     L = layers_per_device()
     transfers = 2 * chunks * present(n_l) * point_to_point_time(2 * tokens() * d_m / n_a)
     stage = L * (forward + backward) + transfers
@@ -191,7 +203,7 @@ def step_terms() -> dict[str, sympy.Expr]:
     window_passes = minimum(c_window, n_mu * L)
     window = ov_dp * not_sharded * window_passes * (zb * (1 - ov_tp) * times["weight"] + (1 - zb) * backward)
     forward_window = ov_dp * not_sharded * L * forward
-    exposed = maximum(window, gradients) - window + maximum(forward_window, gathered) - forward_window
+    exposed = overlapped(window, gradients) - window + overlapped(forward_window, gathered) - forward_window
     optimizer = streaming_time(optimizer_bytes_per_parameter() * parameters / (1 + z_1 * (n_b - 1)))
     return {
         "step": pipeline + ramp + exposed + optimizer + T_0,

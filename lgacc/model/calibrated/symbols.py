@@ -9,7 +9,8 @@ reused as they are; what the paper's notation lacks is defined here, each with i
 * the kernel constants of one GPU (the best matrix-multiply efficiency, the fused-attention
   efficiency, a fixed time per kernel, the share of the HBM bandwidth streaming kernels reach, the
   latency of a collective on each link);
-* the three fitted global parameters (``kappa``, ``eta``, ``T_0``);
+* the two fitted global parameters (``kappa``, ``xi``), the bus efficiency ``eta`` (from a published NCCL
+  benchmark) and the fixed time per step ``T_0`` (0 unless set);
 * the framework's choices, as numbers (indicators are 0 or 1): recomputation, sequence parallelism,
   FlashAttention, dropout, ZeRO stage (three indicators ``z_1 >= z_2 >= z_3``), gradient bytes,
   overlaps, the improved method;
@@ -58,6 +59,7 @@ k_B = _positive("k_B")
 # --- fitted ---
 kappa = _positive("kappa")
 eta = _positive("eta")
+xi = _indicator("xi")
 T_0 = _indicator("T_0")
 # --- the framework's choices ---
 r_full = _indicator("r_full")
@@ -117,8 +119,10 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("alpha_ib", alpha_ib, "latency of a collective over InfiniBand", "s"),
     ("k_B", k_B, "backward bytes of the memory-bound kernels over forward bytes", "1"),
     ("kappa", kappa, "fitted: real layers' matrix-multiply efficiency over e_max", "1"),
-    ("eta", eta, "fitted: achieved bus bandwidth over link bandwidth", "1"),
-    ("T_0", T_0, "fitted: fixed time per step (launches, loss scaling, clipping, data)", "s"),
+    ("eta", eta, "achieved bus bandwidth over link bandwidth (alpha-beta fit to a published NCCL benchmark)", "1"),
+    ("xi", xi, "fitted: share of an overlapped collective's time that still delays the compute it overlaps "
+     "(the collective's kernels take SMs and memory bandwidth)", "1"),
+    ("T_0", T_0, "fixed time per step (not fitted: 0 unless set by hand)", "s"),
     ("r_full", r_full, "share of the layers recomputed in full: 1 (full), 1/2 (every other layer), 0", "share"),
     ("r_sel", r_sel, "selective recomputation (attention core), 0 or 1", "indicator"),
     ("r_op", r_op, "per-operation recomputation (torchtitan's 'op' policy: every other matrix product and the "

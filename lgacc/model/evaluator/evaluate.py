@@ -57,6 +57,7 @@ from .context import Context, prepare
 from .inputs import as_count, as_model, check_chunks, check_config, check_options, check_schedule
 from .mapping import OVERHEADS, default_schedule
 from .memory import memory_terms
+from .recomputation import PAPER_RECOMPUTE, work_ratio
 from .overheads import (
     bubble_overhead,
     data_overhead,
@@ -84,6 +85,16 @@ def kernel_efficiency(hardware: Hardware) -> float:
     return float(getattr(hardware, "kernel_efficiency", 1.0))
 
 
+def _sparse_feasibility(ok: dict, model, sparse, added: dict, max_overhead: float) -> dict:
+    """The paper's rules (``ok``) with the sparse extension's: its overheads under the cap, the expert and context
+    degrees dividing what they split, and no offload with experts or context parallelism (not modelled)."""
+    ok["ok_overheads"] = ok["ok_overheads"] & (added["expert"] <= max_overhead) & (added["context"] <= max_overhead)
+    sparse_model = model.is_sparse or bool(np.any(sparse.n_c > 1))
+    ok["ok_experts"], ok["ok_context"] = sparse.ok_experts, sparse.ok_context
+    ok["ok_sparse_offload"] = ~(sparse.compute.offload & sparse_model)
+    return ok
+
+
 def evaluate_many(
     model: Transformer | str,
     hardware: Hardware | str,
@@ -106,6 +117,7 @@ def evaluate_many(
     n_e=1,
     n_c=1,
     precision: str = "bf16",
+    recompute: str = PAPER_RECOMPUTE,
 ) -> dict[str, np.ndarray]:
     """Evaluate every configuration of broadcastable integer arrays at once.
 
@@ -128,17 +140,18 @@ def evaluate_many(
     run (``n_l n_v`` not dividing ``d_l``; interleaved with ``n_mu`` not a multiple of ``n_l``) is
     flagged by ``ok_schedule``.
 
-    ``n_e`` (expert-parallel degree), ``n_c`` (context-parallel degree) and ``precision`` (``bf16`` or ``fp8``)
-    extend the paper's rules to mixtures of experts, long sequences and FP8 (:mod:`.sparse`; issue #36): the
-    terms read the active, held or whole model as each needs, two overheads are added (``expert``, the all-to-all,
-    and ``context``, the key-value exchange), ``n_gpu`` is ``n_b n_l n_a n_c``, and ``ok_experts``
-    (``n_e`` divides the experts and ``n_b n_c``), ``ok_context`` (``n_c`` divides ``d_s``) and
-    ``ok_sparse_offload`` (offload is not modelled with experts or context parallelism) join the rules.  At
-    their defaults with a dense model the evaluation is the paper's, exactly.
+    ``n_e`` (expert-parallel degree), ``n_c`` (context-parallel degree) and ``precision`` (``bf16``, ``fp8``) extend
+    the paper's rules to mixtures of experts, long sequences and FP8 (:mod:`.sparse`, :func:`_sparse_feasibility`):
+    the terms read the active, held or whole model as each needs, ``expert`` (the all-to-all) and ``context`` (the
+    key-value exchange) are added overheads, ``n_gpu`` is ``n_b n_l n_a n_c``; a dense model at the defaults is
+    evaluated exactly as the paper does.
 
     The steps, each in its own module: :func:`~.context.prepare` (the input rules, broadcasting),
     :func:`~.memory.memory_terms`, the overheads of :mod:`.overheads` (one function per family), the
     efficiency and time (:func:`_efficiency_and_time`), and :func:`~.rules.feasibility`.
+
+    ``recompute`` (:data:`~.recomputation.RECOMPUTE_MODES`; ``full``, the paper's ``8 b d_s p``, by default) scales
+    ``step_time_s`` and ``time_days`` by :func:`~.recomputation.work_ratio`, not the overheads or the efficiency.
     """
     ctx = prepare(model, hardware, method, n_b=n_b, n_l=n_l, n_a=n_a, n_mu=n_mu, b_mu=b_mu, offload=offload,
                   partitioned=partitioned, overlap_pipeline=overlap_pipeline, max_overhead=max_overhead,
@@ -168,11 +181,9 @@ def evaluate_many(
         b_c = critical_batch(base.model, ctx.assumptions)
         added = {"expert": expert, "context": context}
         efficiency, time_days, step_time_s = _efficiency_and_time(ctx, {**overheads, **added}, b_c, int(steps))
-    ok = feasibility(ctx, memory, overheads, b_c, max_overhead)
-    ok["ok_overheads"] = ok["ok_overheads"] & (expert <= max_overhead) & (context <= max_overhead)
-    sparse_model = base.model.is_sparse or bool(np.any(sparse.n_c > 1))
-    ok["ok_experts"], ok["ok_context"] = sparse.ok_experts, sparse.ok_context
-    ok["ok_sparse_offload"] = ~(ctx.offload & sparse_model)
+        time_days, step_time_s = (t * work_ratio(base.model, recompute, form) for t in (time_days, step_time_s))
+    ok = _sparse_feasibility(feasibility(ctx, memory, overheads, b_c, max_overhead), base.model, sparse, added,
+                             max_overhead)
     return {
         "b": ctx.batch,
         "n_gpu": sparse.n_gpu,
@@ -230,6 +241,7 @@ def evaluate(
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
     schedule: str | None = None,
     n_v: int = 1,
+    recompute: str = PAPER_RECOMPUTE,
 ) -> Evaluation:
     """Evaluate one configuration: efficiency, time, memory per GPU, overheads, feasibility.
 
@@ -239,7 +251,8 @@ def evaluate(
     ``reasons`` and makes ``feasible`` false.
 
     ``schedule`` and ``n_v`` are :func:`evaluate_many`'s (``None``: the method's own pipeline);
-    more chunks than layers (``n_l n_v > d_l``) raises :class:`UserInputError`.
+    more chunks than layers (``n_l n_v > d_l``) raises :class:`UserInputError`.  ``recompute`` is
+    :func:`evaluate_many`'s (``full``, the paper's, by default).
     """
     model = as_model(model)
     check_options(max_overhead, steps, form, assumptions)
@@ -269,6 +282,7 @@ def evaluate(
         n_e=config.n_e,
         n_c=config.n_c,
         precision=config.precision,
+        recompute=recompute,
     )
     r = {key: value.item() for key, value in arrays.items()}
     reasons = infeasibility_reasons(model, hardware, config, r, max_overhead, sched, n_v)
@@ -297,4 +311,5 @@ def evaluate(
         n_v=n_v,
         sparse_overheads={name: float(r[name]) for name in SPARSE_OVERHEADS},
         expert_share=float(r["expert_share"]),
+        recompute=recompute,
     )

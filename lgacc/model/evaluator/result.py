@@ -85,6 +85,8 @@ class Evaluation:
     sparse_overheads: Mapping[str, float] = field(default_factory=dict)
     #: The share of a step the expert all-to-all takes, ``expert / (1 + expert)``.
     expert_share: float = 0.0
+    #: The activation recomputation the step's work counts (``full``: the paper's ``8 b d_s p``).
+    recompute: str = "full"
 
     def summary(self) -> dict[str, Any]:
         """The command line's JSON object."""
@@ -107,6 +109,7 @@ class Evaluation:
             "precision": self.config.precision,
             "sparse_overheads": dict(self.sparse_overheads),
             "all_to_all_share": self.expert_share,
+            "recompute": self.recompute,
         }
 
 

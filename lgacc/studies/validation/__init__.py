@@ -2,7 +2,7 @@
 
 Both models meet every run: the paper's **ideal** model, which should be an upper bound on speed
 (its kernels at peak), and the **calibrated** model (:mod:`lgacc.model.calibrated`), a prediction
-whose three global parameters are fitted on these runs only.  One module per job:
+whose two global parameters are fitted on these runs only.  One module per job:
 
 * :mod:`.runs` -- the run files, read and checked; each run's reading of what its source does not
   state (named, with its reason, and bracketed);
@@ -15,13 +15,16 @@ whose three global parameters are fitted on these runs only.  One module per job
 * :mod:`.tables` -- the comparison frame, per-publication errors and the summary;
 * :mod:`.figures` -- predicted against measured, log axes, a marker per source;
 * :mod:`.fit` -- the fit kept as data (``python -m lgacc.studies.validation.fit --write``);
-* :mod:`.chapter` -- the measured-runs chapter's sentences, each from the frame and its summary.
+* :mod:`.chapter` -- the measured-runs chapter's sentences, each from the frame and its summary;
+* :mod:`.peers` -- side by side with the peer tools (their own predictions of the same runs);
+* :mod:`.recipe_effects` -- how much each unstated choice of the recipe moves the prediction.
 """
 
 from .figures import plot_both_models, plot_comparison
 from .ideal import CONVENTIONS, DP_NETWORKS, predicted_step_time
 from .measured import PASSES, measured_step_time, megatron_step_flops, source_step_flops, work_flops
 from .onefactor import calibration_summary, fit_kernel_efficiency, leave_one_publication_out
+from .peers import side_by_side, side_by_side_markdown, tool_errors
 from .runs import DATA_DIR, NOT_STATED, Run, load_runs
 from .tables import CALCULON_ERROR, by_publication, comparison, frame_for, summary
 
@@ -29,5 +32,5 @@ __all__ = [
     "DATA_DIR", "NOT_STATED", "CONVENTIONS", "DP_NETWORKS", "PASSES", "Run", "load_runs", "source_step_flops",
     "measured_step_time", "megatron_step_flops", "work_flops", "predicted_step_time", "comparison", "frame_for",
     "summary", "by_publication", "CALCULON_ERROR", "fit_kernel_efficiency", "leave_one_publication_out",
-    "calibration_summary", "plot_comparison", "plot_both_models",
+    "calibration_summary", "plot_comparison", "plot_both_models", "side_by_side", "side_by_side_markdown", "tool_errors",
 ]

@@ -1,15 +1,17 @@
-"""The calibrated model on the published runs: predictions, the fit of its three parameters, and their errors.
+"""The calibrated model on the published runs: predictions, the fit of its two parameters, and their errors.
 
 Every run is evaluated under its reading (:class:`lgacc.studies.validation.runs.Run`: method,
 schedule, chunks, micro-batch, recipe) with :func:`lgacc.model.calibrated.expected.inputs`; the
 runs are stacked into arrays, so one pass of the program evaluates all of them and the fit's
 objective costs a millisecond.
 
-**Fit** (:func:`fit`): ``kappa``, ``eta`` and ``T_0`` minimise the weighted mean absolute log error
+**Fit** (:func:`fit`): ``kappa`` and ``xi``, the two fitted parameters (no constant per-step time: ``T_0`` stays 0; the
+bus efficiency ``eta`` and the NVLink latency from a published NCCL benchmark,
+:func:`lgacc.model.calibrated.parameters.link_priors`), minimises the weighted mean absolute log error
 of the step time over the runs used for time (the measure the errors are reported in, and robust to
 the runs no reading explains well), each publication weighing the same whatever its number of runs,
-with a weak pull towards the priors (``lambda = 0.02`` on ``ln kappa`` and ``ln eta``); Nelder-Mead
-on ``(ln kappa, ln eta, T_0)``, ``T_0`` clipped at 0.  Memory is not fitted.
+with a weak pull towards the prior (``lambda = 0.02`` on ``ln kappa``); Nelder-Mead on ``(ln kappa, xi)``,
+``xi`` clipped to [0, 1].  Memory is not fitted.
 
 **Errors**: *leave one publication out* (each publication predicted with the parameters fitted on
 the others, :func:`leave_one_publication_out`) and *within publication* (fitted on all runs,
@@ -25,6 +27,7 @@ import numpy as np
 
 from lgacc.model.assumptions import DEFAULT_ASSUMPTIONS, critical_batch
 from lgacc.model.calibrated import FITTED, PRIORS, Calibration
+from lgacc.model.calibrated.parameters import link_priors
 from lgacc.model.calibrated.expected import evaluate_inputs, inputs
 from lgacc.model.hardware.links import GIB
 
@@ -38,15 +41,17 @@ __all__ = ["run_inputs", "stacked_inputs", "predict", "objective", "nelder_mead"
 RIDGE = 0.02
 
 
-def run_inputs(run: Run, calibration: Calibration = PRIORS) -> dict[str, float]:
-    """The calibrated model's inputs for one run (scalars)."""
+def run_inputs(run: Run, calibration: Calibration | None = None) -> dict[str, float]:
+    """The calibrated model's inputs for one run (scalars); the fixed constants of ``calibration`` (default: the
+    priors with the published link constants, :func:`link_priors`), the fitted ones replaced at prediction."""
+    calibration = link_priors() if calibration is None else calibration
     values = inputs(run.model, run.hardware, run.method, n_b=run.n_b, n_l=run.n_l, n_a=run.n_a, n_mu=run.n_mu,
                     b_mu=run.b_mu, partitioned=run.recipe.zero_stage == 3, recipe=run.recipe, schedule=run.schedule,
                     n_v=run.n_v, calibration=calibration)
     return {key: float(np.asarray(value)) for key, value in values.items()}
 
 
-def stacked_inputs(runs: Sequence[Run], calibration: Calibration = PRIORS) -> dict[str, np.ndarray]:
+def stacked_inputs(runs: Sequence[Run], calibration: Calibration | None = None) -> dict[str, np.ndarray]:
     """The inputs of every run, one array per input (the runs in order)."""
     rows = [run_inputs(run, calibration) for run in runs]
     return {key: np.array([row[key] for row in rows]) for key in rows[0]}
@@ -54,7 +59,7 @@ def stacked_inputs(runs: Sequence[Run], calibration: Calibration = PRIORS) -> di
 
 def _with(values: dict[str, np.ndarray], calibration: Calibration) -> dict[str, np.ndarray]:
     out = dict(values)
-    out.update({"kappa": calibration.kappa, "eta": calibration.eta, "T_0": calibration.T_0})
+    out.update({"kappa": calibration.kappa, "eta": calibration.eta, "xi": calibration.xi, "T_0": calibration.T_0})
     return out
 
 
@@ -74,22 +79,22 @@ def time_runs(runs: Sequence[Run]) -> list[Run]:
 
 
 def _calibration(x: Sequence[float]) -> Calibration:
-    return PRIORS.replace(kappa=math.exp(x[0]), eta=math.exp(x[1]), T_0=max(0.0, x[2]))
+    return link_priors().replace(kappa=math.exp(x[0]), xi=min(1.0, max(0.0, x[1])))
 
 
 def objective(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None) -> Callable[[Sequence[float]], float]:
-    """The fit's loss as a function of ``(ln kappa, ln eta, T_0)``."""
+    """The fit's loss as a function of ``(ln kappa, xi)``."""
     values = stacked_inputs(runs) if values is None else values
     measured = np.array([measured_step_time(run) for run in runs])
     publications = [run.publication for run in runs]
     weights = np.array([1 / publications.count(p) for p in publications])
     weights = weights / weights.sum()
-    prior = np.array([math.log(PRIORS.kappa), math.log(PRIORS.eta)])
+    prior = np.array([math.log(PRIORS.kappa)])
 
     def loss(x: Sequence[float]) -> float:
         step = predict(runs, _calibration(x), values, compact=True)["step_time_s"]
         residual = np.log(step / measured)
-        return float(np.sum(weights * np.abs(residual)) + RIDGE * np.sum((np.asarray(x[:2]) - prior) ** 2))
+        return float(np.sum(weights * np.abs(residual)) + RIDGE * np.sum((np.asarray(x[:1]) - prior) ** 2))
 
     return loss
 
@@ -128,7 +133,7 @@ def nelder_mead(function: Callable[[np.ndarray], float], start: Sequence[float],
 
 def fit(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None) -> Calibration:
     """The calibration fitted on ``runs`` (their step times only), from the priors."""
-    start = [math.log(PRIORS.kappa), math.log(PRIORS.eta), 0.0]
+    start = [math.log(PRIORS.kappa), 0.0]
     best = nelder_mead(objective(runs, values), start)
     fitted = _calibration(best)
     return fitted.replace(**{name: round(getattr(fitted, name), 4) for name in FITTED})

@@ -16,7 +16,7 @@ from .ideal import DP_NETWORKS
 from .tables import CALCULON_ERROR
 
 __all__ = ["runs_sentence", "bound_paragraph", "errors_sentence", "memory_sentence", "worst_runs_markdown",
-           "onefactor_sentence"]
+           "onefactor_sentence", "peers_paragraph"]
 
 
 def runs_sentence(numbers: Mapping[str, Any]) -> str:
@@ -54,8 +54,12 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
     """The fitted parameters and the calibrated model's errors: held out, fitted on all, within publication (beside
     Calculon's), and memory."""
     return (f"Fitted on the step times of {numbers['time_runs']} runs: $\\kappa$ = {parameters.kappa:.3g} (the share of "
-            f"the GPU's best matrix-multiply efficiency real layers reach), $\\eta$ = {parameters.eta:.3g} (achieved over "
-            f"link bandwidth), $T_0$ = {parameters.T_0:.3g} s per step. **Leave one publication out: "
+            f"the GPU's best matrix-multiply efficiency real layers reach) and $\\xi$ = {parameters.xi:.3g} (the share of "
+            f"an overlapped collective's time that still slows the compute it overlaps), the two fitted parameters; "
+            f"$\\eta$ = "
+            f"{parameters.eta:.3g} (achieved over link bandwidth) and the NVLink latency "
+            f"{parameters.nvlink_latency_s * 1e6:.0f} µs come from an α–β fit to a published NCCL all-reduce benchmark, "
+            f"and no constant time per step is fitted. **Leave one publication out: "
             f"{numbers['lopo_mean_error']:.1%} mean, {numbers['lopo_max_error']:.1%} worst** over {numbers['time_runs']} "
             f"runs of {numbers['publications']} sources; fitted on all: {numbers['fitted_mean_error']:.1%}; within "
             f"publication: {numbers['within_publication_error']:.1%}, beside Calculon's {CALCULON_ERROR:.2%}. Memory: "
@@ -63,11 +67,18 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
             f"{numbers['memory_runs']} runs whose source measured it.")
 
 
-def memory_sentence(parameters) -> str:
-    """What the measured memory is and what the model counts, so that the reader knows which way it errs."""
-    return ("The measured memory is torchtitan's peak per GPU (the largest over the GPUs), most likely the allocator's "
-            "reserved memory, which holds freed blocks too; the model counts the tensors alive at the peak and "
-            f"{parameters.fragmentation:.0%} of the activations for fragmentation, so it reads a little low.")
+def memory_sentence(parameters, numbers: Mapping[str, Any] | None = None) -> str:
+    """What the measured memory is and what the model counts, so that the reader knows which way it errs; with the
+    summary's ``numbers``, the error for each statistic (allocated, reserved) apart."""
+    text = ("The model predicts PyTorch's peak **allocated** memory: the tensors alive at the peak and "
+            f"{parameters.fragmentation:.0%} of the activations for fragmentation. A source's *reserved* memory (the "
+            "caching allocator's pool, freed blocks included) is larger, so against it the model reads low.")
+    if numbers is None or not numbers.get("memory_by_statistic"):
+        return text
+    parts = [f"{name}: {v['runs']} runs of {v['publications']} source{'s' if v['publications'] > 1 else ''}, "
+             f"{v['mean_error']:.1%} mean, {v['max_error']:.1%} worst ({v['mean_signed']:+.1%} on average)"
+             for name, v in numbers["memory_by_statistic"].items()]
+    return text + " Measured " + "; ".join(parts) + "."
 
 
 def worst_runs_markdown(frame: pd.DataFrame, count: int = 5) -> str:
@@ -85,3 +96,11 @@ def onefactor_sentence(onefactor: Mapping[str, float], numbers: Mapping[str, Any
     return (f"One factor $k = {onefactor['kernel_efficiency']:.3f}$ on all runs; leaving one publication out, "
             f"{onefactor['lopo_mean_abs_error']:.1%} mean error, against {numbers['lopo_mean_error']:.1%} for the "
             "calibrated model: the bubble, the overlaps and the memory-bound kernels do not scale with one factor.")
+
+
+def peers_paragraph(errors: pd.DataFrame) -> str:
+    """The side-by-side's summary in words (:func:`.peers.tool_errors`), with who saw which runs."""
+    parts = [f"**{r.tool}** {r.peer_mean_error:.1%} mean, {r.peer_max_error:.1%} worst on its {r.runs} runs, where "
+             f"lgacc held out reads {r.lgacc_mean_error:.1%} and {r.lgacc_max_error:.1%}" for r in errors.itertuples()]
+    return ("; ".join(parts) + ". The peers' columns are in-sample (each tool was set up with those runs in view); "
+            "lgacc's is fitted without the run's publication.") if parts else "No peer predicts these runs."

@@ -1,6 +1,7 @@
 """The calibrated model's fitted parameters, kept as data with the command that writes them.
 
-``python -m lgacc.studies.validation.fit --write`` fits ``kappa``, ``eta`` and ``T_0``
+``python -m lgacc.studies.validation.fit --write`` fits ``kappa`` and ``xi`` (the bus efficiency ``eta`` and the
+NVLink latency come from a published NCCL benchmark, :mod:`lgacc.model.calibrated.links`)
 (:func:`lgacc.studies.validation.calibrated.fit`) on the step times of the runs of
 ``data/validation`` and writes ``data/calibrated/fitted.yaml``; without ``--write`` it prints the fit
 and whether the file holds it.  The model reads the file (:func:`lgacc.model.calibrated.fitted_calibration`);
@@ -41,7 +42,9 @@ def fitted_file_text(calibration: Calibration, runs: int, publications: int) -> 
         f"# of the {runs} runs of {publications} publications in data/validation only (never on the paper's numbers).\n"
         f"# Written by: {COMMAND}\n"
         "# kappa: real layers' matrix-multiply efficiency over the GPU's best (gemm_max_efficiency);\n"
-        "# eta: achieved bus bandwidth over link bandwidth; T_0: fixed seconds per step.\n"
+        "# xi: share of an overlapped collective's time that still slows the compute it overlaps.\n"
+        "# Not fitted: eta and the NVLink latency (alpha-beta fit to a published NCCL benchmark, python -m\n"
+        "# lgacc.model.calibrated.links); no fixed time per step (T_0 = 0).\n"
         f"runs: {runs}\npublications: {publications}\nparameters:\n{values}\n"
     )
 

@@ -44,7 +44,7 @@ from lgacc.model.transformer import Transformer, load_model
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
-__all__ = ["DATA_DIR", "NOT_STATED", "FLOP_FORMULAS", "READING_FIELDS", "DEFAULTS", "Run", "load_runs", "USES"]
+__all__ = ["DATA_DIR", "NOT_STATED", "MEMORY_STATISTICS", "FLOP_FORMULAS", "READING_FIELDS", "DEFAULTS", "Run", "load_runs", "USES"]
 
 DATA_DIR = DATA / "validation"
 NOT_STATED = "not stated"
@@ -132,6 +132,8 @@ class Run:
     assumed: Mapping[str, str] = field(default_factory=dict)
     bracket: tuple[tuple[str, Any], ...] = ()
     uses: tuple[str, ...] = ("time",)
+    #: peer tool -> its own published prediction of this run (``iteration_time_s``, ``memory_gib_per_gpu``)
+    peers: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
     @property
     def n_b(self) -> int:
@@ -140,6 +142,12 @@ class Run:
     @property
     def n_mu(self) -> int:
         return self.b // (self.n_b * self.b_mu)
+
+    @property
+    def memory_statistic(self) -> str:
+        """What the measured memory is: ``allocated`` (the allocator's live tensors, ``max_memory_allocated``),
+        ``reserved`` (its pool, ``max_memory_reserved``) or ``not stated``."""
+        return str(self.reported.get("memory_statistic", NOT_STATED))
 
     @property
     def measured_memory_gib(self) -> float | None:
@@ -285,6 +293,24 @@ def _uses(where: str, spec: Mapping[str, Any], reported: Mapping[str, Any]) -> t
     return tuple(uses)
 
 
+#: What a measured peak memory may be: the allocator's live tensors or its reserved pool (or unsaid).
+MEMORY_STATISTICS = ("allocated", "reserved", NOT_STATED)
+
+
+def _peers(where: str, table: Any) -> dict[str, dict[str, float]]:
+    """``peers``: tool name -> its own published prediction of the run (``iteration_time_s``, ``memory_gib_per_gpu``)."""
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise UserInputError(f"{where}: peers must map a tool's name to its predictions")
+    out = {}
+    for tool, values in table.items():
+        if not isinstance(values, dict) or not values or set(values) - {"iteration_time_s", "memory_gib_per_gpu"}:
+            raise UserInputError(f"{where}: peers.{tool} must give iteration_time_s and/or memory_gib_per_gpu")
+        out[str(tool)] = {key: _positive_number(where, f"peers.{tool}.{key}", value) for key, value in values.items()}
+    return out
+
+
 #: Percentage points a run's printed share of the peak may differ from its printed TFLOP/s over the spec's
 #: peak: both are rounded (137 TFLOP/s of 312 is 43.9 %, printed 44).
 PERCENT_TOLERANCE = 1.0
@@ -341,6 +367,10 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
         if key in reported:
             _positive_number(where, f"reported.{key}", reported[key])
     _check_percent_of_peak(where, reported, hardware)
+    if reported.get("memory_statistic", NOT_STATED) not in MEMORY_STATISTICS:
+        raise UserInputError(f"{where}: reported.memory_statistic={reported['memory_statistic']!r} must be one of "
+                             f"{', '.join(MEMORY_STATISTICS)}")
+    peers = _peers(where, spec.get("peers"))
     for key in ("id", "citation"):
         _text(where, key, spec[key])
     if not isinstance(spec["model"], str):
@@ -359,7 +389,7 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
         micro_batch_stated="micro_batch_size" in stated, recomputation=values["recomputation"],
         interleaved_schedule=str(spec.get("interleaved_schedule", NOT_STATED)), flop_formula=str(top["flop_formula"]),
         reported=dict(reported), method=method, schedule=values["schedule"], n_v=values["n_v"], recipe=recipe,
-        stated=stated, assumed=reasons, bracket=bracket, uses=_uses(where, spec, reported),
+        stated=stated, assumed=reasons, bracket=bracket, uses=_uses(where, spec, reported), peers=peers,
     )
 
 

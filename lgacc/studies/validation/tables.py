@@ -25,7 +25,7 @@ from .ideal import CONVENTIONS, DP_NETWORKS, ideal_efficiency, predicted_step_ti
 from .measured import measured_step_time
 from .runs import DATA_DIR, Run, load_runs
 
-__all__ = ["comparison", "frame_for", "summary", "by_publication", "CALCULON_ERROR"]
+__all__ = ["comparison", "frame_for", "summary", "by_publication", "CALCULON_ERROR", "MEMORY_PREDICTS", "PEER_COLUMNS"]
 
 #: Calculon's mean error against Megatron-LM's measured runs (Isaev et al. 2023), for comparison.
 CALCULON_ERROR = 0.0365
@@ -80,12 +80,20 @@ def _describe(run: Run) -> dict:
         "assumed": "; ".join(f"{name} = {reading[name]} ({why})" for name, why in run.assumed.items()),
         "bracket": "; ".join(f"{name} = {value}" for name, value in run.bracket),
         "measured_memory_gib": run.measured_memory_gib if run.measured_memory_gib is not None else math.nan,
+        "memory_statistic": run.memory_statistic if run.measured_memory_gib is not None else "",
+        "measured_memory_reserved_gib": float(run.reported.get("memory_reserved_gib_per_gpu", math.nan)),
+        **{f"peer_{tool.lower()}_step_s": values.get("iteration_time_s", math.nan) for tool, values in run.peers.items()},
+        **{f"peer_{tool.lower()}_memory_gib": values.get("memory_gib_per_gpu", math.nan)
+           for tool, values in run.peers.items()},
     }
 
 
 def _compute(runs: tuple[Run, ...], calibration: Calibration) -> pd.DataFrame:
     rows = [{**_describe(run), **_ideal_columns(run)} for run in runs]
     frame = pd.DataFrame(rows)
+    for column in PEER_COLUMNS:  # present whether or not a run names the peer
+        if column not in frame:
+            frame[column] = math.nan
     central = cal.predict(runs, calibration)
     frame["expected_step_s"] = central["step_time_s"]
     frame["expected_memory_gib"] = central["memory_gib"]
@@ -113,6 +121,14 @@ def _compute(runs: tuple[Run, ...], calibration: Calibration) -> pd.DataFrame:
         frame.loc[mask, "expected_lopo_s"] = step
     frame["lopo_ratio"] = frame["expected_lopo_s"] / frame["measured_step_s"]
     return frame
+
+
+#: The peers' own published predictions kept beside the measurements (``peers`` of a run file).
+PEER_COLUMNS = ("peer_simumax_step_s", "peer_simumax_memory_gib", "peer_calculon_step_s")
+#: What the calibrated memory model predicts: the tensors alive at the peak (weights, gradients, optimizer state,
+#: buffers, activations with a fragmentation share, the framework's workspaces): PyTorch's peak *allocated* memory
+#: (``torch.cuda.max_memory_allocated``), not the caching allocator's reserved pool, which is larger.
+MEMORY_PREDICTS = "allocated"
 
 
 def _files_digest(data_dir: Path | str) -> str:
@@ -191,6 +207,12 @@ def summary(frame: pd.DataFrame, runs: Sequence[Run] | None = None) -> dict:
     lopo_mean, lopo_max = _errors(timed["lopo_ratio"])
     fit_mean, fit_max = _errors(timed["expected_ratio"])
     memory_mean, memory_max = _errors(memory["memory_ratio"])
+    by_statistic = {}
+    for statistic, rows_of in memory.groupby("memory_statistic", sort=True):
+        mean, worst = _errors(rows_of["memory_ratio"])
+        by_statistic[statistic] = {"runs": int(len(rows_of)), "publications": int(rows_of["publication"].nunique()),
+                                   "mean_error": mean, "max_error": worst,
+                                   "mean_signed": float((rows_of["memory_ratio"] - 1).mean())}
     methods = {m: {"runs": int((frame["method"] == m).sum()),
                    "publications": int(frame.loc[frame["method"] == m, "publication"].nunique()),
                    "looped_runs": int(((frame["method"] == m) & (frame["n_v"] > 1)).sum())}
@@ -204,6 +226,8 @@ def summary(frame: pd.DataFrame, runs: Sequence[Run] | None = None) -> dict:
         "lopo_mean_error": lopo_mean, "lopo_max_error": lopo_max,
         "fitted_mean_error": fit_mean, "fitted_max_error": fit_max,
         "memory_mean_error": memory_mean, "memory_max_error": memory_max,
+        "memory_publications": int(memory["publication"].nunique()), "memory_predicts": MEMORY_PREDICTS,
+        "memory_by_statistic": by_statistic,
         "calculon_error": CALCULON_ERROR,
         "ideal_upper_bound": {"per-gpu": int(frame["upper_bound"].sum()),
                               **{n: int(frame[f"upper_bound_{n}"].sum()) for n in DP_NETWORKS[1:]},

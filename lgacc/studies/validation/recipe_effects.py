@@ -1,0 +1,64 @@
+"""How much each unstated choice of a run's recipe moves the calibrated prediction.
+
+Every field a source leaves unstated is read one way (the file's assumption, else the default of
+:data:`.runs.DEFAULTS`, with its reason) and bracketed by the other plausible values (``Run.bracket``).
+:func:`recipe_effects` evaluates every run at each end of each of its brackets, one field changed at a
+time, and reports per field the runs it is open for and the relative change of the expected step time
+(mean of the absolute change, the largest, and the signed mean): what a planner gains by knowing the
+field, and which unstated choices the errors of the measured-runs chapter may hide.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from lgacc.model.calibrated import Calibration, fitted_calibration
+
+from . import calibrated as cal
+from .runs import Run
+
+__all__ = ["bracket_predictions", "recipe_effects", "recipe_effects_markdown"]
+
+
+def bracket_predictions(runs: Sequence[Run], calibration: Calibration | None = None) -> pd.DataFrame:
+    """One row per (time run, bracketed field, other value): ``id``, ``field``, ``value``, ``central_s`` (the run
+    as read), ``other_s`` (the field read the other way) and ``change`` (``other_s / central_s - 1``)."""
+    calibration = fitted_calibration() if calibration is None else calibration
+    timed = cal.time_runs(runs)
+    pairs = [(run, name, value, other) for run in timed for name, value in run.bracket
+             if (other := run.with_reading(name, value)) is not None]
+    columns = ["id", "field", "value", "central_s", "other_s", "change"]
+    if not pairs:
+        return pd.DataFrame(columns=columns)
+    central = dict(zip((run.id for run in timed), cal.predict(timed, calibration, compact=True)["step_time_s"]))
+    others = cal.predict([other for *_, other in pairs], calibration, compact=True)["step_time_s"]
+    rows = [{"id": run.id, "field": name, "value": str(value), "central_s": float(central[run.id]),
+             "other_s": float(step)} for (run, name, value, _), step in zip(pairs, others)]
+    frame = pd.DataFrame(rows, columns=columns[:-1])
+    frame["change"] = frame["other_s"] / frame["central_s"] - 1
+    return frame
+
+
+def recipe_effects(runs: Sequence[Run], calibration: Calibration | None = None) -> pd.DataFrame:
+    """Per bracketed field: ``runs`` (open for how many time runs), ``mean_abs_change``, ``max_abs_change`` and
+    ``mean_change`` of the expected step time when the field is read the other way, largest effect first."""
+    table = bracket_predictions(runs, calibration)
+    rows = []
+    for field, group in table.groupby("field", sort=False):
+        change = group["change"].to_numpy(dtype=float)
+        rows.append({"field": field, "runs": int(group["id"].nunique()), "mean_abs_change": float(np.abs(change).mean()),
+                     "max_abs_change": float(np.abs(change).max()), "mean_change": float(change.mean())})
+    out = pd.DataFrame(rows, columns=["field", "runs", "mean_abs_change", "max_abs_change", "mean_change"])
+    return out.sort_values("mean_abs_change", ascending=False, ignore_index=True)
+
+
+def recipe_effects_markdown(effects: pd.DataFrame) -> str:
+    """The chapter's table of :func:`recipe_effects`."""
+    lines = ["| unstated choice | open for (runs) | mean change | largest change | signed mean |",
+             "|---|---:|---:|---:|---:|"]
+    lines += [f"| `{r.field}` | {r.runs} | {r.mean_abs_change:.1%} | {r.max_abs_change:.1%} | {r.mean_change:+.1%} |"
+              for r in effects.itertuples()]
+    return "\n".join(lines)

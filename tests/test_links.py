@@ -1,0 +1,31 @@
+"""Issue #35: the collectives' alpha-beta from a published NCCL benchmark, not fitted on step times."""
+
+import numpy as np
+import pytest
+
+from lgacc.model.calibrated import FITTED, fitted_calibration
+from lgacc.model.calibrated.links import REFERENCE_TABLE, fit_table, link_constants, link_fits
+
+
+def test_an_exact_alpha_beta_table_is_recovered():
+    sizes = 2.0 ** np.arange(10, 34)
+    alpha, bandwidth, ranks = 20e-6, 200e9, 8
+    times = alpha + 2 * (ranks - 1) / ranks * sizes / bandwidth
+    busbw = 2 * (ranks - 1) / ranks * sizes / times  # nccl-tests' definition
+    fitted_alpha, fitted_bandwidth, worst = fit_table(sizes, busbw, ranks)
+    assert fitted_alpha == pytest.approx(alpha, rel=1e-9) and fitted_bandwidth == pytest.approx(bandwidth, rel=1e-9)
+    assert worst < 1e-9
+
+
+def test_the_shipped_tables_and_what_the_model_reads():
+    fits = link_fits()
+    a100 = fits[REFERENCE_TABLE]
+    # the table's largest message reaches 231.58 GB/s of the 300 GB/s link, its 1 KiB message 0.04 GB/s: the fitted
+    # bandwidth lies below the asymptote, the latency is that of the small messages (1 KiB: 1.75 KiB / 0.04 GB/s = 45 us)
+    assert 150e9 < a100.busbw < 231.58e9 and 0.5 < a100.efficiency < 231.58 / 300
+    assert 10e-6 < a100.alpha_s < 60e-6
+    assert fits["h200-sxm-nvlink4"].busbw > a100.busbw  # NVLink 4 with NVLS is faster than NVLink 3
+    constants = link_constants()
+    calibration = fitted_calibration()
+    assert calibration.eta == constants["eta"] and calibration.nvlink_latency_s == constants["nvlink_latency_s"]
+    assert FITTED == ("kappa", "xi") and calibration.T_0 == 0

@@ -1,0 +1,93 @@
+"""Issue #35: the side-by-side with the peer tools (on a made-up frame: errors hand-computed), the peers and the
+memory statistic a run file carries, and how much each unstated recipe choice moves the prediction."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lgacc.errors import UserInputError
+from lgacc.studies.validation import load_runs
+from lgacc.studies.validation.peers import side_by_side, side_by_side_markdown, tool_errors
+from lgacc.studies.validation.recipe_effects import bracket_predictions, recipe_effects, recipe_effects_markdown
+
+NAN = float("nan")
+
+
+def frame() -> pd.DataFrame:
+    return pd.DataFrame({
+        "id": ["a", "b", "c", "d"], "publication": ["P", "P", "Q", "R"], "uses": ["time", "time", "time", "memory"],
+        "measured_step_s": [10.0, 20.0, 4.0, 1.0], "expected_lopo_s": [11.0, 15.0, 5.0, NAN],
+        "peer_simumax_step_s": [9.0, 21.0, NAN, 1.0], "peer_calculon_step_s": [NAN, NAN, 3.0, NAN]})
+
+
+def test_each_tool_is_compared_on_the_runs_it_predicts():
+    table = side_by_side(frame())
+    assert list(table["id"]) == ["a", "b", "c"]  # d is a memory run: no time comparison
+    errors = tool_errors(frame()).set_index("tool")
+    # SimuMax on a, b: |9/10 - 1| = 0.1, |21/20 - 1| = 0.05; lgacc on the same runs: 0.1 and 0.25
+    assert errors.loc["SimuMax", "runs"] == 2
+    assert errors.loc["SimuMax", "peer_mean_error"] == pytest.approx(0.075)
+    assert errors.loc["SimuMax", "peer_max_error"] == pytest.approx(0.1)
+    assert errors.loc["SimuMax", "lgacc_mean_error"] == pytest.approx(0.175)
+    assert errors.loc["SimuMax", "lgacc_max_error"] == pytest.approx(0.25)
+    # Calculon on c alone: |3/4 - 1| = 0.25; lgacc |5/4 - 1| = 0.25
+    assert errors.loc["Calculon", "runs"] == 1 and errors.loc["Calculon", "peer_mean_error"] == pytest.approx(0.25)
+    text = side_by_side_markdown(frame())
+    assert "| SimuMax | 2 | 7.5% | 10.0% | 17.5% | 25.0% |" in text
+    assert "| `b` | 20 | 15 (-25%) | 21 (+5%) | – |" in text
+
+
+def test_the_shipped_runs_carry_simumax_and_calculon_and_the_memory_statistic():
+    runs = {run.id: run for run in load_runs()}
+    simumax = [run for run in runs.values() if "SimuMax" in run.peers]
+    assert len(simumax) == 24 and len({run.publication for run in simumax}) == 1
+    first = runs["simumax-b200-llama3-70b-l12-tp1-pp2-dp4-mbc4-cef"]
+    # the table's row: real 843.00 ms, perf 828.76 ms, real alloc 66.55 GiB (max_memory_allocated)
+    assert first.reported["iteration_time_s"] == 0.843 and first.peers["SimuMax"]["iteration_time_s"] == 0.82876
+    assert first.measured_memory_gib == 66.55 and first.memory_statistic == "allocated"
+    assert first.recipe.recompute == "none" and first.recipe.zero_stage == 1 and first.n_mu == 4
+    # memory measured once per topology: the mbc8 row of the same topology is compared on time only
+    assert runs["simumax-b200-llama3-70b-l12-tp1-pp2-dp4-mbc8-cef"].uses == ("time",)
+    calculon = [run for run in runs.values() if "Calculon" in run.peers]
+    assert len(calculon) == 8 and {run.publication for run in calculon} == {"Korthikanti et al. (2022)"}
+    assert runs["torchtitan2024-h100-llama31-8b-fsdp-8gpu"].memory_statistic == "reserved"
+
+
+def _write(tmp_path: Path, extra: str) -> Path:
+    text = (Path(__file__).parents[1] / "data/validation/simumax2026_b200.yaml").read_text()
+    head, _, rest = text.partition("runs:\n")
+    first = rest.split("  - id:")[1].split("    peers:\n")[0]  # the first run, without its own peers
+    (tmp_path / "r.yaml").write_text(head + "runs:\n  - id:" + first.replace("    reported:\n", extra + "    reported:\n"))
+    return tmp_path
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("    peers: [1]\n", "peers must map"),
+    ("    peers:\n      X: {seconds: 1}\n", "peers.X must give"),
+    ("    peers:\n      X: {iteration_time_s: -1}\n", "must be a positive number"),
+])
+def test_bad_peers_are_one_clear_line(tmp_path, extra, message):
+    with pytest.raises(UserInputError, match=message):
+        load_runs(_write(tmp_path, extra))
+
+
+def test_recipe_effects_change_only_the_bracketed_field():
+    runs = load_runs()
+    table = bracket_predictions(runs)
+    assert set(table["field"]) <= {"schedule", "n_v", "micro_batch_size", "recomputation", "sequence_parallel",
+                                   "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes", "dp_overlap",
+                                   "tp_overlap", "dp_network"}
+    # fp32 -> bf16 gradient reduction never makes a step slower, bf16 -> fp32 never faster (only the bytes change)
+    bf16 = table[(table["field"] == "grad_reduce_bytes") & (table["value"] == "2")]
+    assert len(bf16) and (bf16["change"] <= 1e-12).all()
+    fp32 = table[(table["field"] == "grad_reduce_bytes") & (table["value"] == "4")]
+    assert len(fp32) and (fp32["change"] >= -1e-12).all()
+    effects = recipe_effects(runs).set_index("field")
+    assert effects.loc["grad_reduce_bytes", "runs"] == table.loc[table["field"] == "grad_reduce_bytes", "id"].nunique()
+    assert effects["mean_abs_change"].is_monotonic_decreasing
+    assert "| `grad_reduce_bytes` |" in recipe_effects_markdown(effects.reset_index())
+    assert not math.isnan(effects["max_abs_change"].max())
