@@ -102,6 +102,11 @@ module                              job
                                     ``fit`` (the fit kept as data), ``chapter`` (the chapter's sentences)
 ``studies/zero``                    the paper's verdict on ZeRO (partitioned vs baseline and improved)
                                     re-graded per data-parallel network reading; more columns plug in
+``studies/codesign/``               the hardware co-design sweep (``lgacc codesign``): ``sweep`` (the
+                                    sweep file, checked), ``designs`` (numbered designs, their
+                                    hardware), ``evaluate`` (one chunk, pure), ``store`` (finished
+                                    chunks on disk), ``runner`` (serial and Dask), ``implications``
+                                    (the paper's four hardware statements graded, the Pareto front)
 **book/**                           the book's machinery
 ``book/notebook/``                  formatting for the notebooks: ``display``, ``formats``,
                                     ``typeset``, ``tables``, ``downloads``, ``figures``,
