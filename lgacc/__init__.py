@@ -106,7 +106,8 @@ module                              job
                                     sweep file, checked), ``designs`` (numbered designs, their
                                     hardware), ``evaluate`` (one chunk, pure), ``store`` (finished
                                     chunks on disk), ``runner`` (serial and Dask), ``implications``
-                                    (the paper's four hardware statements graded, the Pareto front)
+                                    (the paper's four hardware statements graded, the Pareto front),
+                                    ``figures`` (the chapter's figures)
 **book/**                           the book's machinery
 ``book/notebook/``                  formatting for the notebooks: ``display``, ``formats``,
                                     ``typeset``, ``tables``, ``downloads``, ``figures``,

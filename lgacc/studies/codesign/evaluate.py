@@ -16,6 +16,7 @@ removed the last candidates.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from lgacc.errors import UserInputError
@@ -27,7 +28,7 @@ from lgacc.search.calibrated import fastest_expected
 from .designs import Design, design_columns, designs, hardware_of
 from .sweep import Sweep
 
-__all__ = ["RESULT_KEYS", "evaluate_design", "evaluate_chunk"]
+__all__ = ["RESULT_KEYS", "evaluate_design", "evaluate_chunk", "timed_chunk"]
 
 HOURS_PER_DAY = 24.0
 #: The keys of each model's result, after its prefix (``ideal_`` or ``calibrated_``).
@@ -106,3 +107,11 @@ def evaluate_chunk(sweep: Sweep, start: int, stop: int) -> list[dict[str, Any]]:
     """The rows of designs ``start`` to ``stop`` (exclusive), each design with every model of the sweep, in
     order: design by design, then the sweep's model order."""
     return [evaluate_design(sweep, design, model) for design in designs(sweep, start, stop) for model in sweep.models]
+
+
+def timed_chunk(sweep: Sweep, start: int, stop: int) -> tuple[list[dict[str, Any]], float]:
+    """:func:`evaluate_chunk` and the seconds it took (kept beside the rows: how long a sweep takes to compute,
+    whether its chunks were computed now or read back)."""
+    began = time.perf_counter()
+    rows = evaluate_chunk(sweep, start, stop)
+    return rows, time.perf_counter() - began

@@ -40,7 +40,7 @@ import pandas as pd
 
 __all__ = ["BOTTLENECK", "KEY_SPEEDUP", "NOT_IMPORTANT", "SMALL_MEMORY_GIB", "MODELS", "STATEMENTS", "HOLDS", "FAILS",
            "UNGRADED", "Grade", "rows_frame", "grid", "grade_all", "grades_frame", "pareto_front", "pareto_frame",
-           "series"]
+           "series", "timing_markdown", "summary_markdown"]
 
 #: A memory-bandwidth bottleneck costs at least this share of the time.
 BOTTLENECK = 0.10
@@ -233,3 +233,36 @@ def series(frame: pd.DataFrame, varied: str, model: str, x: str, time_model: str
     """``x`` and the time of ``model`` along one grid, sorted by ``x`` (what a figure draws)."""
     rows = grid(frame, varied, model, **where).sort_values(x)
     return pd.DataFrame({x: rows[x].to_numpy(), "time_days": _time(rows, time_model).to_numpy()})
+
+
+def timing_markdown(designs: int, models: int, seconds: float | None, workers: int = 2) -> str:
+    """How long the sweep took on one core and how that grows: linearly in designs × models, each pair one
+    independent search under each model, divided among the workers."""
+    pairs = designs * models
+    if seconds is None or pairs == 0:
+        return f"The sweep has {designs} designs × {models} models = {pairs} searches under each model."
+    per_pair = seconds / pairs
+
+    def span(s: float) -> str:
+        return f"{s:.3g} s" if s < 120 else f"{s / 60:.3g} min" if s < 7200 else f"{s / 3600:.3g} h"
+
+    return (f"The sweep has {designs} designs × {models} models = {pairs} searches under each model; they took "
+            f"{span(seconds)} of one core ({per_pair * 1e3:.3g} ms per design and model, both models' searches). "
+            f"The time grows linearly with designs × models and divides among workers: 10,000 designs of "
+            f"{models} models would take about {span(per_pair * 1e4 * models)} on one core and "
+            f"{span(per_pair * 1e4 * models / workers)} on {workers}; a million, "
+            f"{span(per_pair * 1e6 * models / 64)} on 64 cores of a Dask cluster.")
+
+
+def summary_markdown(grades: Sequence[Grade]) -> str:
+    """One sentence per statement: for which models and time models it holds, fails or is not graded."""
+    lines = []
+    for number, (statement, (words, _)) in enumerate(STATEMENTS.items(), 1):
+        found = [g for g in grades if g.statement == statement]
+        parts = []
+        for mark, verb in ((HOLDS, "holds"), (FAILS, "does not hold"), (UNGRADED, "is not graded")):
+            which = [f"{g.model} ({g.time_model})" for g in found if g.mark == mark]
+            if which:
+                parts.append(f"{mark} {verb} for {', '.join(which)}")
+        lines.append(f"{number}. *{words}*: " + "; ".join(parts) + ".")
+    return "\n".join(lines)

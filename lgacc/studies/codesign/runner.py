@@ -20,11 +20,12 @@ from typing import Any, Callable, Iterator
 from lgacc.errors import UserInputError
 
 from .designs import design_count
-from .evaluate import evaluate_chunk
+from .evaluate import timed_chunk
 from .store import ChunkStore
 from .sweep import Sweep
 
-__all__ = ["PAIRS_PER_CHUNK", "chunk_size", "chunks", "RunReport", "run_sweep", "sweep_rows", "default_workers"]
+__all__ = ["PAIRS_PER_CHUNK", "chunk_size", "chunks", "RunReport", "run_sweep", "sweep_rows", "default_workers",
+           "compute_seconds"]
 
 #: Design-model pairs in a chunk when the sweep does not say: a pair takes 10 to 100 ms on one core (both
 #: models' searches), so a chunk takes seconds.
@@ -73,7 +74,7 @@ def _progress(total: int, enabled: bool):
 
 def _serial(sweep: Sweep, pending, store: ChunkStore, done: Callable[[], None]) -> None:
     for start, stop in pending:
-        store.write(start, stop, evaluate_chunk(sweep, start, stop))
+        store.write(start, stop, *timed_chunk(sweep, start, stop))
         done()
 
 
@@ -110,7 +111,7 @@ def _dask(sweep: Sweep, pending, store: ChunkStore, done: Callable[[], None], wo
             chunk = next(queue, None)
             if chunk is None:
                 return None
-            future = client.submit(evaluate_chunk, shared, *chunk, pure=False)
+            future = client.submit(timed_chunk, shared, *chunk, pure=False)
             running[future.key] = chunk
             return future
 
@@ -118,7 +119,7 @@ def _dask(sweep: Sweep, pending, store: ChunkStore, done: Callable[[], None], wo
         flow = as_completed(first, loop=client.loop)
         for future in flow:
             start, stop = running.pop(future.key)
-            store.write(start, stop, future.result())  # a worker's error is raised here, in this process
+            store.write(start, stop, *future.result())  # a worker's error is raised here, in this process
             future.release()
             done()
             following = submit()
@@ -154,5 +155,18 @@ def sweep_rows(sweep: Sweep, store: ChunkStore | None = None) -> Iterator[dict[s
     for start, stop in chunks(sweep):
         rows = store.read(start, stop)
         if rows is None:  # removed since the run: computed again here
-            rows = store.write(start, stop, evaluate_chunk(sweep, start, stop))
+            rows = store.write(start, stop, *timed_chunk(sweep, start, stop))
         yield from rows
+
+
+def compute_seconds(sweep: Sweep, store: ChunkStore | None = None) -> float | None:
+    """The seconds of one core the sweep's chunks took to compute (the sum over its kept chunks; ``None`` if
+    one was not measured)."""
+    store = ChunkStore(sweep, chunk_size(sweep)) if store is None else store
+    total = 0.0
+    for start, stop in chunks(sweep):
+        seconds = store.seconds(start, stop)
+        if seconds is None:
+            return None
+        total += seconds
+    return total

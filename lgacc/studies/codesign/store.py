@@ -1,6 +1,6 @@
 """Finished chunks of a sweep, kept on disk so that an interrupted sweep resumes without computing them again.
 
-A chunk is kept as the JSON list of its rows (plain values: numbers, strings, booleans, null; reading it runs
+A chunk is kept as JSON: its rows and the seconds one worker took to compute them (plain values: numbers, strings, booleans, null; reading it runs
 no code), sealed with the SHA-256 of its text (:mod:`lgacc.cache.sealed`) under the cache directory
 (``$LGACC_CACHE_DIR``, :func:`lgacc.cache.codegen.cache_dir`), in a folder named by the sweep's key:
 
@@ -31,7 +31,7 @@ from .sweep import Sweep
 __all__ = ["ChunkStore", "sweep_key", "plain_rows"]
 
 _KIND = "codesign-chunk"
-_FORMAT = "1"
+_FORMAT = "2"  # 2: {"rows": [...], "seconds": s}
 
 
 def sweep_key(sweep: Sweep, chunk_size: int) -> str:
@@ -62,6 +62,7 @@ class ChunkStore:
         self.key = sweep_key(sweep, chunk_size)
         self.folder = (cache_dir() if root is None else root) / "codesign" / self.key
         self._memory: dict[tuple[int, int], list[dict[str, Any]]] = {}
+        self._seconds: dict[tuple[int, int], float | None] = {}
 
     def _path(self, start: int, stop: int) -> Path:
         return self.folder / f"chunk-{start:09d}-{stop:09d}.json"
@@ -74,9 +75,10 @@ class ChunkStore:
         if text is None:
             return None
         try:
-            rows = json.loads(text)
+            data = json.loads(text)
         except ValueError:
             return None
+        rows = data.get("rows") if isinstance(data, dict) else None
         if not isinstance(rows, list) or not all(isinstance(r, dict) and start <= r.get("design", -1) < stop
                                                  for r in rows):
             return None
@@ -85,10 +87,22 @@ class ChunkStore:
     def has(self, start: int, stop: int) -> bool:
         return self.read(start, stop) is not None
 
-    def write(self, start: int, stop: int, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Keep the chunk's rows (on disk, else in memory); returns them as plain values."""
+    def seconds(self, start: int, stop: int) -> float | None:
+        """The seconds chunk ``[start, stop)`` took to compute (``None``: not kept, or not measured)."""
+        if (start, stop) in self._memory:
+            return self._seconds.get((start, stop))
+        text = read_sealed(self._path(start, stop), _KIND, f"{self.key}:{start}:{stop}")
+        try:
+            value = json.loads(text).get("seconds") if text is not None else None
+        except (ValueError, AttributeError):
+            return None
+        return float(value) if isinstance(value, (int, float)) and math.isfinite(value) and value >= 0 else None
+
+    def write(self, start: int, stop: int, rows: list[dict[str, Any]], seconds: float | None = None
+              ) -> list[dict[str, Any]]:
+        """Keep the chunk's rows and compute time (on disk, else in memory); returns the rows as plain values."""
         rows = plain_rows(rows)
-        text = json.dumps(rows)
+        text = json.dumps({"rows": rows, "seconds": seconds})
         kept = False
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -97,4 +111,5 @@ class ChunkStore:
             kept = False
         if not kept:
             self._memory[(start, stop)] = rows
+            self._seconds[(start, stop)] = seconds
         return rows
