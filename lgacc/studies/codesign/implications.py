@@ -38,6 +38,9 @@ from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
+from .designs import DESIGN_COLUMNS
+from .evaluate import RESULT_KEYS
+
 __all__ = ["BOTTLENECK", "KEY_SPEEDUP", "NOT_IMPORTANT", "SMALL_MEMORY_GIB", "MODELS", "STATEMENTS", "HOLDS", "FAILS",
            "UNGRADED", "Grade", "rows_frame", "grid", "grade_all", "grades_frame", "pareto_front", "pareto_frame",
            "series", "timing_markdown", "summary_markdown"]
@@ -79,6 +82,10 @@ class Grade:
 def rows_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """The sweep's rows as a frame, with ``varied``: the keys its grid varies (``gpus_per_node memory_gib``)."""
     frame = pd.DataFrame(list(rows))
+    expected = [column for column, _, _ in DESIGN_COLUMNS] + [f"{m}_{k}" for m in MODELS for k in RESULT_KEYS]
+    for column in expected:  # a sweep that moves nothing still has every column (NaN)
+        if column not in frame:
+            frame[column] = math.nan
     frame["varied"] = [" ".join(part.split("=", 1)[0] for part in label.split()) for label in frame["label"]]
     return frame
 
