@@ -177,6 +177,14 @@ def test_pareto_front_against_brute_force():
         assert {points[i] for i in front} == expected
 
 
+def test_streamed_json_is_the_lists_json():
+    from lgacc.commands._output import dumps
+    from lgacc.commands.codesign import json_lines
+
+    for rows in ([], [{"a": 1, "b": [1, 2], "c": None}], [{"a": 1.5, "d": {"x": "é"}}, {"a": math.nan}]):
+        assert "".join(json_lines(rows)) == dumps(rows)
+
+
 # --- the chunk store ------------------------------------------------------------------------------------
 
 

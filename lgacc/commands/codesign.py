@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
+from typing import Iterator
 
 from lgacc.errors import UserInputError
 from lgacc.studies.codesign import default_workers, load_sweep, run_sweep, sweep_rows
 
 from ._args import count
-from ._output import dumps
+from ._output import to_jsonable
 
 FORMATS = ("table", "json", "parquet")
 #: The table's columns: (heading, row key).
@@ -80,6 +82,30 @@ def _table(rows) -> str:
     return frame.to_string(index=False)
 
 
+def json_lines(rows) -> Iterator[str]:
+    """The text of ``dumps(list(rows))``, a row at a time: a sweep of millions of rows is written without
+    holding them (the same bytes as the list's JSON)."""
+    first = True
+    for row in rows:
+        yield ("[\n  " if first else ",\n  ") + json.dumps(to_jsonable(row), indent=2).replace("\n", "\n  ")
+        first = False
+    yield "[]" if first else "\n]"
+
+
+def _stream_json(path: Path | None, rows) -> None:
+    try:
+        handle = sys.stdout if path is None else open(path, "w", encoding="utf-8")
+    except OSError as error:
+        raise UserInputError(f"--out {str(path)[:80]!r}: cannot write the file: {error.strerror or error}") from None
+    try:
+        for text in json_lines(rows):
+            handle.write(text)
+        handle.write("\n")
+    finally:
+        if path is not None:
+            handle.close()
+
+
 def _write(path: Path | None, fmt: str, rows: list) -> None:
     if fmt == "parquet":
         import pandas as pd
@@ -89,7 +115,7 @@ def _write(path: Path | None, fmt: str, rows: list) -> None:
         except OSError as error:
             raise UserInputError(f"--out {str(path)[:80]!r}: cannot write the file: {error.strerror or error}") from None
         return
-    text = dumps(rows) if fmt == "json" else _table(rows)
+    text = _table(rows)
     if path is None:
         print(text)
         return
@@ -111,7 +137,10 @@ def run(args: argparse.Namespace) -> int:
     if report.reused and terminal:  # beside the progress bar; piped output stays quiet
         print(f"lgacc codesign: resumed: {report.reused} of {report.chunks} chunks were already computed "
               f"({report.folder}); computed {report.computed}", file=sys.stderr)
-    _write(path, args.format, list(sweep_rows(sweep)))
+    if args.format == "json":  # streamed, chunk by chunk from the store
+        _stream_json(path, sweep_rows(sweep))
+    else:  # a table and a Parquet file are built whole
+        _write(path, args.format, list(sweep_rows(sweep)))
     return 0
 
 
