@@ -103,6 +103,13 @@ def _time(rows: pd.DataFrame, time_model: str) -> pd.Series:
     return rows[f"{time_model}_time_days"].astype(float)
 
 
+def _infeasible(times: pd.Series) -> str:
+    """Why a grid is not graded: nothing in it is feasible, or some design is not."""
+    if times.empty:
+        return "no such grid in the sweep"
+    return "no design of this grid is feasible" if times.isna().all() else "infeasible at some design of the grid"
+
+
 def _days(value: float) -> str:
     return "infeasible" if value is None or not math.isfinite(value) else f"{value:.3g} d"
 
@@ -110,7 +117,7 @@ def _days(value: float) -> str:
 def _bandwidth(frame, model, time_model) -> tuple[str, str]:
     rows = grid(frame, "peak_tflop_per_s gpu_memory_bandwidth_gib_per_s", model)
     if rows.empty or _time(rows, time_model).isna().any():
-        return UNGRADED, "infeasible at some design of the grid"
+        return UNGRADED, _infeasible(_time(rows, time_model))
     peaks = sorted(rows["peak_tflop_per_s"].unique())
     hbm = sorted(rows["hbm_gb_per_s"].unique())
 
@@ -135,7 +142,7 @@ def _interconnect(frame, model, time_model) -> tuple[str, str]:
     links = grid(frame, "gpus_per_node nvlink_bandwidth_gib_per_s", model).sort_values("nvlink_gb_per_s")
     t_domain, t_links = _time(domain, time_model), _time(links, time_model)
     if domain.empty or t_domain.isna().any() or links.empty or t_links.isna().any():
-        return UNGRADED, "infeasible at some design of the grid"
+        return UNGRADED, _infeasible(pd.concat([t_domain, t_links]))
     small, best = t_domain.iloc[0], t_domain.min()
     fastest = domain.loc[t_domain.idxmin()]
     tensor = fastest[f"{time_model}_n_a"]
