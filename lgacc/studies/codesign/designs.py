@@ -110,4 +110,5 @@ def hardware_of(base: Hardware, design: Design) -> Hardware:
 
 def design_columns(hardware: Hardware) -> dict[str, float]:
     """A design's effective hardware as the output's columns (``DESIGN_COLUMNS``)."""
-    return {column: getattr(hardware, field) / unit for column, field, unit in DESIGN_COLUMNS}
+    return {column: int(getattr(hardware, field)) if field == "gpus_per_node" else getattr(hardware, field) / unit
+            for column, field, unit in DESIGN_COLUMNS}

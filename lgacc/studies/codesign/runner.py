@@ -13,9 +13,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from lgacc.errors import UserInputError
 
@@ -72,36 +73,70 @@ def _progress(total: int, enabled: bool):
     return tqdm(total=total, unit="chunk", file=sys.stderr, disable=not enabled, desc="codesign")
 
 
-def _serial(sweep: Sweep, pending, store: ChunkStore, done: Callable[[], None]) -> None:
-    for start, stop in pending:
-        store.write(start, stop, *timed_chunk(sweep, start, stop))
-        done()
+def _serial(sweep: Sweep, pending, store: ChunkStore, bar) -> None:
+    with bar() as progress:
+        for start, stop in pending:
+            store.write(start, stop, *timed_chunk(sweep, start, stop))
+            progress.update(1)
 
 
 def _client(workers: int, scheduler: str | None):
     """A ``distributed.Client``: to ``scheduler``, or to a new local cluster (closed with the client)."""
     import logging
 
-    from distributed import Client, LocalCluster
-
-    logging.getLogger("distributed").setLevel(logging.ERROR)  # its INFO lines are not the command's output
     if scheduler is not None:
+        from distributed import Client
+
+        logging.getLogger("distributed").setLevel(logging.ERROR)  # its INFO lines are not the command's output
         try:
             return Client(scheduler, timeout="5s", set_as_default=False), None
         except (OSError, TimeoutError, ValueError) as error:
             raise UserInputError(f"--scheduler {scheduler[:80]}: cannot reach a Dask scheduler there "
                                  f"({type(error).__name__}: {str(error)[:120]})") from None
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None, silence_logs=logging.ERROR)
-    return Client(cluster, set_as_default=False), cluster
+    cluster = client = None
+    try:
+        with _workers_ignore_interrupts():
+            from distributed import Client, LocalCluster
+
+            logging.getLogger("distributed").setLevel(logging.ERROR)
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+            client = Client(cluster, set_as_default=False)
+    except BaseException:  # a Ctrl-C while it started: the cluster is closed before the interrupt goes on
+        for started in (client, cluster):
+            if started is not None:
+                started.close()
+        raise
+    return client, cluster
 
 
-def _dask(sweep: Sweep, pending, store: ChunkStore, done: Callable[[], None], workers: int,
-          scheduler: str | None) -> None:
+@contextlib.contextmanager
+def _workers_ignore_interrupts():
+    """SIGINT ignored while the body starts the cluster's processes, which keep ignoring it (an ignored
+    signal stays ignored across ``exec``, and Python then installs no handler).  A Ctrl-C from a terminal
+    reaches the whole process group: this way it stops this process alone, which closes the cluster,
+    instead of every worker dying with its own traceback.  A Ctrl-C in the seconds the cluster takes to
+    start is lost (a blocked signal would go to another thread, which ignores it): the next one stops the
+    sweep.  Only the main thread may set a handler; elsewhere the workers see Ctrl-C too."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _dask(sweep: Sweep, pending, store: ChunkStore, bar, workers: int, scheduler: str | None) -> None:
+    client, cluster = _client(workers, scheduler)
     from distributed import as_completed
 
-    client, cluster = _client(workers, scheduler)
     try:
+        progress = bar()
         slots = IN_FLIGHT_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {})) or workers)
         shared = client.scatter(sweep, broadcast=True)
         queue = iter(pending)
@@ -121,11 +156,13 @@ def _dask(sweep: Sweep, pending, store: ChunkStore, done: Callable[[], None], wo
             start, stop = running.pop(future.key)
             store.write(start, stop, *future.result())  # a worker's error is raised here, in this process
             future.release()
-            done()
+            progress.update(1)
             following = submit()
             if following is not None:
                 flow.add(following)
     finally:
+        if "progress" in locals():
+            progress.close()
         client.close()
         if cluster is not None:
             cluster.close()
@@ -137,15 +174,16 @@ def run_sweep(sweep: Sweep, *, workers: int = 1, scheduler: str | None = None, p
     store = ChunkStore(sweep, chunk_size(sweep)) if store is None else store
     every = list(chunks(sweep))
     pending = [c for c in every if not store.has(*c)]
-    bar = _progress(len(every), progress)
-    bar.update(len(every) - len(pending))
-    try:
-        if pending and scheduler is None and workers <= 1:
-            _serial(sweep, pending, store, lambda: bar.update(1))
-        elif pending:
-            _dask(sweep, pending, store, lambda: bar.update(1), workers, scheduler)
-    finally:
-        bar.close()
+
+    def bar():  # made once the workers run
+        found = _progress(len(every), progress)
+        found.update(len(every) - len(pending))
+        return found
+
+    if pending and scheduler is None and workers <= 1:
+        _serial(sweep, pending, store, bar)
+    elif pending:
+        _dask(sweep, pending, store, bar, workers, scheduler)
     return RunReport(len(every), len(every) - len(pending), len(pending), str(store.folder))
 
 
