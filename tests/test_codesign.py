@@ -144,6 +144,27 @@ def test_a_split_keeps_the_totals_and_the_thresholds():
     assert kept.threshold("nvlink") == pytest.approx(base.threshold("nvlink") / 4)
 
 
+@pytest.mark.parametrize("key, field, si", [
+    ("peak_tflop_per_s", "peak_flop_per_s", 100e12), ("peak_flop_per_s", "peak_flop_per_s", 100.0),
+    ("memory_gib", "memory_bytes", 100 * 2**30), ("memory_gb", "memory_bytes", 100e9),
+    ("gpu_memory_bandwidth_gb_per_s", "gpu_memory_bandwidth_bytes_per_s", 100e9),
+    ("nvlink_bandwidth_gib_per_s", "nvlink_bandwidth_bytes_per_s", 100 * 2**30),
+    ("infiniband_bandwidth_gb_per_s", "infiniband_bandwidth_bytes_per_s", 100e9),
+    ("ethernet_bandwidth_gib_per_s", "ethernet_bandwidth_bytes_per_s", 100 * 2**30),
+    ("gpus_per_node", "gpus_per_node", 100)])
+def test_each_key_sets_its_field_in_si(key, field, si):
+    base = load_hardware("a100-80gb")
+    if key == "peak_flop_per_s":  # 100 flop/s is below a spec's plausible range: the sweep file refuses it
+        with pytest.raises(UserInputError):
+            sweep_from_mapping({"base": "a100-80gb", "models": ["X8"], "vary": {key: [100]}})
+        return
+    design = design_at(sweep_from_mapping({"base": "a100-80gb", "models": ["X8"], "vary": {key: [100]}}), 0)
+    hw = hardware_of(base, design)
+    assert getattr(hw, field) == pytest.approx(si)
+    untouched = [f for f in ("peak_flop_per_s", "memory_bytes", "nvlink_bandwidth_bytes_per_s") if f != field]
+    assert all(getattr(hw, f) == getattr(base, f) for f in untouched)
+
+
 def test_a_row_is_the_searchs_own_answer(sweep_file):
     sweep = load_sweep(sweep_file)
     row = evaluate_design(sweep, design_at(sweep, 0), sweep.models[0])
