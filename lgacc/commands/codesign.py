@@ -113,7 +113,8 @@ def _write(path: Path | None, fmt: str, rows: list) -> None:
         try:
             pd.DataFrame(rows).to_parquet(path, engine="pyarrow", index=False)
         except OSError as error:
-            raise UserInputError(f"--out {str(path)[:80]!r}: cannot write the file: {error.strerror or error}") from None
+            raise UserInputError(f"--out {str(path)[:80]!r}: cannot write the file: "
+                                 f"{error.strerror or error}") from None
         return
     text = _table(rows)
     if path is None:

@@ -261,8 +261,8 @@ def timing_markdown(designs: int, models: int, seconds: float | None, workers: i
         return f"{s:.3g} s" if s < 120 else f"{s / 60:.3g} min" if s < 7200 else f"{s / 3600:.3g} h"
 
     return (f"The sweep has {designs} designs × {models} models = {pairs} searches under each model; they took "
-            f"{span(seconds)} of one core on the machine that computed them ({per_pair * 1e3:.3g} ms per design and model, "
-            "both models' searches). "
+            f"{span(seconds)} of one core on the machine that computed them ({per_pair * 1e3:.3g} ms per design "
+            "and model, both models' searches). "
             f"The time grows linearly with designs × models and divides among workers: 10,000 designs of "
             f"{models} models would take about {span(per_pair * 1e4 * models)} on one core and "
             f"{span(per_pair * 1e4 * models / workers)} on {workers}; a million, "

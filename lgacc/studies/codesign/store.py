@@ -1,8 +1,9 @@
 """Finished chunks of a sweep, kept on disk so that an interrupted sweep resumes without computing them again.
 
-A chunk is kept as JSON: its rows and the seconds one worker took to compute them (plain values: numbers, strings, booleans, null; reading it runs
-no code), sealed with the SHA-256 of its text (:mod:`lgacc.cache.sealed`) under the cache directory
-(``$LGACC_CACHE_DIR``, :func:`lgacc.cache.codegen.cache_dir`), in a folder named by the sweep's key:
+A chunk is kept as JSON: its rows and the seconds one worker took to compute them (plain values: numbers,
+strings, booleans, null; reading it runs no code), sealed with the SHA-256 of its text
+(:mod:`lgacc.cache.sealed`), under the cache directory (``$LGACC_CACHE_DIR``,
+:func:`lgacc.cache.codegen.cache_dir`) in a folder named by the sweep's key:
 
 * the sweep as read (:class:`~.sweep.Sweep`: every value of the base spec, of each model and of each grid,
   the objective and the chunk size; not the file's path), and

@@ -127,7 +127,8 @@ def expand_values(origin: str, key: str, spec: Any) -> tuple[Any, ...]:
         if steps == 1:
             values = [low]
         elif scale == "log":
-            values = [math.exp(math.log(low) + (math.log(high) - math.log(low)) * i / (steps - 1)) for i in range(steps)]
+            ratio = math.log(high) - math.log(low)
+            values = [math.exp(math.log(low) + ratio * i / (steps - 1)) for i in range(steps)]
         else:
             values = [low + (high - low) * i / (steps - 1) for i in range(steps)]
         if integer:
@@ -152,7 +153,8 @@ def _grids(origin: str, vary: Any) -> tuple:
             raise _fail(origin, "vary", "each entry is a mapping of hardware keys to values or ranges")
         unknown = sorted(set(grid) - set(_VARY_KEYS))
         if unknown:
-            raise _fail(origin, f"vary.{str(unknown[0])[:40]}", f"not a key that can vary; keys: {', '.join(_VARY_KEYS)}")
+            raise _fail(origin, f"vary.{str(unknown[0])[:40]}",
+                        f"not a key that can vary; keys: {', '.join(_VARY_KEYS)}")
         fields = [VARIABLES[k][0] for k in grid if k in VARIABLES]
         twice = sorted({f for f in fields if fields.count(f) > 1})
         if twice:
@@ -203,7 +205,8 @@ def sweep_from_mapping(data: dict, origin: str = "<sweep>", relative_to: Path | 
     except UserInputError as error:
         raise _fail(origin, "base", str(error)) from None
     except ValueError:
-        raise _fail(origin, "method", f"{str(data.get('method'))[:40]!r} must be baseline, partitioned or improved") from None
+        raise _fail(origin, "method",
+                    f"{str(data.get('method'))[:40]!r} must be baseline, partitioned or improved") from None
     try:
         parallelism = parse_parallelism(str(data.get("parallelism", "3d")))
     except (UserInputError, ValueError) as error:
