@@ -94,41 +94,62 @@ def _client(workers: int, scheduler: str | None):
             raise UserInputError(f"--scheduler {scheduler[:80]}: cannot reach a Dask scheduler there "
                                  f"({type(error).__name__}: {str(error)[:120]})") from None
     cluster = client = None
-    try:
-        with _workers_ignore_interrupts():
-            from distributed import Client, LocalCluster
+    with _quiet_start() as pressed:
+        from distributed import Client, LocalCluster
 
-            logging.getLogger("distributed").setLevel(logging.ERROR)
+        try:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+                                   dashboard_address=None, silence_logs=logging.CRITICAL)
             client = Client(cluster, set_as_default=False)
-    except BaseException:  # a Ctrl-C while it started: the cluster is closed before the interrupt goes on
-        for started in (client, cluster):
-            if started is not None:
-                started.close()
-        raise
+        except Exception:
+            if not pressed:  # a failure of its own
+                raise
+        if pressed:  # a Ctrl-C while it started: stopped here, quietly, then the interrupt goes on
+            for started in (client, cluster):
+                if started is not None:
+                    started.close()
+    if pressed:
+        raise KeyboardInterrupt
+    # Dask's log lines are not the command's output: a worker's error comes back from its chunk's future, and
+    # the workers' deaths at a Ctrl-C (they see it too) are this command's doing
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
     return client, cluster
 
 
 @contextlib.contextmanager
-def _workers_ignore_interrupts():
-    """SIGINT ignored while the body starts the cluster's processes, which keep ignoring it (an ignored
-    signal stays ignored across ``exec``, and Python then installs no handler).  A Ctrl-C from a terminal
-    reaches the whole process group: this way it stops this process alone, which closes the cluster,
-    instead of every worker dying with its own traceback.  A Ctrl-C in the seconds the cluster takes to
-    start is lost (a blocked signal would go to another thread, which ignores it): the next one stops the
-    sweep.  Only the main thread may set a handler; elsewhere the workers see Ctrl-C too."""
+def _quiet_start():
+    """While a local cluster starts: a Ctrl-C is noted, not raised (the list yielded says whether one came), the
+    processes started meanwhile (the workers) write their stderr to the null device, and Dask's loggers are
+    silent.  A Ctrl-C from a terminal reaches the whole process group, workers included: they stop without a
+    word, and this process stops the cluster and says 'interrupted' in one line.  (A worker's error in a
+    chunk is raised here, from the chunk's future.)"""
+    import logging
+    import os
     import signal
     import threading
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    pressed: list[int] = []
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda *_: pressed.append(1)) if main else None
+    loggers = [logging.getLogger(name) for name in ("distributed", "asyncio", "tornado")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 2)
+    os.close(quiet)
     try:
-        yield
+        yield pressed
     finally:
-        signal.signal(signal.SIGINT, previous)
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _dask(sweep: Sweep, pending, store: ChunkStore, bar, workers: int, scheduler: str | None) -> None:
