@@ -108,6 +108,12 @@ module                              job
                                     ``peers`` (side by side with SimuMax, Calculon), ``recipe_effects``
 ``studies/zero``                    the paper's verdict on ZeRO (partitioned vs baseline and improved)
                                     re-graded per data-parallel network reading; more columns plug in
+``studies/codesign/``               the hardware co-design sweep (``lgacc codesign``): ``sweep`` (the
+                                    sweep file, checked), ``designs`` (numbered designs, their
+                                    hardware), ``evaluate`` (one chunk, pure), ``store`` (finished
+                                    chunks on disk), ``runner`` (serial and Dask), ``implications``
+                                    (the paper's four hardware statements graded, the Pareto front),
+                                    ``figures`` (the chapter's figures)
 **book/**                           the book's machinery
 ``book/notebook/``                  formatting for the notebooks: ``display``, ``formats``,
                                     ``typeset``, ``tables``, ``downloads``, ``figures``,

@@ -39,6 +39,7 @@ EXAMPLES = {
     "reproduce": 80,
     "scorecard": 20,
     "sensitivity": 30,
+    "codesign": 40,
     "api_counts": 150,
     "api_hardware": 100,
     "api_config": 150,

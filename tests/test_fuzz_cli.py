@@ -248,6 +248,29 @@ def test_fuzz_sensitivity_arguments(argv):
     _fuzz(argv)
 
 
+SWEEPS = FIXTURES.parent / "sweeps"
+
+
+@st.composite
+def codesign_argv(draw):
+    """Tiny sweeps (or wild files), serial or with wild worker counts and scheduler addresses that never
+    start a cluster: a valid count other than 1 is not drawn, nor a well-formed address."""
+    argv = ["codesign", "--sweep", draw(mostly(st.sampled_from([str(SWEEPS / "tiny.yaml"), str(SWEEPS / "cheapest.yaml")]),
+                                               st.one_of(st.sampled_from(["/nonexistent.yaml", "/", "/dev/null", "",
+                                                                          str(FIXTURES / "small-memory-gpu.yaml")]),
+                                                         WILD_TEXT)))]
+    argv += ["--workers", draw(mostly(st.just("1"), st.sampled_from(["0", "-1", "x", "", "1e3", "9223372036854775808"])))]
+    if draw(st.booleans()):
+        argv += ["--scheduler", draw(st.sampled_from(["", "localhost", "tcp://", "tcp://h:0", "tcp://h:99999", "a b:1"]))]
+    return argv + ["--format", draw(mostly(st.sampled_from(["json", "table"]), st.sampled_from(["parquet", "csv", ""])))]
+
+
+@fuzz_settings("codesign")
+@given(codesign_argv())
+def test_fuzz_codesign_arguments(argv):
+    _fuzz(argv)
+
+
 # End to end: a real process, its real stderr.
 SUBPROCESS_CASES = [
     (["evaluate", "--model", "X160", "--method", "improved", "--n-b", "9223372036854775808"], 2),
@@ -267,7 +290,8 @@ def test_subprocess_contract(tmp_path, argv, expected):
 
 
 #: Subcommands with a fuzz test here (validate's is in test_fuzz_files); a new one must join them.
-FUZZED_COMMANDS = {"evaluate", "optimize", "simulate", "reproduce", "scorecard", "sensitivity", "validate"}
+FUZZED_COMMANDS = {"codesign", "evaluate", "optimize", "simulate", "reproduce", "scorecard", "sensitivity",
+                   "validate"}
 
 
 def test_every_subcommand_is_fuzzed():
