@@ -79,9 +79,15 @@ def add_schedule_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"chunks (virtual stages) per device for {' and '.join(CHUNKED_SCHEDULES)} (default 1)")
 
 
-def _table(summary: dict) -> str:
-    import pandas as pd  # only for the text table
+def _text_table(rows: list[tuple], columns: tuple[str, str] = ("quantity", "value")) -> str:
+    """Two right-aligned columns, as pandas' ``to_string(index=False)`` prints them (without importing pandas,
+    a tenth of a second of a warm call)."""
+    cells = [tuple(columns), *((str(a), str(b)) for a, b in rows)]
+    widths = [max(len(row[i]) for row in cells) for i in range(2)]
+    return "\n".join(f"{a:>{widths[0]}} {b:>{widths[1]}}" for a, b in cells)
 
+
+def _table(summary: dict) -> str:
     rows = [("model", summary["model"]), ("method", summary["method"]), ("schedule", summary["schedule"]),
             ("n_v", summary["n_v"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
             ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}"),
@@ -94,7 +100,7 @@ def _table(summary: dict) -> str:
         rows += [("expected_step_time_s (calibrated)", f"{summary['expected_step_time_s']:.4g}"),
                  ("expected_time_days (calibrated)", f"{summary['expected_time_days']:.4g}")]
         rows += [(f"expected_memory_gib.{k} (calibrated)", f"{v:.4g}") for k, v in summary["expected_memory_gib"].items()]
-    return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
+    return _text_table(rows)
 
 
 def warn_unused_vocabulary(model) -> None:

@@ -98,10 +98,14 @@ def _build():
     return functions, {}
 
 
+#: The committed numeric code of :func:`_build` (``lgacc/model/generated/models.py``).
+GENERATED = _codegen.Generated("models", "lgacc.model.generated.models", _SOURCES, _build)
+
+
 @cache
 def _functions() -> dict:
-    """The generated numeric functions of :func:`_build`, from the on-disk cache (no sympy import when warm)."""
-    return _codegen.compiled("models", _SOURCES, _build)["FUNCTIONS"]
+    """The generated numeric functions of :func:`_build`, from the package (no sympy import when current)."""
+    return GENERATED.namespace()["FUNCTIONS"]
 
 
 def _layer_functions(gated: bool):
@@ -356,6 +360,9 @@ def load_model(name_or_path: "str | Path | Transformer") -> Transformer:
     if match:
         return x_model(int(match[1]))
     key = text.lower().replace("-", "").replace("_", "")
+    for path in sorted(DATA_DIR.glob("*.yaml")):  # by file name first: one file read, not every shipped one
+        if path.stem.lower().replace("-", "").replace("_", "") == key:
+            return _shipped(str(path))
     for name, path in shipped_model_files().items():
         if name.lower().replace("-", "").replace("_", "") == key or path.stem.lower().replace("-", "").replace("_", "") == key:
             return _shipped(str(path))
