@@ -87,19 +87,27 @@ def _text_table(rows: list[tuple], columns: tuple[str, str] = ("quantity", "valu
     return "\n".join(f"{a:>{widths[0]}} {b:>{widths[1]}}" for a, b in cells)
 
 
+def _g(value) -> str:
+    """A number of the table: four significant digits; never "inf" or "nan" (issue #34)."""
+    value = float(value)
+    if value != value:
+        return "undefined"
+    return f"{value:.4g}" if abs(value) != float("inf") else "unbounded (larger than a float holds)"
+
+
 def _table(summary: dict) -> str:
     rows = [("model", summary["model"]), ("method", summary["method"]), ("schedule", summary["schedule"]),
             ("n_v", summary["n_v"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
-            ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}"),
-            ("step_time_s", f"{summary['step_time_s']:.4g}")]
-    rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
-    rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
+            ("efficiency", _g(summary['efficiency'])), ("time_days", _g(summary['time_days'])),
+            ("step_time_s", _g(summary['step_time_s']))]
+    rows += [(f"memory_gib.{k}", _g(v)) for k, v in summary["memory_gib"].items()]
+    rows += [(f"overheads.{k}", _g(v)) for k, v in summary["overheads"].items()]
     rows.append(("feasible", summary["feasible"]))
     rows += [("reason", reason) for reason in summary["reasons"]]
     if "expected_step_time_s" in summary:
-        rows += [("expected_step_time_s (calibrated)", f"{summary['expected_step_time_s']:.4g}"),
-                 ("expected_time_days (calibrated)", f"{summary['expected_time_days']:.4g}")]
-        rows += [(f"expected_memory_gib.{k} (calibrated)", f"{v:.4g}") for k, v in summary["expected_memory_gib"].items()]
+        rows += [("expected_step_time_s (calibrated)", _g(summary['expected_step_time_s'])),
+                 ("expected_time_days (calibrated)", _g(summary['expected_time_days']))]
+        rows += [(f"expected_memory_gib.{k} (calibrated)", _g(v)) for k, v in summary["expected_memory_gib"].items()]
     return _text_table(rows)
 
 

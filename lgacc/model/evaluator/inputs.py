@@ -32,6 +32,8 @@ lgacc.errors.UserInputError: the arrays do not broadcast to one shape: n_b (3,),
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lgacc.errors import MAX_INT64, UserInputError, positive_finite
@@ -167,7 +169,8 @@ def check_critical_batch(model: Transformer, assumptions: Assumptions) -> None:
     training time counts ``steps b_c d_s`` tokens, which a larger batch makes overflow to infinity."""
     b_c = critical_batch(model, assumptions)
     if not b_c < PRODUCT_LIMIT:
-        raise UserInputError(f"the critical batch b_c = {b_c:.3g} of {model.name} (critical_batch_scale="
+        shown = f"{b_c:.3g}" if math.isfinite(b_c) else "larger than a float holds"
+        raise UserInputError(f"the critical batch b_c = {shown} of {model.name} (critical_batch_scale="
                              f"{assumptions.critical_batch_scale:g}) is beyond the supported range (below 2**62 samples)")
 
 
