@@ -22,7 +22,7 @@ import warnings
 from typing import NoReturn, Sequence
 
 from lgacc import __version__
-from lgacc.errors import UserInputError
+from lgacc.errors import UserInputError, interrupt_exit_code
 
 EXIT_USAGE = 2
 EXIT_BUG = 1
@@ -131,9 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         except BrokenPipeError:  # e.g. `lgacc reproduce ... | head`
             return 0
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM under the `lgacc` command (lgacc.__main__)
             print(f"{prog}: interrupted", file=sys.stderr)
-            return 130
+            return interrupt_exit_code(interrupt)
         except Exception as error:  # a bug, not the user's doing: one line unless debugging
             if os.environ.get("LGACC_DEBUG"):
                 raise
