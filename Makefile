@@ -47,9 +47,16 @@ calculator: $(STAMP)
 	$(BIN)/python -m lgacc.book.jsgen $(CALCULATOR) --hardware $(HARDWARE)
 	$(BIN)/python -m lgacc.book.jsgen.schedules $(SCHEDULES_JS)
 
+# The HTML is built aside (build/book-next) and swapped in once complete, like the notebook phase: an
+# interrupted or failed build leaves the previous book/_build whole.
+BOOK_NEXT := build/book-next
 book: notebooks $(MATHJAX) calculator
-	rm -rf $(BOOK)/_build
-	$(BIN)/jupyter-book build $(BOOK) -W -n --keep-going
+	rm -rf $(BOOK_NEXT)
+	$(BIN)/jupyter-book build $(BOOK) -W -n --keep-going --path-output $(BOOK_NEXT)
+	rm -rf $(BOOK)/_build.old
+	if [ -e $(BOOK)/_build ]; then mv $(BOOK)/_build $(BOOK)/_build.old; fi
+	mv $(BOOK_NEXT)/_build $(BOOK)/_build
+	rm -rf $(BOOK)/_build.old $(BOOK_NEXT)
 	@echo "Book built for hardware $(HARDWARE): $(abspath $(HTML))/index.html"
 
 test: $(STAMP)
@@ -66,4 +73,4 @@ check-book: $(STAMP)
 	@echo "Screenshots of every page: $(abspath $(SCREENSHOTS))/"
 
 clean:
-	rm -rf $(BOOK)/_build $(BOOK)/generated $(BOOK)/.generated.* $(BOOK)/_mathjax $(BOOK)/_calculator build
+	rm -rf $(BOOK)/_build $(BOOK)/_build.old $(BOOK)/generated $(BOOK)/.generated.* $(BOOK)/_mathjax $(BOOK)/_calculator build

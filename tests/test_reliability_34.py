@@ -121,3 +121,18 @@ def test_an_interrupt_at_any_moment_prints_at_most_one_line(signum, code, delay,
         return
     assert done.returncode == code, (done.returncode, done.stderr[-400:])
     assert done.stderr.count("\n") <= 1 and "Traceback" not in done.stderr, done.stderr[-400:]
+
+
+def test_the_html_phase_of_make_book_builds_aside_and_swaps_in():
+    """Issue #34 item 5: the jupyter-book phase no longer starts with `rm -rf book/_build`: an interrupted build
+    leaves the previous HTML whole, and the new one replaces it only once complete."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    lines = subprocess.run(["make", "-n", "-s", "book", "STAMP=Makefile", "MATHJAX=Makefile"], cwd=root,
+                           capture_output=True, text=True, check=True).stdout.splitlines()
+    build = next(i for i, line in enumerate(lines) if "jupyter-book build" in line)
+    assert "--path-output build/book-next" in lines[build]
+    assert not any(line.strip() == "rm -rf book/_build" for line in lines[:build])
+    swap = next(i for i, line in enumerate(lines) if line.startswith("mv build/book-next/_build book/_build"))
+    assert swap > build
