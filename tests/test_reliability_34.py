@@ -136,3 +136,92 @@ def test_the_html_phase_of_make_book_builds_aside_and_swaps_in():
     assert not any(line.strip() == "rm -rf book/_build" for line in lines[:build])
     swap = next(i for i, line in enumerate(lines) if line.startswith("mv build/book-next/_build book/_build"))
     assert swap > build
+
+
+# --- one error type from the Python API ----------------------------------------------------------------
+
+BAD_VALUES = {"10**400": 10**400, "-10**400": -10**400, "array": np.array([2, 4]), "None": None, "list": [2],
+              "'2'": "2", "'1e3'": "1e3", "b'2'": b"2", "nan": float("nan"), "inf": float("inf"), "True": True,
+              "object": object(), "dict": {}, "-1": -1, "0": 0, "2.5": 2.5, "1e300": 1e300, "1j": 1j}
+NUMERIC = {"max_overhead", "steps", "n_v", "n_b", "n_l", "n_a", "n_mu", "b_mu", "forward", "backward", "restore",
+           "reduce", "send", "d_l", "transfer_bytes", "max_gpus", "target_days"}
+
+
+def _api_calls() -> dict:
+    from lgacc.model.config import Method, TrainingConfig
+    from lgacc.model.evaluator import evaluate, evaluate_many
+    from lgacc.schedule.operations import Durations
+    from lgacc.schedule.summary import simulation
+    from lgacc.search import cheapest, fastest
+
+    def config(**changes):
+        return TrainingConfig(**{"method": Method.IMPROVED, "n_b": 4, **changes})
+
+    calls = {}
+    for key in ("model", "hardware", "config", "max_overhead", "steps", "form", "assumptions", "schedule", "n_v"):
+        calls[f"evaluate.{key}"] = lambda v, key=key: evaluate(
+            **{"model": "X40", "hardware": "a100-80gb", "config": config(), key: v})
+    for key in ("model", "hardware", "method", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "partitioned",
+                "overlap_pipeline", "max_overhead", "steps", "form", "assumptions", "schedule", "n_v"):
+        calls[f"evaluate_many.{key}"] = lambda v, key=key: evaluate_many(
+            **{"model": "X40", "hardware": "a100-80gb", "method": "improved", "n_b": 4, key: v})
+    for key in ("method", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "partitioned", "overlap_pipeline"):
+        calls[f"TrainingConfig.{key}"] = lambda v, key=key: config(**{key: v})
+    for key in ("forward", "backward", "recompute", "restore", "reduce", "send"):
+        calls[f"Durations.{key}"] = lambda v, key=key: Durations(**{key: v})
+    for key in ("schedule", "n_l", "n_mu", "d_l", "n_v", "n_b", "state", "durations", "transfer_bytes"):
+        calls[f"simulation.{key}"] = lambda v, key=key: simulation(
+            **{"schedule": "1f1b", "n_l": 2, "n_mu": 4, "d_l": 4, key: v})
+    search = {"model": "X8", "hardware": "a100-80gb", "method": "improved", "parallelism": "3d"}
+    for key in ("model", "hardware", "method", "parallelism", "max_gpus", "allow_offload", "max_overhead", "explain",
+                "partitioned", "assumptions", "schedule", "n_v"):
+        calls[f"fastest.{key}"] = lambda v, key=key: fastest(**{**search, key: v})
+        calls[f"cheapest.{key}"] = lambda v, key=key: cheapest(**{**search, "target_days": 3650, key: v})
+    calls["cheapest.target_days"] = lambda v: cheapest(**search, target_days=v)
+    return calls
+
+
+def test_every_bad_argument_of_the_api_is_a_user_input_error():
+    """Issue case 6: 52 calls raised OverflowError, ValueError or TypeError; text was taken for a number."""
+    wrong = []
+    for name, call in _api_calls().items():
+        for label, value in BAD_VALUES.items():
+            try:
+                call(value)
+            except UserInputError as error:
+                assert "\n" not in str(error) and len(str(error)) < 600, (name, label, str(error)[:200])
+                continue
+            except Exception as error:  # noqa: BLE001 - the defect this test looks for
+                wrong.append(f"{name}={label}: {type(error).__name__}: {str(error)[:80]}")
+                continue
+            if name.split(".")[1] in NUMERIC and isinstance(value, (str, bytes)):
+                wrong.append(f"{name}={label}: text accepted as a number")
+    assert not wrong, wrong
+
+
+def test_the_issue_s_simulation_cases():
+    from lgacc.schedule.operations import Durations
+    from lgacc.schedule.summary import simulation
+
+    assert simulation("1f1b", 2, 4, 4, transfer_bytes=2)[0]["pipeline_bytes_per_step"] == 16
+    for value in ("2", "1e3", None):
+        with pytest.raises(UserInputError, match="transfer_bytes"):
+            simulation("1f1b", 2, 4, 4, transfer_bytes=value)
+    with pytest.raises(UserInputError, match="schedule"):
+        simulation([2], 2, 4, 4)
+    with pytest.raises(UserInputError, match="forward"):
+        Durations(forward=10**400)
+    durations = Durations(forward=np.float32(2.5))
+    assert durations.forward == 2.5 and type(durations.forward) is float
+    assert simulation("1f1b", 2, 4, 4, durations=durations)[0]["step_time"] > 0
+
+
+def test_arrays_beyond_the_stated_bound_are_refused_at_once():
+    from lgacc.model.evaluator import evaluate_many
+    from lgacc.model.evaluator.inputs import MAX_CONFIGURATIONS
+
+    with pytest.raises(UserInputError, match=f"at most {MAX_CONFIGURATIONS:,}"):
+        evaluate_many("X40", "a100-80gb", "improved", n_b=np.ones(20_000_000, dtype=np.int64))
+    with pytest.raises(UserInputError, match="25,000,000 configurations"):
+        evaluate_many("X40", "a100-80gb", "improved", n_b=np.ones((5000, 1), dtype=np.int64),
+                      n_l=np.ones((1, 5000), dtype=np.int64))
