@@ -19,7 +19,7 @@ CALCULATOR := $(BOOK)/_calculator/_static/lgacc-calculator.js
 # The schedule explorer's timelines, precomputed by the simulator (lgacc.book.jsgen.schedules).
 SCHEDULES_JS := $(BOOK)/_calculator/_static/lgacc-schedules.js
 
-.PHONY: book test notebooks calculator check-book venv clean
+.PHONY: book test fuzz notebooks calculator check-book venv clean
 
 # The virtual environment is (re)built when missing or when pyproject.toml changes.
 $(STAMP): pyproject.toml
@@ -59,8 +59,13 @@ book: notebooks $(MATHJAX) calculator
 	rm -rf $(BOOK)/_build.old $(BOOK_NEXT)
 	@echo "Book built for hardware $(HARDWARE): $(abspath $(HTML))/index.html"
 
+# The quick suite (under 5 minutes on 2 cores): everything but the property-based fuzz suites (make fuzz)
+# and the checks of the built book in a browser (make check-book); .ci/run runs all three.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not fuzz and not book"
+
+fuzz: $(STAMP)
+	$(BIN)/python -m pytest -m fuzz
 
 # Checks of the built book in headless Chromium at 1400 px and 390 px (needs `make book` first);
 # a full-page screenshot of every page at each width is kept in $(SCREENSHOTS) (a CI artifact;
