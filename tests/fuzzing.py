@@ -52,6 +52,8 @@ EXAMPLES = {
     "deep_models": 10,
     "api_edges": 60,
     "damaged_caches": 45,
+    # issue #34 (tests/test_fuzz_api_errors.py)
+    "api_errors": 60,
 }
 
 

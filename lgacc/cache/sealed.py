@@ -22,9 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import secrets
 import stat
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -52,6 +50,8 @@ def _secret_at(path: Path) -> bytes:
     found = read_regular(path, 4096)
     if found is not None and len(found.strip()) >= 2 * _SECRET_BYTES:
         return found.strip()
+    import secrets  # imported here: a warm command that reads nothing from the cache never needs it
+
     fresh = secrets.token_hex(_SECRET_BYTES).encode()
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -155,6 +155,8 @@ def read_sealed(path: Path, kind: str, key: str, limit: int | None = None) -> st
 
 def write_sealed(path: Path, kind: str, key: str, content: str) -> bool:
     """Write the sealed entry atomically; ``False`` (nothing written) where the location is read-only."""
+    import tempfile
+
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
