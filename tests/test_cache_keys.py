@@ -204,3 +204,18 @@ def test_building_the_parser_reads_nothing_from_the_cache():
             "    build_parser(command)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-500:]
+
+
+def test_a_secret_others_can_read_is_not_used(cache, tmp_path):
+    secret = tmp_path / "config" / "secret"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("0" * 64 + "\n")
+    secret.chmod(0o644)
+    sealed._secret_at.cache_clear()
+    try:
+        assert sealed.secret() != b"0" * 64  # a secret for this process only
+        secret.chmod(0o600)
+        sealed._secret_at.cache_clear()
+        assert sealed.secret() == b"0" * 64
+    finally:
+        sealed._secret_at.cache_clear()

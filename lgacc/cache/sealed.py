@@ -45,11 +45,27 @@ def secret_path() -> Path:
     return base / "lgacc" / "secret"
 
 
+def _private(path: Path) -> bool:
+    """``path`` is this user's own file that no one else may read or write (a secret others can read or
+    replace keys nothing)."""
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    owner = getattr(os, "getuid", lambda: info.st_uid)()
+    return stat.S_ISREG(info.st_mode) and info.st_uid == owner and not info.st_mode & 0o077
+
+
+def _read_secret(path: Path) -> bytes | None:
+    found = read_regular(path, 4096) if _private(path) else None
+    return found.strip() if found is not None and len(found.strip()) >= 2 * _SECRET_BYTES else None
+
+
 @lru_cache(maxsize=8)
 def _secret_at(path: Path) -> bytes:
-    found = read_regular(path, 4096)
-    if found is not None and len(found.strip()) >= 2 * _SECRET_BYTES:
-        return found.strip()
+    found = _read_secret(path)
+    if found is not None:
+        return found
     import secrets  # imported here: a warm command that reads nothing from the cache never needs it
 
     fresh = secrets.token_hex(_SECRET_BYTES).encode()
@@ -59,14 +75,14 @@ def _secret_at(path: Path) -> bytes:
         with os.fdopen(fd, "wb") as handle:
             handle.write(fresh + b"\n")
         return fresh
-    except FileExistsError:  # created by a concurrent process: read it
-        found = read_regular(path, 4096)
-        if found is not None and len(found.strip()) >= 2 * _SECRET_BYTES:
-            return found.strip()
+    except FileExistsError:  # created by a concurrent process (or a file no one should trust): read it if private
+        found = _read_secret(path)
+        if found is not None:
+            return found
     except OSError:
         pass
-    # no usable secret file (read-only home, a bad file in its place): a secret for this process only,
-    # so that entries written now are never trusted by another process
+    # no usable secret file (read-only home, a file others can read or write in its place): a secret for
+    # this process only, so that entries written now are never trusted by another process
     return fresh
 
 
