@@ -9,7 +9,7 @@ from lgacc.model.calibrated import expected
 from lgacc.model.config import Method, TrainingConfig
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
 from lgacc.model.evaluator.mapping import CHUNKED_SCHEDULES, SCHEDULE_ALIASES, SCHEDULES
-from lgacc.model.hardware import DEFAULT_HARDWARE
+from lgacc.model.hardware import DEFAULT_HARDWARE, load_hardware
 from lgacc.model.transformer import named_model
 
 from ._args import count, positive_float
@@ -134,10 +134,11 @@ def run(args: argparse.Namespace) -> int:
         partitioned=args.partitioned,
     )
     assumptions = assumptions_from_args(args)
-    result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
+    hardware = load_hardware(args.hardware)  # read once, for the ideal and the calibrated model
+    result = evaluate(model, hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
                       assumptions=assumptions, schedule=args.schedule, n_v=args.n_v)
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line
-    calibrated = expected(model, args.hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
+    calibrated = expected(model, hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
                           n_v=args.n_v, steps=args.steps, assumptions=assumptions)
     summary = {**result.summary(), **calibrated.summary()}
     if args.format == "json":

@@ -381,13 +381,20 @@ def named_model(name: "str | Path | Transformer") -> Transformer:
 
 
 #: Named models of table:x_model, from their files in ``data/models/``.
-NAMED_MODELS: dict[str, Transformer] = {name: load_model(name) for name in TABLE_MODELS}
+def __getattr__(name: str):
+    """``NAMED_MODELS``: the named models of table:x_model, read from ``data/models/`` on first use (a command
+    that names none does not read their files)."""
+    if name != "NAMED_MODELS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    models = {model: load_model(model) for model in TABLE_MODELS}
+    globals()["NAMED_MODELS"] = models
+    return models
 
 
 @cache
 def critical_batch_constant() -> float:
     """``K_c`` with ``b_c d_s = K_c N^(1/3)``, from GPT-3 at 3.2 M tokens (≈ 573)."""
-    reference = NAMED_MODELS[CALIBRATION_MODEL]
+    reference = load_model(CALIBRATION_MODEL)
     return float(_functions()["critical_batch_constant"](CALIBRATION_TOKENS, reference.p_leading))
 
 

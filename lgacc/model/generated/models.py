@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = 'e66620abf250322edb97c881'
+SOURCE_KEY = '19586cab2a423f53a88c4df5'
 
 
 def f0(a0, a1, a2, a3):
