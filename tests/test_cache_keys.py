@@ -219,3 +219,24 @@ def test_a_secret_others_can_read_is_not_used(cache, tmp_path):
         assert sealed.secret() == b"0" * 64
     finally:
         sealed._secret_at.cache_clear()
+
+
+def test_a_spec_file_keys_a_search_result_by_its_content(cache, tmp_path, monkeypatch):
+    """Another cached kind (today's per-GPU searches): the spec file is edited in place, same path."""
+    import pandas as pd
+
+    from lgacc.studies.today import fastest_by_method
+
+    spec = tmp_path / "gpu.yaml"
+    original = (DATA / "hardware" / "a100-80gb.yaml").read_text()
+    spec.write_text(original)
+    before = fastest_by_method("X32", str(spec))
+    lines = [line for line in original.splitlines() if line.startswith("infiniband_bandwidth_gib_per_s:")]
+    assert len(lines) == 1
+    value = float(lines[0].split(":")[1].split("#")[0])
+    spec.write_text(original.replace(lines[0], f"infiniband_bandwidth_gib_per_s: {value / 8:g}"))
+    cached = fastest_by_method("X32", str(spec))
+    monkeypatch.setenv("LGACC_RESULT_CACHE", "0")
+    fresh = fastest_by_method("X32", str(spec))
+    pd.testing.assert_frame_equal(cached, fresh)
+    assert not cached.equals(before)
