@@ -1,9 +1,9 @@
-"""Start-up benchmark of the command line (issue 15); not a test: ``.venv/bin/python benchmarks/bench_cli.py [runs]``.
+"""Start-up benchmark of the command line (issues 15, 34, 35); not a test: ``.venv/bin/python benchmarks/bench_cli.py [runs]``.
 
-Targets on a quiet 2-core machine: ``lgacc evaluate`` median wall time under 0.3 s and
-``lgacc reproduce table:parallel_methods_comparison`` under 0.5 s, with a warm cache of
-generated code (the first run after a change of the derivations rebuilds it).  Uses
-``hyperfine`` when it is installed, else a timing loop over fresh processes.  The load
+Targets on a quiet 2-core machine: ``lgacc evaluate`` median wall time under 0.2 s once warm and under
+2 s for the *first* call of a fresh install (an empty cache directory and no compiled bytecode: the
+numeric code ships with the package, nothing is derived with sympy), and ``lgacc reproduce
+table:parallel_methods_comparison`` under 0.5 s.  A timing loop over fresh processes.  The load
 average is printed beside the numbers: on a shared machine they are upper bounds.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 LGACC = str(Path(sys.executable).with_name("lgacc"))
 COMMANDS = {
     "lgacc evaluate": ([LGACC, "evaluate", "--model", "X160", "--method", "improved", "--n-b", "483", "--n-l", "5",
-                        "--n-a", "16", "--n-mu", "5", "--b-mu", "1", "--format", "json"], 0.3),
+                        "--n-a", "16", "--n-mu", "5", "--b-mu", "1", "--format", "json"], 0.2),
     "lgacc reproduce table:parallel_methods_comparison": ([LGACC, "reproduce", "table:parallel_methods_comparison"], 0.5),
 }
 
@@ -35,10 +35,26 @@ def median_seconds(argv: list[str], runs: int) -> float:
     return statistics.median(times)
 
 
+def first_call_seconds(argv: list[str]) -> float:
+    """One call as a fresh install makes it: an empty cache directory, no compiled bytecode to reuse."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {**os.environ, "LGACC_CACHE_DIR": f"{scratch}/cache", "PYTHONPYCACHEPREFIX": f"{scratch}/pycache"}
+        start = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
+        return time.perf_counter() - start
+
+
 def main() -> int:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; hyperfine: {bool(shutil.which('hyperfine'))}")
     failed = False
+    argv, _ = COMMANDS["lgacc evaluate"]
+    seconds = first_call_seconds(argv)
+    failed |= seconds >= 2.0
+    print(f"{'lgacc evaluate, first call of a fresh install':55s} {seconds:6.3f} s (target < 2 s): "
+          f"{'ok' if seconds < 2.0 else 'over target'}")
     for name, (argv, target) in COMMANDS.items():
         seconds = median_seconds(argv, runs)
         verdict = "ok" if seconds < target else "over target"

@@ -23,11 +23,13 @@ module                              job
 ``paths``                           where the package, the repository root and ``data/`` are
 ``yamlfile``                        the hardened YAML reader of spec files (size, encoding, one-line
                                     errors)
-``cache/``                          what is kept on disk between processes: ``codegen`` (numeric code
-                                    printed from the derivations, keyed by their sources), ``results``
-                                    (results that take seconds, keyed by inputs, sources and data/),
-                                    ``jsondata`` (the data-only JSON results are kept in), ``sealed``
-                                    (every entry with the digest of its content, checked on load)
+``cache/``                          what is kept on disk between processes, data only: ``codegen``
+                                    (prints numeric code from the derivations into the package,
+                                    checks it is current), ``results`` (results that take seconds,
+                                    keyed by input values, sources and data/), ``jsondata`` (the
+                                    data-only JSON results are kept in), ``sealed`` (every entry with
+                                    an HMAC of its content under a per-user secret, read only from
+                                    regular files, checked on load)
 **model/**                          the resource model: the paper's appendix, as numbers
 ``model/symbols``                   the paper's notation as sympy symbols, the glossary
 ``model/formulas/``                 sympy derivations, one per equation label (``eq:...`` literally):
@@ -37,6 +39,10 @@ module                              job
                                     overlapped transfer), ``ring`` (data-parallel bytes per link of a
                                     node: ring and hierarchical collectives), ``printed`` (the printed
                                     LaTeX forms parsed), ``sparse`` (mixture-of-experts counts)
+``model/generated/``                 the numeric code printed from the derivations, committed, one module
+                                    per set of expressions (written by ``model/regenerate``)
+``model/regenerate``                ``python -m lgacc.model.regenerate [--check]``: print the generated
+                                    modules again
 ``model/transformer``               :class:`Transformer`, the X family, named models, the critical batch
 ``model/hardware/``                 GPU specs: ``links`` (the links, byte units), ``checks`` (what a
                                     value may be: ranges, errors), ``spec`` (:class:`Hardware`, its
@@ -133,12 +139,20 @@ module                              job
 ==================================  =====================================================================
 """
 
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("lgacc")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0"
+
+def __getattr__(name: str):
+    """``__version__``, looked up on first use (importlib.metadata costs a warm call a twentieth of a second)."""
+    if name != "__version__":
+        raise AttributeError(f"module 'lgacc' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("lgacc")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        found = "0.0.0"
+    globals()["__version__"] = found
+    return found
 
 from lgacc.errors import UserInputError  # noqa: E402
 

@@ -1,5 +1,37 @@
+"""``python -m lgacc`` and the ``lgacc`` command: signals first, then the command line.
+
+Ctrl-C (SIGINT) or SIGTERM at any moment, while modules import included, prints one line and exits 130 or
+143 (issue #34): the handlers are set before anything heavy is imported, SIGTERM is raised as
+:class:`lgacc.errors.Terminated` (a :class:`KeyboardInterrupt`) so that the same clean-ups run, and a
+second signal while the first is reported is ignored.
+"""
+
+import signal
 import sys
 
-from lgacc.cli import main
 
-sys.exit(main())
+def _terminate(signum, frame):
+    from lgacc.errors import Terminated
+
+    raise Terminated()
+
+
+def run() -> int:
+    """The ``lgacc`` command's entry point."""
+    try:
+        signal.signal(signal.SIGTERM, _terminate)
+        from lgacc.cli import main
+
+        return main()
+    except KeyboardInterrupt as interrupt:  # while modules import or the parser is built
+        for name in ("SIGINT", "SIGTERM"):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+        from lgacc.errors import interrupt_exit_code
+
+        command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
+        print(f"lgacc{' ' + command if command and command.isidentifier() else ''}: interrupted", file=sys.stderr)
+        return interrupt_exit_code(interrupt)
+
+
+if __name__ == "__main__":
+    sys.exit(run())

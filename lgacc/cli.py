@@ -21,8 +21,7 @@ import sys
 import warnings
 from typing import NoReturn, Sequence
 
-from lgacc import __version__
-from lgacc.errors import UserInputError
+from lgacc.errors import UserInputError, interrupt_exit_code
 
 EXIT_USAGE = 2
 EXIT_BUG = 1
@@ -34,6 +33,21 @@ class UsageError(Exception):
     def __init__(self, line: str):
         super().__init__(line)
         self.line = line
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the version is looked up only when asked for (importlib.metadata costs every other call
+    a twentieth of a second)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from lgacc import __version__
+
+        print(f"lgacc {__version__}")  # on stdout, as argparse's own version action
+        parser.exit()
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -59,7 +73,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "(Lamy-Poirier, 2021): its tables, figures and resource model."
         ),
     )
-    parser.add_argument("--version", action="version", version=f"lgacc {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     names = sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_"))
     if only in names:
@@ -131,9 +145,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         except BrokenPipeError:  # e.g. `lgacc reproduce ... | head`
             return 0
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM under the `lgacc` command (lgacc.__main__)
             print(f"{prog}: interrupted", file=sys.stderr)
-            return 130
+            return interrupt_exit_code(interrupt)
         except Exception as error:  # a bug, not the user's doing: one line unless debugging
             if os.environ.get("LGACC_DEBUG"):
                 raise

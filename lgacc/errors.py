@@ -13,6 +13,16 @@ class UserInputError(ValueError):
     """
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the process is (as Ctrl-C raises :class:`KeyboardInterrupt`) so that the same
+    clean-ups run; the command line exits 143 for it, 130 for Ctrl-C."""
+
+
+def interrupt_exit_code(interrupt: BaseException) -> int:
+    """The shell's code for a process stopped by this interrupt: 143 (SIGTERM) or 130 (SIGINT)."""
+    return 143 if isinstance(interrupt, Terminated) else 130
+
+
 def positive_int(owner: str, field: str, value) -> int:
     """``value`` as a positive integer of at most ``2**63 - 1``, or a :class:`UserInputError`
     naming ``owner``, the field and the rule.

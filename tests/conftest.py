@@ -33,6 +33,14 @@ def write_spec(tmp_path):
     return write
 
 
+def pytest_collection_modifyitems(config, items):
+    """The property-based suites (``tests/test_fuzz_*.py``) carry the ``fuzz`` mark: ``make test`` leaves them
+    to ``make fuzz`` (issue #34: fast feedback), as it leaves the browser checks to ``make check-book``."""
+    for item in items:
+        if item.path.name.startswith("test_fuzz_"):
+            item.add_marker(pytest.mark.fuzz)
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Write the fuzz suite's figures (cases tried, outcomes) to build/fuzz_stats.json."""
     import json

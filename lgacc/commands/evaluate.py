@@ -9,7 +9,7 @@ from lgacc.model.calibrated.sparse import expected_sparse
 from lgacc.model.config import PRECISIONS, Method, TrainingConfig
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
 from lgacc.model.evaluator.mapping import CHUNKED_SCHEDULES, SCHEDULE_ALIASES, SCHEDULES
-from lgacc.model.hardware import DEFAULT_HARDWARE
+from lgacc.model.hardware import DEFAULT_HARDWARE, load_hardware
 from lgacc.model.transformer import named_model
 
 from ._args import count, positive_float
@@ -95,25 +95,39 @@ def add_sparse_arguments(parser: argparse.ArgumentParser) -> None:
                         help="compute precision (default bf16; fp8: the spec's dense FP8 peak)")
 
 
-def _table(summary: dict) -> str:
-    import pandas as pd  # only for the text table
+def _text_table(rows: list[tuple], columns: tuple[str, str] = ("quantity", "value")) -> str:
+    """Two right-aligned columns, as pandas' ``to_string(index=False)`` prints them (without importing pandas,
+    a tenth of a second of a warm call)."""
+    cells = [tuple(columns), *((str(a), str(b)) for a, b in rows)]
+    widths = [max(len(row[i]) for row in cells) for i in range(2)]
+    return "\n".join(f"{a:>{widths[0]}} {b:>{widths[1]}}" for a, b in cells)
 
+
+def _g(value) -> str:
+    """A number of the table: four significant digits; never "inf" or "nan" (issue #34)."""
+    value = float(value)
+    if value != value:
+        return "undefined"
+    return f"{value:.4g}" if abs(value) != float("inf") else "unbounded (larger than a float holds)"
+
+
+def _table(summary: dict) -> str:
     rows = [("model", summary["model"]), ("method", summary["method"]), ("schedule", summary["schedule"]),
             ("n_v", summary["n_v"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
-            ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}"),
-            ("step_time_s", f"{summary['step_time_s']:.4g}"), ("n_e", summary["n_e"]), ("n_c", summary["n_c"]),
+            ("efficiency", _g(summary['efficiency'])), ("time_days", _g(summary['time_days'])),
+            ("step_time_s", _g(summary['step_time_s'])), ("n_e", summary["n_e"]), ("n_c", summary["n_c"]),
             ("precision", summary["precision"]), ("recompute", summary["recompute"])]
-    rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
-    rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
-    rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["sparse_overheads"].items()]
-    rows.append(("all_to_all_share", f"{summary['all_to_all_share']:.4g}"))
+    rows += [(f"memory_gib.{k}", _g(v)) for k, v in summary["memory_gib"].items()]
+    rows += [(f"overheads.{k}", _g(v)) for k, v in summary["overheads"].items()]
+    rows += [(f"overheads.{k}", _g(v)) for k, v in summary["sparse_overheads"].items()]
+    rows.append(("all_to_all_share", _g(summary['all_to_all_share'])))
     rows.append(("feasible", summary["feasible"]))
     rows += [("reason", reason) for reason in summary["reasons"]]
     if "expected_step_time_s" in summary:
-        rows += [("expected_step_time_s (calibrated)", f"{summary['expected_step_time_s']:.4g}"),
-                 ("expected_time_days (calibrated)", f"{summary['expected_time_days']:.4g}")]
-        rows += [(f"expected_memory_gib.{k} (calibrated)", f"{v:.4g}") for k, v in summary["expected_memory_gib"].items()]
-    return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
+        rows += [("expected_step_time_s (calibrated)", _g(summary['expected_step_time_s'])),
+                 ("expected_time_days (calibrated)", _g(summary['expected_time_days']))]
+        rows += [(f"expected_memory_gib.{k} (calibrated)", _g(v)) for k, v in summary["expected_memory_gib"].items()]
+    return _text_table(rows)
 
 
 def warn_unused_vocabulary(model) -> None:
@@ -142,10 +156,11 @@ def run(args: argparse.Namespace) -> int:
         precision=args.precision,
     )
     assumptions = assumptions_from_args(args)
-    result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
+    hardware = load_hardware(args.hardware)  # read once, for the ideal and the calibrated model
+    result = evaluate(model, hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
                       assumptions=assumptions, schedule=args.schedule, n_v=args.n_v, recompute=args.recompute)
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line
-    calibrated = expected_sparse(model, args.hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
+    calibrated = expected_sparse(model, hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
                                  n_v=args.n_v, steps=args.steps, assumptions=assumptions)
     summary = {**result.summary(), **calibrated.summary()}
     if args.format == "json":

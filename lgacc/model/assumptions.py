@@ -86,7 +86,7 @@ FIELDS: dict[str, tuple[str, str]] = {
         "paper does not say how it adds up over a step.",
     ),
     "overlap_efficiency": (
-        "Factor in (0, 1] on the bandwidth of every overlapped transfer (data, overlapped pipeline, "
+        "Factor in [1e-6, 1] on the bandwidth of every overlapped transfer (data, overlapped pipeline, "
         "offload, PCIe).",
         "'In practice, there is a small overhead to overlapping the operations, but we ignore it' (1.0).",
     ),
@@ -123,6 +123,11 @@ FIELDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: The smallest ``overlap_efficiency`` taken: below it an overlapped transfer's overhead has no meaningful
+#: (or no finite) value (issue #34: 5e-324 printed "inf").
+MIN_OVERLAP_EFFICIENCY = 1e-6
+
+
 @dataclass(frozen=True)
 class Assumptions:
     """The paper's open choices; the defaults reproduce its printed tables (see :data:`FIELDS`)."""
@@ -150,13 +155,14 @@ class Assumptions:
             value = getattr(self, name)
             if value not in choices:
                 raise UserInputError(f"assumption {name}={value!r} must be one of {', '.join(choices)}")
-        for name, upper in (("overlap_efficiency", 1.0), ("critical_batch_scale", None)):
+        for name, lower, upper in (("overlap_efficiency", MIN_OVERLAP_EFFICIENCY, 1.0), ("critical_batch_scale", 0, None)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value == value:
                 raise UserInputError(f"assumption {name}={str(value)[:40]} must be a number")
             number = positive_finite(value)  # 10**400 is a number no float holds
-            if number is None or (upper is not None and number > upper):
-                rule = "in (0, 1]" if upper is not None else "positive and finite (a float)"
+            if number is None or (upper is not None and number > upper) or number < lower:
+                rule = (f"in [{lower:g}, 1] (a smaller factor makes an overlapped transfer over a million times "
+                        "slower: its overhead would be unbounded)") if upper is not None else "positive and finite (a float)"
                 raise UserInputError(f"assumption {name}={str(value)[:40]} must be {rule}")
             object.__setattr__(self, name, number)
 

@@ -147,16 +147,25 @@ def sympy_expand(expr):
     return sympy.expand(expr)
 
 
+#: The committed numeric code of :func:`_build_sparse` (``lgacc/model/generated/sparse_models.py``).
+SPARSE_GENERATED = _codegen.Generated("sparse_models", "lgacc.model.generated.sparse_models", _SPARSE_SOURCES,
+                                      _build_sparse)
+
+
 @cache
 def _sparse_functions() -> dict:
-    """The generated sparse counts (no sympy import when the cache is warm)."""
-    return _codegen.compiled("sparse_models", _SPARSE_SOURCES, _build_sparse)["FUNCTIONS"]
+    """The generated sparse counts (committed: no sympy import unless a derivation changed)."""
+    return SPARSE_GENERATED.namespace()["FUNCTIONS"]
+
+
+#: The committed numeric code of :func:`_build` (``lgacc/model/generated/models.py``).
+GENERATED = _codegen.Generated("models", "lgacc.model.generated.models", _SOURCES, _build)
 
 
 @cache
 def _functions() -> dict:
-    """The generated numeric functions of :func:`_build`, from the on-disk cache (no sympy import when warm)."""
-    return _codegen.compiled("models", _SOURCES, _build)["FUNCTIONS"]
+    """The generated numeric functions of :func:`_build`, from the package (no sympy import when current)."""
+    return GENERATED.namespace()["FUNCTIONS"]
 
 
 def _layer_functions(gated: bool):
@@ -576,6 +585,9 @@ def load_model(name_or_path: "str | Path | Transformer") -> Transformer:
     if match:
         return x_model(int(match[1]))
     key = text.lower().replace("-", "").replace("_", "")
+    for path in sorted(DATA_DIR.glob("*.yaml")):  # by file name first: one file read, not every shipped one
+        if path.stem.lower().replace("-", "").replace("_", "") == key:
+            return _shipped(str(path))
     for name, path in shipped_model_files().items():
         if name.lower().replace("-", "").replace("_", "") == key or path.stem.lower().replace("-", "").replace("_", "") == key:
             return _shipped(str(path))
@@ -594,13 +606,20 @@ def named_model(name: "str | Path | Transformer") -> Transformer:
 
 
 #: Named models of table:x_model, from their files in ``data/models/``.
-NAMED_MODELS: dict[str, Transformer] = {name: load_model(name) for name in TABLE_MODELS}
+def __getattr__(name: str):
+    """``NAMED_MODELS``: the named models of table:x_model, read from ``data/models/`` on first use (a command
+    that names none does not read their files)."""
+    if name != "NAMED_MODELS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    models = {model: load_model(model) for model in TABLE_MODELS}
+    globals()["NAMED_MODELS"] = models
+    return models
 
 
 @cache
 def critical_batch_constant() -> float:
     """``K_c`` with ``b_c d_s = K_c N^(1/3)``, from GPT-3 at 3.2 M tokens (≈ 573)."""
-    reference = NAMED_MODELS[CALIBRATION_MODEL]
+    reference = load_model(CALIBRATION_MODEL)
     return float(_functions()["critical_batch_constant"](CALIBRATION_TOKENS, reference.p_leading))
 
 

@@ -127,6 +127,10 @@ class Durations:
     send: Real = 0
 
     def __post_init__(self) -> None:
+        for name in ("forward", "backward", "restore", "reduce", "send"):
+            value = getattr(self, name)
+            if type(value).__module__ == "numpy" and hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+                object.__setattr__(self, name, value.item())  # a numpy scalar as the Python number it holds
         for name in ("forward", "backward"):
             _check_duration(name, getattr(self, name), positive=True)
         for name in ("restore", "reduce", "send"):
@@ -172,8 +176,13 @@ def _check_span(durations: dict[str, Real]) -> None:
 
 def _check_duration(name: str, value: object, *, positive: bool) -> None:
     rule = "> 0" if positive else ">= 0"
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise UserInputError(f"duration {name} must be a finite number {rule}, got {value!r}")
+    shown = repr(value) if len(repr(value)) <= 60 else f"{repr(value)[:24]}...({len(repr(value))} characters)"
+    try:
+        finite = not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value)
+    except OverflowError:  # 10**400: a number no float holds
+        finite = False
+    if not finite:
+        raise UserInputError(f"duration {name} must be a finite number {rule} (a float), got {shown}")
     if (value <= 0) if positive else (value < 0):
         raise UserInputError(f"duration {name} must be {rule}, got {value!r}")
 
@@ -226,8 +235,12 @@ def check_sizes(n_l: int, n_mu: int, d_l: int, n_b: int, state: str) -> None:
         raise UserInputError(f"a partitioned state needs n_b >= 2 data-parallel devices, got n_b = {n_b}")
     bound = operation_bound(n_l, n_mu, d_l, state)
     if bound > MAX_OPERATIONS:
+        def short(value: int) -> str:  # 10**400 is not printed digit by digit
+            return f"{value:,}" if len(str(value)) <= 24 else f"a {len(str(value))}-digit number"
+
         raise UserInputError(
-            f"n_l = {n_l}, n_mu = {n_mu}, d_l = {d_l} ({state} state) needs up to {bound:,} operations, "
+            f"n_l = {short(n_l)}, n_mu = {short(n_mu)}, d_l = {short(d_l)} ({state} state) needs up to {short(bound)} "
+            "operations, "
             f"above the simulator's limit of {MAX_OPERATIONS:,}; use fewer layers or micro-batches"
         )
 

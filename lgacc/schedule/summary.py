@@ -8,6 +8,13 @@ both, so that the page and ``lgacc simulate`` cannot disagree).
 
 from __future__ import annotations
 
+import math
+from numbers import Real
+
+import numpy as np
+
+from lgacc.errors import UserInputError
+
 from .analytic import schedule_quantity
 from .builders import ALIASES, pipeline_schedule
 from .engine import Timeline, simulate
@@ -15,6 +22,28 @@ from .measure import measure
 from .operations import Durations
 
 __all__ = ["simulation"]
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:24]}...({len(text)} characters)"
+
+
+def _check_arguments(schedule, state, durations, transfer_bytes) -> None:
+    """The arguments the builders do not check: a schedule and a state are names, the durations a
+    :class:`Durations`, a transfer's size a finite number of bytes >= 0 (never text: ``'2' * 8`` repeats it)."""
+    for label, value in (("schedule", schedule), ("state", state)):
+        if not isinstance(value, str):
+            raise UserInputError(f"{label}={_shown(value)} must be a name (a string)")
+    if not isinstance(durations, Durations):
+        raise UserInputError(f"durations={_shown(durations)} must be an lgacc.schedule.operations.Durations")
+    try:
+        ok = (not isinstance(transfer_bytes, (bool, np.bool_)) and isinstance(transfer_bytes, Real)
+              and math.isfinite(transfer_bytes) and transfer_bytes >= 0)
+    except OverflowError:  # 10**400
+        ok = False
+    if not ok:
+        raise UserInputError(f"transfer_bytes={_shown(transfer_bytes)} must be a finite number of bytes >= 0 (a float)")
 
 
 def simulation(
@@ -32,6 +61,8 @@ def simulation(
     """The measurements of one step of ``schedule`` (its name as given, an alias kept) as ``lgacc simulate`` prints them,
     and the timeline they are read from. ``transfer_bytes`` is the size of one pipeline transfer (one micro-batch's
     activations at a layer boundary)."""
+    _check_arguments(schedule, state, durations, transfer_bytes)
+    transfer_bytes = float(transfer_bytes)
     name = ALIASES.get(schedule, schedule)
     timeline = simulate(pipeline_schedule(name, n_l, n_mu, d_l, n_v=n_v, state=state, n_b=n_b, durations=durations))
     measured = measure(timeline)

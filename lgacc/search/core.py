@@ -144,6 +144,11 @@ def _branch_and_bound(request: SearchRequest, c, n_gpu):
     return None, visited, tally
 
 
+def _check_explain(explain) -> None:
+    if not isinstance(explain, bool):
+        raise UserInputError(f"explain={str(explain)[:40]!s} must be true or false")
+
+
 def fastest(
     model: Transformer | str,
     hardware: Hardware | str,
@@ -172,6 +177,7 @@ def fastest(
     large to search in bounded time and memory) raises a one-line ``UserInputError``.  ``schedule`` and ``n_v`` choose the pipeline schedule whose closed
     forms the evaluator uses (``None``: the method's own, as the paper).
     """
+    _check_explain(explain)
     request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
                                    max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions,
                                    schedule=schedule, n_v=n_v, n_e=n_e, n_c=n_c, precision=precision)
@@ -243,6 +249,7 @@ def cheapest(
     largest ``n_mu`` below the critical batch whose memory fits (efficiency grows
     with ``n_mu``, and so does the checkpoint memory).
     """
+    _check_explain(explain)
     request = SearchRequest.create(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload,
                                    max_overhead=max_overhead, partitioned=partitioned, assumptions=assumptions,
                                    schedule=schedule, n_v=n_v, n_e=n_e, n_c=n_c, precision=precision)

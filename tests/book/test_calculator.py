@@ -401,7 +401,7 @@ def test_the_assumptions_are_switches_of_the_form(page, spec):
     assert headline.startswith(_headline_start(expected)), (headline, expected.efficiency)
     page.fill("#lgacc-assume-overlap_efficiency", "2")
     message = page.inner_text("#lgacc-error")
-    assert "assumption overlap_efficiency=2 must be in (0, 1]" in message and "\n" not in message.strip(), message
+    assert "assumption overlap_efficiency=2 must be in [1e-06, 1]" in message and "\n" not in message.strip(), message
     page.fill("#lgacc-assume-overlap_efficiency", "1")
     page.select_option("#lgacc-assume-convention", "paper")
     page.select_option("#lgacc-assume-gb", "GiB")

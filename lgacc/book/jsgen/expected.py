@@ -134,13 +134,14 @@ EXPECTED_JS = r"""
     if (v === null || v === undefined) return "None";
     if (v === true) return "True";
     if (v === false) return "False";
-    return typeof v === "number" ? String(v) : JSON.stringify(v);
+    if (typeof v === "bigint") return `${v}n (a BigInt, not a number)`;
+    return typeof v === "number" ? String(v) : show(v);  // show: symbols and cycles have no JSON
   }
 
   function parseRecipe(value) {
     const R = Object.assign({}, EXPECTED_DATA.recipe_defaults);
     if (value === undefined || value === null) return R;
-    if (typeof value !== "object") fail(`recipe=${JSON.stringify(value)} must be an object of ${EXPECTED_DATA.recipe_fields.join(", ")}`);
+    if (typeof value !== "object") fail(`recipe=${show(value)} must be an object of ${EXPECTED_DATA.recipe_fields.join(", ")}`);
     for (const [key, v] of Object.entries(value)) {
       if (!EXPECTED_DATA.recipe_fields.includes(key)) fail(`unknown recipe field ${pyRepr(key)}; expected one of ${EXPECTED_DATA.recipe_fields.join(", ")}`);
       R[key] = v;

@@ -262,8 +262,8 @@
       const choices = own(DATA.assumptions.choices, key);
       if (choices && !choices.includes(v)) fail(`assumption ${key}=${show(v)} must be one of ${choices.join(", ")}`, key);
       if (typeof A[key] === "boolean" && typeof v !== "boolean") fail(`assumption ${key}=${show(v)} must be true or false`, key);
-      if (typeof A[key] === "number" && !(typeof v === "number" && v > 0 && isFinite(v) && (key !== "overlap_efficiency" || v <= 1)))
-        fail(`assumption ${key}=${show(v)} must be ${key === "overlap_efficiency" ? "in (0, 1]" : "positive and finite"}`, key);
+      if (typeof A[key] === "number" && !(typeof v === "number" && v > 0 && isFinite(v) && (key !== "overlap_efficiency" || (v <= 1 && v >= 1e-6))))
+        fail(`assumption ${key}=${show(v)} must be ${key === "overlap_efficiency" ? "in [1e-06, 1] (a smaller factor makes an overlapped transfer over a million times slower: its overhead would be unbounded)" : "positive and finite"}`, key);
       A[key] = v;
     }
     return A;
@@ -499,7 +499,8 @@
       else out.push(`memory ${fmtG(r.total / GIB, 3)} GiB exceeds the GPU's ${fmtG(limit)} GiB without offload`);
     }
     for (const name of DATA.capped) {
-      if (r.overheads[name] > maxOverhead) out.push(`${name} overhead ${fmtG(r.overheads[name], 3)} exceeds the maximum ${fmtG(maxOverhead)} (eq:overhead_condition)`);
+      if (!isFinite(r.overheads[name])) out.push(`${name} overhead is unbounded (larger than a float holds) and exceeds the maximum ${fmtG(maxOverhead)} (eq:overhead_condition)`);
+      else if (r.overheads[name] > maxOverhead) out.push(`${name} overhead ${fmtG(r.overheads[name], 3)} exceeds the maximum ${fmtG(maxOverhead)} (eq:overhead_condition)`);
     }
     return out;
   }

@@ -79,10 +79,14 @@ def _build():
     return {"gemm_time": (args, gemm_time(M, N, K).replace(sympy.Max, pairwise))}, {}
 
 
+#: The committed numeric code of :func:`_build` (``lgacc/model/generated/calibrated_sparse.py``).
+GENERATED = _codegen.Generated("calibrated_sparse", "lgacc.model.generated.calibrated_sparse", _SOURCES, _build)
+
+
 @cache
 def _gemm_time():
-    """:func:`lgacc.model.calibrated.gemm.gemm_time` as generated numpy code."""
-    return _codegen.compiled("calibrated_sparse", _SOURCES, _build)["FUNCTIONS"]["gemm_time"]
+    """:func:`lgacc.model.calibrated.gemm.gemm_time` as generated numpy code (committed)."""
+    return GENERATED.namespace()["FUNCTIONS"]["gemm_time"]
 
 
 def active_surrogate(model: Transformer, n_c: int = 1) -> Transformer:

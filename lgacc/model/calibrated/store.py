@@ -1,23 +1,22 @@
 """The compiled programs on disk: JSON data under a key of the sources they are compiled from, verified on read.
 
-Compiling the derivations (sympy) takes seconds; the programs are plain data (:mod:`.program`), so they
-are kept as a JSON file in the cache directory (:func:`lgacc.cache.codegen.cache_dir`), named by a
-SHA-256 of the source files that define them (:func:`lgacc.cache.codegen.source_key`): change one of
-those files and the name changes.  The file also holds a SHA-256 of its own payload; a file that does
-not parse, does not match its digest or does not have the programs' shape is rebuilt, never used.
-Nothing read back is code.  If the directory cannot be written, the programs live in memory only.
+Compiling the derivations (sympy) takes seconds; the programs are plain data (:mod:`.program`).  They ship
+with the package (``lgacc/model/generated/<name>.json``, written by ``python -m lgacc.model.regenerate``,
+checked current by ``tests/test_codegen.py``) under a SHA-256 of the source files that define them
+(:func:`lgacc.cache.codegen.source_key`).  When a source changed since, they are compiled again and kept
+in the cache directory as a sealed entry (:mod:`lgacc.cache.sealed`: a regular file, an HMAC under the
+user's secret); an entry that does not verify or does not have the programs' shape is rebuilt, never
+used.  Nothing read back is code.  If the directory cannot be written, the programs live in memory only.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from lgacc.cache.codegen import cache_dir, source_key
+from lgacc.cache.sealed import read_sealed, write_sealed
 
 from .program import OPERATIONS, Program
 
@@ -41,39 +40,51 @@ def _decode(payload: str) -> dict[str, Program]:
     return out
 
 
-def _read(path: Path) -> dict[str, Program] | None:
+def committed_path(name: str) -> Path:
+    """The programs committed with the package (``python -m lgacc.model.regenerate`` writes them)."""
+    return Path(__file__).resolve().parent.parent / "generated" / f"{name}.json"
+
+
+def committed_text(name: str, sources: Iterable[Path], build: Callable[[], dict[str, Program]]) -> str:
+    """The committed file's text: the sources' key and the programs (imports sympy)."""
+    return json.dumps({"key": source_key(name, list(sources)), "payload": _encode(build())}, indent=0) + "\n"
+
+
+def _committed(name: str, key: str) -> dict[str, Program] | None:
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-        payload = record["payload"]
-        if hashlib.sha256(payload.encode()).hexdigest() != record["sha256"]:
-            return None
-        return _decode(payload)
+        record = json.loads(committed_path(name).read_text(encoding="utf-8"))
+        return _decode(record["payload"]) if record["key"] == key else None
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def _write(path: Path, payload: str) -> None:
-    record = json.dumps({"sha256": hashlib.sha256(payload.encode()).hexdigest(), "payload": payload})
+def _read(path: Path, name: str, key: str) -> dict[str, Program] | None:
+    payload = read_sealed(path, name, key)  # a regular file, its HMAC under the user's secret checked
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(record)
-        os.replace(tmp, path)
-        for stale in path.parent.glob(f"{path.name.rsplit('-', 1)[0]}-*.json"):
+        return None if payload is None else _decode(payload)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _write(path: Path, name: str, key: str, payload: str) -> None:
+    if write_sealed(path, name, key, payload):
+        for stale in path.parent.glob(f"{name}-*.json"):
             if stale != path:
                 stale.unlink(missing_ok=True)
-    except OSError:
-        pass  # a read-only cache: the programs stay in memory
 
 
 def load_or_build(name: str, sources: Iterable[Path], build: Callable[[], dict[str, Program]]) -> dict[str, Any]:
-    """The programs of ``name`` from the cache if their key matches and the file verifies, else ``build()``."""
-    path = cache_dir() / f"{name}-{source_key(name, list(sources))}.json"
-    found = _read(path)
+    """The programs of ``name``: committed with the package when their key matches, else from the cache if
+    the entry verifies, else ``build()`` (kept in the cache, sealed)."""
+    key = source_key(name, list(sources))
+    found = _committed(name, key)
+    if found is not None:
+        return found
+    path = cache_dir() / f"{name}-{key}.json"
+    found = _read(path, name, key)
     if found is not None:
         return found
     built = build()
     payload = _encode(built)
-    _write(path, payload)
+    _write(path, name, key, payload)
     return _decode(payload)

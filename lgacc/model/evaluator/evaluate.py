@@ -26,9 +26,9 @@ Conventions (see ``book/assumptions.md``, each checked against the paper's table
 * **Assumptions** (:class:`lgacc.model.assumptions.Assumptions`): every choice the paper
   leaves open, with the paper-faithful defaults; the overlap convention
   (``paper`` or ``physical``, :mod:`lgacc.model.formulas.overlap`) is one of them.
-* **Generated code**: the sympy expressions are printed once to numpy code cached on
-  disk (:mod:`lgacc.cache.codegen`); this module imports no sympy unless the cache is
-  rebuilt.
+* **Generated code**: the sympy expressions are printed once to numpy code committed with
+  the package (:mod:`lgacc.cache.codegen`, ``lgacc/model/generated/``); this module imports no
+  sympy unless a derivation changed since.
 * **Schedules** (``schedule=``, issue #12): with a named pipeline schedule the bubble, the
   checkpoint memory (micro-batches held at the peak), the pipeline intensity (one transfer per
   chunk a device holds) and the data-parallel overlap come from the schedule's closed forms

@@ -32,6 +32,8 @@ lgacc.errors.UserInputError: the arrays do not broadcast to one shape: n_b (3,),
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lgacc.errors import MAX_INT64, UserInputError, positive_finite
@@ -54,10 +56,14 @@ __all__ = [
     "check_critical_batch",
     "check_config",
     "check_chunks",
+    "MAX_CONFIGURATIONS",
 ]
 
 #: Products of counts (the batch, the GPU count, the chunks) stay below this: int64 with room to spare.
 PRODUCT_LIMIT = 2.0**62
+#: Configurations one :func:`~lgacc.model.evaluator.evaluate_many` call takes at most (an array, or the shape
+#: the arrays broadcast to): a few seconds of work, as many as a search holds (``lgacc.search.bounds``).
+MAX_CONFIGURATIONS = 6_000_000
 
 
 def as_model(model: Transformer | str) -> Transformer:
@@ -72,13 +78,20 @@ def as_int_array(name: str, value) -> np.ndarray:
     """``value`` (a count or an array of counts) as an int64 array of positive integers."""
     if isinstance(value, (bool, np.bool_)):
         raise UserInputError(f"{name}={value!r} must be a positive integer, not a boolean")
+    if isinstance(value, (str, bytes)):
+        raise UserInputError(f"{name}={_shown(value)} must be a positive integer, not text")
     try:
         array = np.asarray(value)
     except (OverflowError, ValueError, TypeError):
-        raise UserInputError(f"{name}={value!r} must be positive integers") from None
+        raise UserInputError(f"{name}={_shown(value)} must be positive integers") from None
+    if array.size > MAX_CONFIGURATIONS:
+        raise UserInputError(f"{name} holds {array.size:,} values: at most {MAX_CONFIGURATIONS:,} configurations "
+                             "are evaluated in one call")
     if array.dtype == object and array.size and all(isinstance(v, int) and not isinstance(v, bool) for v in array.flat):
         if any(v > MAX_INT64 for v in array.flat):
-            raise UserInputError(f"{name}={value!r} exceeds the largest supported count 2**63 - 1")
+            raise UserInputError(f"{name}={_shown(value)} exceeds the largest supported count 2**63 - 1")
+        if any(v < 1 for v in array.flat):
+            raise UserInputError(f"{name} must be positive integers (>= 1), got {_shown(value)}")
         array = array.astype(np.int64)
     if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
         raise UserInputError(f"{name} must be positive integers, got {value!r}")
@@ -106,8 +119,15 @@ def as_count(name: str, value) -> int:
 def broadcast_together(**arrays: np.ndarray) -> list[np.ndarray]:
     """The arrays broadcast to one shape (numpy's rules), or an error naming each array's shape."""
     try:
+        shape = np.broadcast_shapes(*(np.shape(value) for value in arrays.values()))
+        if math.prod(shape) > MAX_CONFIGURATIONS:
+            shapes = ", ".join(f"{name} {np.shape(value)}" for name, value in arrays.items() if np.ndim(value))
+            raise UserInputError(f"the arrays ({shapes}) broadcast to {math.prod(shape):,} configurations: at most "
+                                 f"{MAX_CONFIGURATIONS:,} are evaluated in one call")
         return np.broadcast_arrays(*arrays.values())
-    except ValueError:
+    except ValueError as error:
+        if isinstance(error, UserInputError):
+            raise
         shapes = ", ".join(f"{name} {np.shape(value)}" for name, value in arrays.items() if np.ndim(value))
         raise UserInputError(f"the arrays do not broadcast to one shape: {shapes}") from None
 
@@ -148,10 +168,10 @@ def check_options(max_overhead, steps, form, assumptions) -> None:
     if positive_finite(max_overhead) is None:
         raise UserInputError(f"max_overhead={_shown(max_overhead)} must be a positive finite number "
                              "(eq:overhead_condition's epsilon)")
-    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise UserInputError(f"steps={steps!r} must be a positive integer")
-    if form not in FORMS:
-        raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
+    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= MAX_INT64:
+        raise UserInputError(f"steps={_shown(steps)} must be a positive integer of at most 2**63 - 1")
+    if not isinstance(form, str) or form not in FORMS:
+        raise UserInputError(f"form={_shown(form)} must be one of {', '.join(FORMS)}")
     if not isinstance(assumptions, Assumptions):
         raise UserInputError(f"assumptions={assumptions!r} must be an lgacc.model.assumptions.Assumptions")
 
@@ -167,7 +187,8 @@ def check_critical_batch(model: Transformer, assumptions: Assumptions) -> None:
     training time counts ``steps b_c d_s`` tokens, which a larger batch makes overflow to infinity."""
     b_c = critical_batch(model, assumptions)
     if not b_c < PRODUCT_LIMIT:
-        raise UserInputError(f"the critical batch b_c = {b_c:.3g} of {model.name} (critical_batch_scale="
+        shown = f"{b_c:.3g}" if math.isfinite(b_c) else "larger than a float holds"
+        raise UserInputError(f"the critical batch b_c = {shown} of {model.name} (critical_batch_scale="
                              f"{assumptions.critical_batch_scale:g}) is beyond the supported range (below 2**62 samples)")
 
 

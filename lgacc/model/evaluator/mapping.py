@@ -4,8 +4,8 @@ and the numeric code generated from the derivations.
 :func:`evaluation_map` is the whole map as plain data, for a code generator (the
 in-browser calculator) to emit the evaluator without retyping its logic;
 :mod:`lgacc.model.evaluator` walks the same tables.  The numeric functions are printed once
-from the sympy expressions and cached on disk (:mod:`lgacc.cache.codegen`), so importing
-this module does not import sympy.
+from the sympy expressions into modules committed with the package (:mod:`lgacc.cache.codegen`,
+``lgacc/model/generated/``), so importing this module does not import sympy.
 """
 
 from __future__ import annotations
@@ -270,7 +270,7 @@ def expressions(form: str):
 def _generated(form: str) -> dict[str, Any]:
     if form not in FORMS:
         raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
-    return _codegen.compiled(f"evaluate-{form}", _SOURCES, lambda: expressions(form))
+    return GENERATED[f"evaluate_{form}"].namespace()
 
 
 def schedule_expressions(form: str):
@@ -300,7 +300,7 @@ def schedule_expressions(form: str):
 def _generated_schedules(form: str) -> dict[str, Any]:
     if form not in FORMS:
         raise UserInputError(f"form={form!r} must be one of {', '.join(FORMS)}")
-    return _codegen.compiled(f"schedules-{form}", _SOURCES, lambda: schedule_expressions(form))
+    return GENERATED[f"schedules_{form}"].namespace()
 
 
 def schedule_functions(form: str) -> dict[str, Any]:
@@ -320,13 +320,23 @@ def _ring_expressions():
 
 @cache
 def _generated_ring() -> dict[str, Any]:
-    return _codegen.compiled("dp-ring", _SOURCES, _ring_expressions)
+    return GENERATED["dp_ring"].namespace()
 
 
 def ring_functions() -> dict[str, Any]:
     """The numeric code of the assumption ``dp_network="ring"`` (:func:`lgacc.model.formulas.ring.evaluator_functions`):
     ``peers(n_b, n_inner, G)``, ``card_share(n_b, g)``, ``threshold(nu_infiniband, nu_nvlink, n_b, g)``."""
     return _generated_ring()["FUNCTIONS"]
+
+
+#: The committed numeric code of the evaluator (``lgacc/model/generated/<stem>.py``), by stem.
+GENERATED = {
+    **{f"evaluate_{form}": _codegen.Generated(f"evaluate-{form}", f"lgacc.model.generated.evaluate_{form}", _SOURCES,
+                                             lambda form=form: expressions(form)) for form in FORMS},
+    **{f"schedules_{form}": _codegen.Generated(f"schedules-{form}", f"lgacc.model.generated.schedules_{form}",
+                                              _SOURCES, lambda form=form: schedule_expressions(form)) for form in FORMS},
+    "dp_ring": _codegen.Generated("dp-ring", "lgacc.model.generated.dp_ring", _SOURCES, _ring_expressions),
+}
 
 
 def physical_functions(form: str) -> dict[str, tuple[tuple[Any, float], ...]]:

@@ -8,6 +8,8 @@ which re-exports these names.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -149,7 +151,10 @@ def infeasibility_reasons(model: Transformer, hardware: Hardware, config: Traini
                 f"memory {r['total'] / GIB:.3g} GiB exceeds the GPU's {limit:g} GiB without offload"
             )
     for name in CAPPED_OVERHEADS + ("expert", "context"):
-        if r.get(name, 0.0) > max_overhead:
+        if float(r.get(name, 0.0)) == math.inf:  # never "inf" in words: the overhead has no finite value
+            reasons.append(f"{name} overhead is unbounded (larger than a float holds) and exceeds the maximum "
+                           f"{max_overhead:g} (eq:overhead_condition)")
+        elif r.get(name, 0.0) > max_overhead:
             reasons.append(f"{name} overhead {r[name]:.3g} exceeds the maximum {max_overhead:g} (eq:overhead_condition)")
     if not r.get("ok_experts", True):
         reasons.append(f"n_e={config.n_e} must divide the experts ({model.experts}) and n_b n_c = "

@@ -28,11 +28,12 @@ COMMAND = "python -m lgacc.studies.validation.fit --write"
 
 def fit_shipped_runs(data_dir: Path | str = DATA_DIR) -> tuple[Calibration, int, int]:
     """(calibration, runs, publications) of the fit on the step times of the runs of ``data_dir``."""
+    runs = time_runs(load_runs(data_dir))
+
     def compute():
-        runs = time_runs(load_runs(data_dir))
         return fit(runs), len(runs), len({run.publication for run in runs})
 
-    return cached("calibration-fit", str(data_dir), compute)
+    return cached("calibration-fit", runs, compute)  # keyed by the runs read, not the folder's name
 
 
 def fitted_file_text(calibration: Calibration, runs: int, publications: int) -> str:

@@ -7,7 +7,6 @@ The frame is computed once per set of run files and sources and kept by :mod:`lg
 
 from __future__ import annotations
 
-import hashlib
 import math
 from pathlib import Path
 from typing import Sequence
@@ -131,22 +130,15 @@ PEER_COLUMNS = ("peer_simumax_step_s", "peer_simumax_memory_gib", "peer_calculon
 MEMORY_PREDICTS = "allocated"
 
 
-def _files_digest(data_dir: Path | str) -> str:
-    digest = hashlib.sha256()
-    folder = Path(data_dir)
-    for path in sorted(folder.rglob("*.yaml")):
-        digest.update(str(path.relative_to(folder)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
 
 def frame_for(data_dir: Path | str = DATA_DIR, hardware: Hardware | str | None = None,
               calibration: Calibration | None = None) -> pd.DataFrame:
     """:func:`comparison` of the runs of ``data_dir`` (kept on disk, keyed by the files and the sources)."""
     runs = load_runs(data_dir, hardware=hardware)
     calibration = fitted_calibration() if calibration is None else calibration
-    key = (_files_digest(data_dir), repr(hardware), repr(calibration))
-    return cached("validation-frame", key, lambda: _compute(runs, calibration))
+    # keyed by what was read, not where from: every run's numbers, its model and its hardware (a spec file
+    # named by a run or by --hardware, wherever it lives, is in the runs' values), and the calibration
+    return cached("validation-frame", (runs, calibration), lambda: _compute(runs, calibration))
 
 
 def comparison(runs: Sequence[Run], calibration: Calibration | None = None) -> pd.DataFrame:
@@ -235,6 +227,6 @@ def summary(frame: pd.DataFrame, runs: Sequence[Run] | None = None) -> dict:
                               "of": int(len(frame))},
     }
     if runs is not None:
-        out["within_publication_error"] = cached("validation-within", tuple(r.id for r in runs),
+        out["within_publication_error"] = cached("validation-within", tuple(runs),
                                                  lambda: _within_publication(frame, runs))
     return out
