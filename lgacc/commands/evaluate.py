@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import warnings
 
+from lgacc.model.assumptions import critical_batch
 from lgacc.model.calibrated import expected
 from lgacc.model.config import Method, TrainingConfig
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
@@ -16,19 +17,22 @@ from ._args import count, positive_float
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 from ._output import dumps
 from ._recipe import add_recipe_arguments, recipe_from_args
+from ._run import EXPECTED_RUN_KEYS, RUN_KEYS, add_run_arguments, check_run_arguments, run_keys
 
 #: The ideal model's JSON keys, as before the calibrated model (add, never rename).
 IDEAL_KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-              "schedule", "n_v")
+              "schedule", "n_v", *RUN_KEYS)
 #: The calibrated model's keys (each starts with ``expected_``).
 CALIBRATED_KEYS = ("expected_step_time_s", "expected_time_days", "expected_memory_gib", "expected_step_breakdown_s",
-                   "expected_memory_fits", "expected_recipe", "expected_calibration")
+                   "expected_memory_fits", "expected_recipe", "expected_calibration", *EXPECTED_RUN_KEYS)
 
 
 def key_models() -> dict[str, str]:
     """Which model each key of ``--format json`` comes from."""
-    return {**{key: "ideal (the paper's model)" for key in IDEAL_KEYS if key not in ("b", "n_gpu", "schedule", "n_v")},
+    run = ("tokens", "global_batch", "sequence_length", "run_steps")
+    return {**{key: "ideal (the paper's model)" for key in IDEAL_KEYS if key not in ("b", "n_gpu", "schedule", "n_v", *run)},
             **{key: "configuration" for key in ("b", "n_gpu", "schedule", "n_v")},
+            **{key: "your run (--tokens, --global-batch)" for key in run},
             **{key: "calibrated (fitted on measured runs)" for key in CALIBRATED_KEYS}}
 
 
@@ -61,7 +65,9 @@ def register(subparsers) -> None:
     parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help=f"shipped spec name or YAML path (default: {DEFAULT_HARDWARE})")
     parser.add_argument("--max-overhead", type=positive_float, default=DEFAULT_MAX_OVERHEAD,
                         help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
-    parser.add_argument("--steps", type=count("steps"), default=DEFAULT_STEPS, help=f"training steps at the critical batch (default {DEFAULT_STEPS})")
+    parser.add_argument("--steps", type=count("steps"), default=None,
+                        help=f"training steps at the critical batch (default {DEFAULT_STEPS}; or --tokens)")
+    add_run_arguments(parser)
     parser.add_argument("--form", choices=FORMS, default="paper", help="evaluate the paper's printed forms or the exact counts")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     add_assumption_arguments(parser)
@@ -79,20 +85,31 @@ def add_schedule_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"chunks (virtual stages) per device for {' and '.join(CHUNKED_SCHEDULES)} (default 1)")
 
 
+def _g(value) -> str:
+    return "—" if value is None else f"{value:.4g}"
+
+
 def _table(summary: dict) -> str:
     import pandas as pd  # only for the text table
 
     rows = [("model", summary["model"]), ("method", summary["method"]), ("schedule", summary["schedule"]),
             ("n_v", summary["n_v"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
-            ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}"),
-            ("step_time_s", f"{summary['step_time_s']:.4g}")]
+            ("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", _g(summary["time_days"])),
+            ("step_time_s", f"{summary['step_time_s']:.4g}"), ("tokens", f"{summary['tokens']:.4g}"),
+            ("global_batch", summary["global_batch"]), ("run_steps", f"{summary['run_steps']:.4g}"),
+            ("gpu_hours", _g(summary["gpu_hours"]))]
+    if summary["cost"] is not None:
+        rows.append(("cost", _g(summary["cost"])))
     rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
     rows.append(("feasible", summary["feasible"]))
     rows += [("reason", reason) for reason in summary["reasons"]]
     if "expected_step_time_s" in summary:
         rows += [("expected_step_time_s (calibrated)", f"{summary['expected_step_time_s']:.4g}"),
-                 ("expected_time_days (calibrated)", f"{summary['expected_time_days']:.4g}")]
+                 ("expected_time_days (calibrated)", _g(summary["expected_time_days"])),
+                 ("expected_gpu_hours (calibrated)", _g(summary["expected_gpu_hours"]))]
+        if summary["expected_cost"] is not None:
+            rows.append(("expected_cost (calibrated)", _g(summary["expected_cost"])))
         rows += [(f"expected_memory_gib.{k} (calibrated)", f"{v:.4g}") for k, v in summary["expected_memory_gib"].items()]
     return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
 
@@ -108,6 +125,8 @@ def warn_unused_vocabulary(model) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_run_arguments(args)
+    steps = DEFAULT_STEPS if args.steps is None else args.steps
     model = named_model(args.model)
     config = TrainingConfig(
         method=args.method,
@@ -120,12 +139,14 @@ def run(args: argparse.Namespace) -> int:
         partitioned=args.partitioned,
     )
     assumptions = assumptions_from_args(args)
-    result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
+    result = evaluate(model, args.hardware, config, max_overhead=args.max_overhead, steps=steps, form=args.form,
                       assumptions=assumptions, schedule=args.schedule, n_v=args.n_v)
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line
     calibrated = expected(model, args.hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
-                          n_v=args.n_v, steps=args.steps, assumptions=assumptions)
+                          n_v=args.n_v, steps=steps, assumptions=assumptions)
     summary = {**result.summary(), **calibrated.summary()}
+    summary.update(run_keys(summary, d_s=model.d_s, critical_batch=critical_batch(model, assumptions), steps=steps,
+                            tokens=args.tokens, global_batch=args.global_batch, price=args.gpu_hour_price))
     if args.format == "json":
         out = {key: summary[key] for key in (*IDEAL_KEYS, *CALIBRATED_KEYS)}
         out["key_models"] = key_models()

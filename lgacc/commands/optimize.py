@@ -6,7 +6,8 @@ import argparse
 
 from lgacc.errors import UserInputError
 from lgacc.model.config import Method
-from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD
+from lgacc.model.assumptions import critical_batch
+from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS
 from lgacc.model.hardware import DEFAULT_HARDWARE
 from lgacc.model.transformer import named_model
 from lgacc.search import Parallelism, cheapest, fastest, parse_parallelism
@@ -16,11 +17,12 @@ from ._args import count, positive_float
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 from ._output import dumps
 from ._recipe import add_recipe_arguments, recipe_from_args
+from ._run import RUN_KEYS, add_run_arguments, run_keys
 from .evaluate import CALIBRATED_KEYS, add_schedule_arguments, key_models, warn_unused_vocabulary
 
 #: ``lgacc evaluate``'s JSON keys, then the configuration's.
 KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-        "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "schedule", "n_v")
+        "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "schedule", "n_v", *RUN_KEYS)
 
 
 def register(subparsers) -> None:
@@ -50,6 +52,7 @@ def register(subparsers) -> None:
     parser.add_argument("--calibrated", action="store_true",
                         help="rank the paper's candidates by the calibrated model's expected training time (memory as the "
                              "calibrated model counts it, no offload) and print its expected_* keys too")
+    add_run_arguments(parser)
     add_assumption_arguments(parser)
     add_recipe_arguments(parser)
     parser.set_defaults(handler=run)
@@ -59,15 +62,27 @@ def _table(summary: dict) -> str:
     import pandas as pd  # only for the text table
 
     rows = [(key, summary[key]) for key in ("model", "method", "schedule", "n_v", "parallelism", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "b", "n_gpu")]
-    rows += [("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}")]
+    rows += [("efficiency", f"{summary['efficiency']:.4g}"), ("time_days", f"{summary['time_days']:.4g}"),
+             ("tokens", f"{summary['tokens']:.4g}"), ("global_batch", summary["global_batch"]),
+             ("run_steps", f"{summary['run_steps']:.4g}"), ("gpu_hours", f"{summary['gpu_hours']:.4g}")]
+    if summary["cost"] is not None:
+        rows.append(("cost", f"{summary['cost']:.4g}"))
     rows += [(f"memory_gib.{k}", f"{v:.4g}") for k, v in summary["memory_gib"].items()]
     rows += [(f"overheads.{k}", f"{v:.4g}") for k, v in summary["overheads"].items()]
     rows += [("binding", text) for text in summary.get("binding", [])]
     if "expected_step_time_s" in summary:
         rows += [("expected_step_time_s (calibrated)", f"{summary['expected_step_time_s']:.4g}"),
                  ("expected_time_days (calibrated)", f"{summary['expected_time_days']:.4g}"),
+                 ("expected_gpu_hours (calibrated)", f"{summary['expected_gpu_hours']:.4g}"),
                  ("expected_memory_gib.total (calibrated)", f"{summary['expected_memory_gib']['total']:.4g}")]
     return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
+
+
+def _with_run(summary: dict, model, assumptions, args: argparse.Namespace) -> dict:
+    """``summary`` with the run's keys (:mod:`._run`): the paper's 100 k steps at the critical batch, or ``--tokens``."""
+    return {**summary, **run_keys(summary, d_s=model.d_s, critical_batch=critical_batch(model, assumptions),
+                                  steps=DEFAULT_STEPS, tokens=args.tokens, global_batch=args.global_batch,
+                                  price=args.gpu_hour_price)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
                                  assumptions=options["assumptions"], schedule=args.schedule, n_v=args.n_v)
         if not found.feasible:
             raise UserInputError("no feasible configuration: " + "; ".join(found.search.binding))
-        summary = found.summary()
+        summary = _with_run(found.summary(), model, options["assumptions"], args)
         if args.format == "json":
             out = {key: summary[key] for key in (*KEYS, *CALIBRATED_KEYS)}
             out["key_models"] = {**key_models(), "ranked_by": "calibrated"}
@@ -97,11 +112,14 @@ def run(args: argparse.Namespace) -> int:
     if args.target_days is None:
         result = fastest(model, args.hardware, args.method, parallelism, **options)
     else:
-        result = cheapest(model, args.hardware, args.method, parallelism, args.target_days, **options)
+        # --target-days bounds the run's time: with --tokens, the search's paper run is tokens / (steps b_c d_s) as long
+        scale = 1.0 if args.tokens is None else \
+            args.tokens / (DEFAULT_STEPS * critical_batch(model, options["assumptions"]) * model.d_s)
+        result = cheapest(model, args.hardware, args.method, parallelism, args.target_days / scale, **options)
     if not result.feasible:
         raise UserInputError("no feasible configuration: " + "; ".join(result.binding))
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line
-    summary = result.summary()
+    summary = _with_run(result.summary(), model, options["assumptions"], args)
     if args.format == "json":
         print(dumps({key: summary[key] for key in KEYS}))
     else:
