@@ -164,3 +164,10 @@ def test_a_token_budget_sets_the_time_as_tokens_over_global_batch_times_sequence
 def test_a_bad_run_is_one_line(capsys, flags, message):
     code, out, err = run(capsys, HEADLINE + flags)
     assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("x", ["-10", "0", "2.5"])
+def test_every_bad_x_gets_the_x_familys_one_line(capsys, x):
+    """Issue #33: X-10 read as an unknown model name (and listed 25 models) where X0 got the family's rule."""
+    code, _, err = run(capsys, ["evaluate", "--model", f"X{x}", "--method", "improved", "--n-b", "1"])
+    assert code == 2 and f"X family: x={x} must be a positive integer (>= 1)" in err and len(err.strip().splitlines()) == 1
