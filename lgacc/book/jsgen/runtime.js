@@ -147,6 +147,8 @@
         return makeModel(copy);
       }
     }
+    const number = /^x_?\[?([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\]?$/i.exec(text);
+    if (number) fail(`X family: x=${number[1]} must be a positive integer (>= 1)`, "model");  // X-10 as X0: the family's rule
     fail(`unknown model ${JSON.stringify(text)}; expected X<x> with an even x (e.g. X160), one of ${Object.keys(DATA.models).join(", ")}, or an object of dimensions`, "model");
   }
 
