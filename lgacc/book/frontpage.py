@@ -361,21 +361,16 @@ def measured_sentence(measured: Mapping[str, Any] | None) -> str | None:
     improved = measured.get("improved_runs")
     text = "**Measured runs.** "
     if improved == 0:  # the caveat first: the new methods' times are a model's, never a measurement
-        text += (f"None of the {runs} measured runs ({measured['publications']} publications) uses the paper's new "
-                 "methods: their times are unmeasured. ")
+        text += f"None of the {runs} measured runs uses the paper's new methods. "
     elif improved:
         text += f"{improved} of the {runs} measured runs use the paper's new methods. "
     source = "" if improved is not None else f" ({runs} runs, {measured['publications']} publications)"
-    text += (f"Times are lower bounds: real steps take a median {measured['ratio_median']:.2f}× the ideal bound"
-             f"{source}, which no measured step beats on {count(holds)} runs")
+    text += f"Real steps take a median {measured['ratio_median']:.2f}× the ideal bound{source}, which no run beats on {count(holds)}"
     if "bound_holds_ring" in measured:
-        if measured["bound_holds_ring"] != holds:
-            text += (f" (the paper's count of gradient traffic) and on {count(measured['bound_holds_ring'])} with a ring "
-                     "through the node")
-        else:
-            text += " (the paper's count of gradient traffic, or a ring through the node)"
+        ring = measured["bound_holds_ring"]
+        text += f" ({'all' if ring == runs else ring} with a ring through the node)" if ring != holds else ""
     if _finite(measured.get("expected_lopo_error")):
-        text += f"; the calibrated prediction is off by {measured['expected_lopo_error']:.0%} for a publication it was not fitted on"
+        text += f"; the calibrated model is off by {measured['expected_lopo_error']:.0%} on unseen publications"
     elif _finite(measured.get("expected_mean_abs_error")):
         text += f"; the calibrated prediction is off by {measured['expected_mean_abs_error']:.0%} on average (fitted on these runs)"
     elif _finite(measured.get("lopo_mean_abs_error")) and _finite(measured.get("kernel_efficiency")):
@@ -400,7 +395,7 @@ def build_sentence(facts: Facts) -> str | None:
 def intro(hardware: str) -> str:
     """The sentence before the list: what the numbers are, and on which hardware."""
     return ("[The paper](https://arxiv.org/abs/2106.02679) (Lamy-Poirier, 2021) recomputed by `lgacc` on its own "
-            f"hardware ({hardware}); times are the paper's ideal bound, every GPU at its peak: real runs take longer.")
+            f"hardware ({hardware}); times are the paper's ideal bound, every kernel at peak.")
 
 
 #: The first screen holds at most this many sentences, :func:`intro` included.
