@@ -74,6 +74,7 @@ def _table(summary: dict) -> str:
         rows += [("expected_step_time_s (calibrated)", f"{summary['expected_step_time_s']:.4g}"),
                  ("expected_time_days (calibrated)", f"{summary['expected_time_days']:.4g}"),
                  ("expected_gpu_hours (calibrated)", f"{summary['expected_gpu_hours']:.4g}"),
+                 *([("expected_cost (calibrated)", f"{summary['expected_cost']:.4g}")] if summary.get("expected_cost") is not None else []),
                  ("expected_memory_gib.total (calibrated)", f"{summary['expected_memory_gib']['total']:.4g}")]
     return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
 
