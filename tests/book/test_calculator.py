@@ -109,7 +109,11 @@ def _page_opening(spec: BookSpec):
 
 
 def _headline_start(expected) -> str:
-    return f"{'Feasible' if expected.feasible else 'Not feasible'}: efficiency {expected.efficiency:.3g},"
+    """A feasible configuration's efficiency, an infeasible one's first failed rule (issue #33: no efficiency shown
+    as if it were a result), its equation cited as the page cites it."""
+    if expected.feasible:
+        return f"Feasible: efficiency {expected.efficiency:.3g},"
+    return "Not feasible: " + expected.reasons[0].split(" (eq:")[0].split(" (assumption")[0]
 
 
 def test_the_page_works_with_the_network_off(page, spec):
@@ -251,14 +255,16 @@ def test_random_configurations_through_the_command_line(page, tmp_path):
     assert compared >= 8, f"only {compared} of {len(cases)} configurations compared"
 
 
-def test_the_form_updates_as_the_reader_types_and_names_bad_input(page):
+def test_the_form_updates_as_the_reader_types_and_names_bad_input(page, spec):
     page, _, _ = page
     memory = page.input_value("#lgacc-hw-memory")  # the book's spec, as the page opens
-    _reset(page)  # the paper's configuration (the page opens on another where it is not feasible)
+    _reset_feasible(page, spec)  # the paper's configuration, or the search's where it is not feasible
     before = page.inner_text("#lgacc-headline")
+    n_l, n_a = int(page.input_value("#lgacc-n_l")), int(page.input_value("#lgacc-n_a"))
     page.fill("#lgacc-n_b", "100")
     after = page.inner_text("#lgacc-headline")
-    assert after != before and "on 8000 GPUs" in after, after
+    assert after != before and f"on {100 * n_l * n_a} GPUs" in after, after
+    _reset(page)
     for field, text, words in [("#lgacc-n_b", "abc", 'n_b="abc" must be a positive integer'),
                                ("#lgacc-n_b", "0", "n_b=0 must be a positive integer"),
                                ("#lgacc-x", "161", "x=161 must be even"),
@@ -388,7 +394,17 @@ def test_the_page_opens_on_a_feasible_configuration_of_the_books_spec(browser, s
 
 
 def _reset(page) -> None:
-    """The form as the page opens: X160, the improved method, n_b=483, n_l=5, n_a=16, n_mu=5, b_mu=1, no offload."""
+    """The form as the page opens: X160, the improved method, n_b=483, n_l=5, n_a=16, n_mu=5, b_mu=1, no offload, the
+    paper's assumptions, the paper's run (a failed test leaves none of its edits to the next)."""
+    page.evaluate("""() => {
+        const A = window.lgacc.DATA.assumptions.defaults;
+        for (const [name, value] of Object.entries(A)) {
+            const control = document.getElementById(`lgacc-assume-${name}`);
+            if (typeof value === "boolean") control.checked = value; else control.value = String(value);
+        }
+        for (const id of ["lgacc-tokens", "lgacc-global_batch", "lgacc-price_per_gpu_hour"]) document.getElementById(id).value = "";
+        document.getElementById("lgacc-calculator").dispatchEvent(new Event("change"));
+    }""")
     page.check("input[name=model-kind][value=x]")
     page.fill("#lgacc-x", "160")
     page.select_option("#lgacc-method", "improved")
