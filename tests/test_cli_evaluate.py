@@ -21,10 +21,12 @@ def test_json_output_has_the_contract_keys(capsys):
     assert code == 0, err
     data = json.loads(out)
     ideal = {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-             "schedule", "n_v", "n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share", "recompute"}
+             "schedule", "n_v", "n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share", "recompute",
+             "tokens", "global_batch", "sequence_length", "run_steps", "gpu_hours", "cost"}  # issue #33: the user's run
     # issue #12 added the schedule keys; issue #36 the expert, context and precision keys, #35 the recomputation counted
     calibrated = {"expected_step_time_s", "expected_time_days", "expected_memory_gib", "expected_step_breakdown_s",
-                  "expected_memory_fits", "expected_recipe", "expected_calibration"}  # issue #26: added, none renamed
+                  "expected_memory_fits", "expected_recipe", "expected_calibration",  # issue #26: added, none renamed
+                  "expected_gpu_hours", "expected_cost"}
     assert set(data) == ideal | calibrated | {"key_models"}
     assert set(data["key_models"]) == set(data) - {"key_models"}  # every key says which model it comes from
     assert all("calibrated" in data["key_models"][key] for key in calibrated)
@@ -128,3 +130,45 @@ def test_calibrated_keys_and_recipe_flags(capsys):
 def test_bad_recipe_is_one_line(capsys, flags, message):
     code, _, err = run(capsys, HEADLINE + flags)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_token_budget_sets_the_time_as_tokens_over_global_batch_times_sequence_steps(capsys):
+    """Issue #33: by default the paper's run (100 k steps at the critical batch b_c of X160, d_s = 2560 tokens a
+    sequence); with --tokens T the time is T / (b d_s) steps of the configuration's step time, under both models."""
+    _, out, _ = run(capsys, HEADLINE)
+    paper = json.loads(out)
+    from lgacc.model.transformer import named_model
+
+    b_c = named_model("X160").critical_batch
+    assert paper["sequence_length"] == 2560 and paper["global_batch"] == 2415 and paper["cost"] is None
+    assert paper["tokens"] == pytest.approx(1e5 * b_c * 2560, rel=1e-12)
+    assert paper["run_steps"] == pytest.approx(1e5 * b_c / 2415, rel=1e-12)
+    code, out, err = run(capsys, HEADLINE + ["--tokens", "1e12", "--global-batch", "1024", "--gpu-hour-price", "2.5"])
+    assert code == 0, err
+    mine = json.loads(out)
+    steps = 1e12 / (2415 * 2560)  # of the configuration
+    assert mine["time_days"] == pytest.approx(steps * mine["step_time_s"] / 86400, rel=1e-12)
+    assert mine["expected_time_days"] == pytest.approx(steps * mine["expected_step_time_s"] / 86400, rel=1e-12)
+    assert mine["run_steps"] == pytest.approx(1e12 / (1024 * 2560), rel=1e-12)  # the run's optimizer steps
+    assert mine["gpu_hours"] == pytest.approx(mine["time_days"] * 24 * 38640, rel=1e-12)
+    assert mine["expected_gpu_hours"] == pytest.approx(mine["expected_time_days"] * 24 * 38640, rel=1e-12)
+    assert mine["cost"] == pytest.approx(2.5 * mine["gpu_hours"]) and mine["expected_cost"] == pytest.approx(2.5 * mine["expected_gpu_hours"])
+    assert mine["step_time_s"] == paper["step_time_s"]  # the configuration's own step does not move
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--tokens", "-5"], "argument --tokens: expected a number > 0, got '-5'"),
+    (["--tokens", "0"], "argument --tokens: expected a number > 0, got '0'"),
+    (["--global-batch", "0"], "argument --global-batch: global_batch=0 must be a positive integer (>= 1)"),
+    (["--tokens", "1e12", "--steps", "5"], "--tokens 1e+12 and --steps 5 both set the run's length: give one"),
+])
+def test_a_bad_run_is_one_line(capsys, flags, message):
+    code, out, err = run(capsys, HEADLINE + flags)
+    assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("x", ["-10", "0", "2.5"])
+def test_every_bad_x_gets_the_x_familys_one_line(capsys, x):
+    """Issue #33: X-10 read as an unknown model name (and listed 25 models) where X0 got the family's rule."""
+    code, _, err = run(capsys, ["evaluate", "--model", f"X{x}", "--method", "improved", "--n-b", "1"])
+    assert code == 2 and f"X family: x={x} must be a positive integer (>= 1)" in err and len(err.strip().splitlines()) == 1

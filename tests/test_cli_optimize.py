@@ -9,7 +9,8 @@ import pytest
 from lgacc.cli import main
 
 EVALUATE_KEYS = {"b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-                 "schedule", "n_v", "recompute"}  # issue #12 added the schedule keys, #35 the recomputation counted
+                 "schedule", "n_v", "recompute",  # issue #12 added the schedule keys, #35 the recomputation counted
+                 "tokens", "global_batch", "sequence_length", "run_steps", "gpu_hours", "cost"}  # issue #33: the run
 CONFIG_KEYS = {"n_b", "n_l", "n_a", "n_mu", "b_mu", "offload"}
 SPARSE_KEYS = {"n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share"}  # issue #36: added, none renamed
 
@@ -168,3 +169,21 @@ def _run(capsys, argv):
     code = main(argv)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def test_optimize_plans_the_users_run(capsys):
+    """Issue #33: --tokens scales the selected configuration's time (the configuration does not move), --target-days
+    bounds the run's time, and the run's keys are printed."""
+    from lgacc.cli import main as cli
+
+    argv = ["optimize", "--model", "X160", "--method", "improved", "--parallelism", "3d", "--format", "json"]
+    assert cli(argv) == 0
+    paper = json.loads(capsys.readouterr().out)
+    assert cli(argv + ["--tokens", "2e12", "--gpu-hour-price", "3"]) == 0
+    mine = json.loads(capsys.readouterr().out)
+    assert [mine[k] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu")] == [paper[k] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu")]
+    assert mine["time_days"] == pytest.approx(2e12 / (mine["b"] * 2560) * mine["step_time_s"] / 86400, rel=1e-12)
+    assert mine["cost"] == pytest.approx(3 * mine["time_days"] * 24 * mine["n_gpu"], rel=1e-12)
+    assert cli(argv + ["--tokens", "2e12", "--target-days", "30"]) == 0
+    cheap = json.loads(capsys.readouterr().out)
+    assert cheap["time_days"] <= 30 and cheap["n_gpu"] < mine["n_gpu"]

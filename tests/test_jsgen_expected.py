@@ -118,7 +118,11 @@ def test_javascript_agrees_with_python(module_path):
             assert got.get("error") == str(error), (q, got)
             continue
         assert "ok" in got, (q, got)
+        # the run's keys (issue #33) besides Expected.summary(): the paper's run, its GPU-hours, no price given
+        run = {k: got["ok"].pop(k) for k in ("expected_gpu_hours", "expected_cost")}
         assert _close(want, got["ok"]), (q, want, got["ok"])
+        hours = want["expected_time_days"] * 24 * q["n_b"] * q["n_l"] * q["n_a"]
+        assert math.isclose(run["expected_gpu_hours"], hours, rel_tol=1e-12) and run["expected_cost"] is None, (q, run)
         compared += 1
     assert compared >= 100
 

@@ -37,6 +37,13 @@ def test_readable_frame_has_no_index_and_formats_known_columns():
     assert shown.iloc[0].tolist() == ["10,752", "6 h", "4.72 GiB"]
 
 
+def test_a_missing_value_reads_a_dash_whatever_the_columns_formatter():
+    """The sensitivity page's ratio columns had a plain ``f"{v:.2f}"`` formatter: an infeasible row read "nan"."""
+    frame = pd.DataFrame({"ratio": [1.5, float("nan"), None]})
+    shown = readable_frame(frame, formats={"ratio": lambda v: f"{v:.2f}"})
+    assert shown["ratio"].tolist() == ["1.50", "—", "—"]
+
+
 def test_configuration_as_a_small_table():
     text = config_table({"n_b": 2285, "n_l": 2, "n_a": 208}, fields=("n_b", "n_l", "n_a"))
     assert text.splitlines() == ["| $n_b$ | $n_l$ | $n_a$ |", "|---|---|---|", "| 2,285 | 2 | 208 |"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import warnings
 
+from lgacc.model.assumptions import critical_batch
 from lgacc.model.calibrated.sparse import expected_sparse
 from lgacc.model.config import PRECISIONS, Method, TrainingConfig
 from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS, FORMS, evaluate
@@ -16,18 +17,19 @@ from ._args import count, positive_float
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 from ._output import dumps
 from ._recipe import add_recipe_arguments, recipe_from_args
+from ._run import EXPECTED_RUN_KEYS, RUN_KEYS, add_run_arguments, check_run_arguments, run_keys
 
 #: The ideal model's JSON keys, as before the calibrated model (add, never rename).
 IDEAL_KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
-              "schedule", "n_v", "n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share", "recompute")
+              "schedule", "n_v", "n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share", "recompute", *RUN_KEYS)
 #: The calibrated model's keys (each starts with ``expected_``).
 CALIBRATED_KEYS = ("expected_step_time_s", "expected_time_days", "expected_memory_gib", "expected_step_breakdown_s",
-                   "expected_memory_fits", "expected_recipe", "expected_calibration")
+                   "expected_memory_fits", "expected_recipe", "expected_calibration", *EXPECTED_RUN_KEYS)
 
 
 def key_models() -> dict[str, str]:
     """Which model each key of ``--format json`` comes from."""
-    configuration = ("b", "n_gpu", "schedule", "n_v", "n_e", "n_c", "precision", "recompute")
+    configuration = ("b", "n_gpu", "schedule", "n_v", "n_e", "n_c", "precision", "recompute", *RUN_KEYS)
     return {**{key: "ideal (the paper's model)" for key in IDEAL_KEYS if key not in configuration},
             **{key: "configuration" for key in configuration},
             **{key: "calibrated (fitted on measured runs)" for key in (*CALIBRATED_KEYS, *SPARSE_CALIBRATED_KEYS)}}
@@ -67,7 +69,9 @@ def register(subparsers) -> None:
     parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help=f"shipped spec name or YAML path (default: {DEFAULT_HARDWARE})")
     parser.add_argument("--max-overhead", type=positive_float, default=DEFAULT_MAX_OVERHEAD,
                         help=f"largest overhead allowed per transfer (default {DEFAULT_MAX_OVERHEAD})")
-    parser.add_argument("--steps", type=count("steps"), default=DEFAULT_STEPS, help=f"training steps at the critical batch (default {DEFAULT_STEPS})")
+    parser.add_argument("--steps", type=count("steps"), default=None,
+                        help=f"training steps at the critical batch (default {DEFAULT_STEPS}; or --tokens)")
+    add_run_arguments(parser)
     parser.add_argument("--form", choices=FORMS, default="paper", help="evaluate the paper's printed forms or the exact counts")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     add_assumption_arguments(parser)
@@ -114,9 +118,13 @@ def _g(value) -> str:
 def _table(summary: dict) -> str:
     rows = [("model", summary["model"]), ("method", summary["method"]), ("schedule", summary["schedule"]),
             ("n_v", summary["n_v"]), ("b", summary["b"]), ("n_gpu", summary["n_gpu"]),
-            ("efficiency", _g(summary['efficiency'])), ("time_days", _g(summary['time_days'])),
+            ("efficiency", _g(summary['efficiency'])), ("time_days", _g(summary["time_days"])),
             ("step_time_s", _g(summary['step_time_s'])), ("n_e", summary["n_e"]), ("n_c", summary["n_c"]),
-            ("precision", summary["precision"]), ("recompute", summary["recompute"])]
+            ("precision", summary["precision"]), ("recompute", summary["recompute"]),
+            ("tokens", _g(summary['tokens'])), ("global_batch", summary["global_batch"]),
+            ("run_steps", _g(summary['run_steps'])), ("gpu_hours", _g(summary["gpu_hours"]))]
+    if summary["cost"] is not None:
+        rows.append(("cost", _g(summary["cost"])))
     rows += [(f"memory_gib.{k}", _g(v)) for k, v in summary["memory_gib"].items()]
     rows += [(f"overheads.{k}", _g(v)) for k, v in summary["overheads"].items()]
     rows += [(f"overheads.{k}", _g(v)) for k, v in summary["sparse_overheads"].items()]
@@ -125,7 +133,10 @@ def _table(summary: dict) -> str:
     rows += [("reason", reason) for reason in summary["reasons"]]
     if "expected_step_time_s" in summary:
         rows += [("expected_step_time_s (calibrated)", _g(summary['expected_step_time_s'])),
-                 ("expected_time_days (calibrated)", _g(summary['expected_time_days']))]
+                 ("expected_time_days (calibrated)", _g(summary['expected_time_days'])),
+                 ("expected_gpu_hours (calibrated)", _g(summary["expected_gpu_hours"]))]
+        if summary["expected_cost"] is not None:
+            rows.append(("expected_cost (calibrated)", _g(summary["expected_cost"])))
         rows += [(f"expected_memory_gib.{k} (calibrated)", _g(v)) for k, v in summary["expected_memory_gib"].items()]
     return _text_table(rows)
 
@@ -141,6 +152,8 @@ def warn_unused_vocabulary(model) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_run_arguments(args)
+    steps = DEFAULT_STEPS if args.steps is None else args.steps
     model = named_model(args.model)
     config = TrainingConfig(
         method=args.method,
@@ -157,12 +170,14 @@ def run(args: argparse.Namespace) -> int:
     )
     assumptions = assumptions_from_args(args)
     hardware = load_hardware(args.hardware)  # read once, for the ideal and the calibrated model
-    result = evaluate(model, hardware, config, max_overhead=args.max_overhead, steps=args.steps, form=args.form,
+    result = evaluate(model, hardware, config, max_overhead=args.max_overhead, steps=steps, form=args.form,
                       assumptions=assumptions, schedule=args.schedule, n_v=args.n_v, recompute=args.recompute)
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line
     calibrated = expected_sparse(model, hardware, config, recipe=recipe_from_args(args), schedule=args.schedule,
-                                 n_v=args.n_v, steps=args.steps, assumptions=assumptions)
+                                 n_v=args.n_v, steps=steps, assumptions=assumptions)
     summary = {**result.summary(), **calibrated.summary()}
+    summary.update(run_keys(summary, d_s=model.d_s, critical_batch=critical_batch(model, assumptions), steps=steps,
+                            tokens=args.tokens, global_batch=args.global_batch, price=args.gpu_hour_price))
     if args.format == "json":
         out = {key: summary[key] for key in (*IDEAL_KEYS, *CALIBRATED_KEYS, *SPARSE_CALIBRATED_KEYS) if key in summary}
         out["key_models"] = {key: source for key, source in key_models().items() if key in out}

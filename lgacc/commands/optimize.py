@@ -7,7 +7,8 @@ import dataclasses
 
 from lgacc.errors import UserInputError
 from lgacc.model.config import PRECISIONS, Method
-from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD
+from lgacc.model.assumptions import critical_batch
+from lgacc.model.evaluator import DEFAULT_MAX_OVERHEAD, DEFAULT_STEPS
 from lgacc.model.evaluator.recomputation import with_recompute, work_ratio
 from lgacc.model.hardware import DEFAULT_HARDWARE
 from lgacc.model.transformer import named_model
@@ -19,12 +20,13 @@ from ._args import count, positive_float
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 from ._output import dumps
 from ._recipe import add_recipe_arguments, recipe_from_args
+from ._run import RUN_KEYS, add_run_arguments, run_keys
 from .evaluate import CALIBRATED_KEYS, add_schedule_arguments, key_models, warn_unused_vocabulary
 
 #: ``lgacc evaluate``'s JSON keys, then the configuration's.
 KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
         "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "schedule", "n_v", "n_e", "n_c", "precision",
-        "sparse_overheads", "all_to_all_share", "recompute")
+        "sparse_overheads", "all_to_all_share", "recompute", *RUN_KEYS)
 
 
 def _counting_recompute(result, recompute: str):
@@ -70,6 +72,7 @@ def register(subparsers) -> None:
     parser.add_argument("--calibrated", action="store_true",
                         help="rank the paper's candidates by the calibrated model's expected training time (memory as the "
                              "calibrated model counts it, no offload) and print its expected_* keys too")
+    add_run_arguments(parser)
     add_assumption_arguments(parser)
     add_recipe_arguments(parser)
     parser.set_defaults(handler=run)
@@ -98,8 +101,17 @@ def _table(summary: dict) -> str:
     if "expected_step_time_s" in summary:
         rows += [("expected_step_time_s (calibrated)", f"{summary['expected_step_time_s']:.4g}"),
                  ("expected_time_days (calibrated)", f"{summary['expected_time_days']:.4g}"),
+                 ("expected_gpu_hours (calibrated)", f"{summary['expected_gpu_hours']:.4g}"),
+                 *([("expected_cost (calibrated)", f"{summary['expected_cost']:.4g}")] if summary.get("expected_cost") is not None else []),
                  ("expected_memory_gib.total (calibrated)", f"{summary['expected_memory_gib']['total']:.4g}")]
     return pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False)
+
+
+def _with_run(summary: dict, model, assumptions, args: argparse.Namespace) -> dict:
+    """``summary`` with the run's keys (:mod:`._run`): the paper's 100 k steps at the critical batch, or ``--tokens``."""
+    return {**summary, **run_keys(summary, d_s=model.d_s, critical_batch=critical_batch(model, assumptions),
+                                  steps=DEFAULT_STEPS, tokens=args.tokens, global_batch=args.global_batch,
+                                  price=args.gpu_hour_price)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         if not found.feasible:
             raise UserInputError("no feasible configuration: " + "; ".join(found.search.binding))
         found = dataclasses.replace(found, search=_counting_recompute(found.search, args.recompute))
-        summary = found.summary()
+        summary = _with_run(found.summary(), model, options["assumptions"], args)
         if args.format == "json":
             out = {key: summary[key] for key in (*KEYS, *CALIBRATED_KEYS) if key in summary}
             out["key_models"] = {**key_models(), "ranked_by": "calibrated"}
@@ -136,16 +148,19 @@ def run(args: argparse.Namespace) -> int:
     if args.target_days is None:
         result = search_degrees(model, args.hardware, args.method, parallelism, n_es=n_es, n_cs=n_cs, **options)
     else:
-        # time with this recomputation <= target  <=>  time with the paper's (full) <= target / ratio
+        # --target-days bounds the run's time: the search's paper run (full recomputation, 100 k steps at the
+        # critical batch) is ratio x scale as long as the run asked for, so its target is divided by both
         ratio = work_ratio(model, args.recompute)
+        scale = 1.0 if args.tokens is None else \
+            args.tokens / (DEFAULT_STEPS * critical_batch(model, options["assumptions"]) * model.d_s)
         result = search_degrees(model, args.hardware, args.method, parallelism, objective="cheapest",
-                                target_days=args.target_days / ratio, n_es=n_es, n_cs=n_cs, **options)
+                                target_days=args.target_days / (ratio * scale), n_es=n_es, n_cs=n_cs, **options)
         result = dataclasses.replace(result, target_days=args.target_days)
     if not result.feasible:
         raise UserInputError("no feasible configuration: " + "; ".join(result.binding))
     result = _counting_recompute(result, args.recompute)
     warn_unused_vocabulary(model)  # beside a result only: an error stays one line
-    summary = result.summary()
+    summary = _with_run(result.summary(), model, options["assumptions"], args)
     if args.format == "json":
         print(dumps({key: summary[key] for key in KEYS}))
     else:

@@ -591,6 +591,9 @@ def load_model(name_or_path: "str | Path | Transformer") -> Transformer:
     for name, path in shipped_model_files().items():
         if name.lower().replace("-", "").replace("_", "") == key or path.stem.lower().replace("-", "").replace("_", "") == key:
             return _shipped(str(path))
+    number = _X_NUMBER.match(text)
+    if number:  # X-10, X2.5: the X family's own rule, as for X0 (one wording for every bad x)
+        raise UserInputError(f"X family: x={number[1]} must be a positive integer (>= 1)")
     raise UserInputError(
         f"unknown model {text!r}; expected X<x> with an even x (e.g. X160), one of "
         f"{', '.join(shipped_model_files())}, or a path to a .yaml file"
@@ -598,6 +601,8 @@ def load_model(name_or_path: "str | Path | Transformer") -> Transformer:
 
 
 _X_NAME = re.compile(r"^x_?\[?(\d+)\]?$", re.IGNORECASE)
+#: An X name whose x is a number but not a count (X-10, X2.5, X1e3).
+_X_NUMBER = re.compile(r"^x_?\[?([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\]?$", re.IGNORECASE)
 
 
 def named_model(name: "str | Path | Transformer") -> Transformer:

@@ -8,6 +8,7 @@ finishes typesetting, then one script (:data:`PROBE_JS`) measures what the check
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,8 @@ MIN_FIGURE_TEXT_PX = 9.0
 #: TeX delimiters and the sub/superscripts with braces only ever come from math MathJax left alone.
 RAW_MARKUP = ("$$", "\\frac", "\\left", "\\(", "\\[", "_{", "^{", "| --- |", "|---|")
 MATHJAX_TIMEOUT_MS = 30000
+#: Words a computed number must never show as (a JavaScript or NumPy value that is not a number, shown as text).
+NOT_NUMBERS = ("nan", "NaN", "Infinity", "undefined")
 
 
 @dataclass
@@ -44,6 +47,16 @@ class PageVisit:
     def raw_markers(self) -> list[str]:
         """The markers of :data:`RAW_MARKUP` found in the prose."""
         return [marker for marker in RAW_MARKUP if marker in self.prose]
+
+    def not_numbers(self) -> list[str]:
+        """Each of :data:`NOT_NUMBERS` found as a word in the prose (code cells, scripts and fields aside), in context."""
+        found = []
+        for word in NOT_NUMBERS:
+            match = re.search(rf"(?<![\w.])(?<!\w-){word}(?![\w])", self.prose)  # not ZeRO-Infinity, a name
+            if match:
+                at = match.start()
+                found.append(f"{word!r} in {' '.join(self.prose[max(0, at - 40):at + 40].split())!r}")
+        return found
 
     def raw_markup(self) -> list[str]:
         """Each raw marker found in the prose, with the text around its first occurrence."""

@@ -22,6 +22,9 @@ pytestmark = pytest.mark.book
 def test_the_book_has_pages(html_dir):
     assert "index.html" in PAGES
     assert any(page.startswith("generated/") for page in PAGES)
+    # issue #33: no empty index page (no page declares an index entry), and no link to one
+    assert not (html_dir / "genindex.html").exists()
+    assert 'href="genindex.html"' not in (html_dir / "index.html").read_text()
 
 
 def problems(result: PageVisit) -> list[str]:
@@ -47,6 +50,8 @@ def problems(result: PageVisit) -> list[str]:
         found.append(f"tables or figures the reader must scroll sideways: {result.scrolling_tables}")
     if result.small_text:
         found.append(f"figure text under {MIN_FIGURE_TEXT_PX:g} px: {len(result.small_text)} labels, e.g. {result.small_text[:4]}")
+    if result.not_numbers():
+        found.append(f"a number that is not one (nan, NaN, Infinity, undefined) in the prose: {result.not_numbers()}")
     return found
 
 
@@ -158,6 +163,8 @@ def test_the_reader_checks_can_fail(browser):
     assert len(measured["scrolling"]) == 1 and "scrolls" in measured["scrolling"][0]
     assert measured["pageWidth"] > PHONE + 1
     assert measured["small"] == ["tiny (7.2 px)"]
+    cells = PageVisit(prose="memory 4.7 GiB | nan GiB per GPU | -Infinity days | undefined | NaN\nNanjing, a nano-batch, ZeRO-Infinity")
+    assert [found.split(" in ")[0] for found in cells.not_numbers()] == ["'nan'", "'NaN'", "'Infinity'", "'undefined'"]
 
 
 def test_front_page_says_what_holds_on_its_first_screen(browser, server):
@@ -170,6 +177,7 @@ def test_front_page_says_what_holds_on_its_first_screen(browser, server):
           const items = [...document.querySelectorAll('div.lgacc-lead-text li')];
           const figure = document.querySelector('div.lgacc-lead-figure svg');
           return {sentences: items.length, linked: items.filter(li => li.querySelector('a[href]')).length,
+                  first_bottom: items.length ? items[0].getBoundingClientRect().bottom + scrollY : null,
                   numbered: items.filter(li => /\\d/.test(li.innerText)).length,
                   bottom: items.length ? items[items.length - 1].getBoundingClientRect().bottom + scrollY : null,
                   figure_top: figure ? figure.getBoundingClientRect().top + scrollY : null,
@@ -183,3 +191,67 @@ def test_front_page_says_what_holds_on_its_first_screen(browser, server):
             assert lead["bottom"] <= height and lead["figure_bottom"] <= height, f"not on the first screen: {lead}"
         else:
             assert lead["figure_top"] >= lead["bottom"], f"on a phone the figure follows the sentences: {lead}"
+            # issue #33: the one-sentence answer (the headline) is on a phone's first screen
+            assert lead["first_bottom"] <= height, f"the headline sentence is below a phone's first screen: {lead}"
+
+
+def test_the_front_page_names_the_caveats_a_planner_needs(browser, server):
+    """Issue #33 item 5: whether any measured run uses the paper's new methods (computed from the runs), that the
+    times are lower bounds with the measured median beside them, and which GB the page means."""
+    from lgacc.studies.validation import comparison, load_runs
+
+    frame = comparison(load_runs())
+    page = browser.new_page(viewport={"width": DESKTOP, "height": 900})
+    try:
+        page.goto(f"{server}/index.html", wait_until="load")
+        text = " ".join(page.inner_text("article").replace("\u2019", "'").split())
+    finally:
+        page.close()
+    if not (frame["method"] == "improved").any():
+        assert f"None of the {len(frame)} measured runs uses the paper's new methods" in text, text[:3000]
+    assert "Real steps take a median" in text and "which no run beats on" in text and "2³⁰ bytes" in text
+
+
+def test_the_measured_runs_page_leads_with_its_conclusions_and_folds_its_tables(browser, server):
+    """Issue #33 item 6: on a phone the first screen holds the conclusions or the figure, not the 83-row table,
+    which is folded (a <details>) as is the table of step times."""
+    page = browser.new_page(viewport={"width": PHONE, "height": 844})
+    try:
+        page.goto(f"{server}/generated/against_measured_runs.html", wait_until="load")
+        found = page.evaluate("""() => {
+          const section = document.getElementById('in-short');
+          const first = section ? section.querySelector('li') : null;
+          const figure = section ? section.querySelector('svg, img') : null;
+          const tables = [...document.querySelectorAll('article table')];
+          const open = tables.filter(t => t.closest('details') === null && t.getBoundingClientRect().height > 0);
+          return {first: first ? first.getBoundingClientRect().top : null, figure: figure ? figure.getBoundingClientRect().top : null,
+                  firstTable: open.length ? open[0].getBoundingClientRect().top : null,
+                  folded: tables.filter(t => t.closest('details') !== null).length,
+                  rows: Math.max(0, ...tables.filter(t => t.closest('details') === null).map(t => t.rows.length))};
+        }""")
+    finally:
+        page.close()
+    assert found["first"] is not None and found["first"] < 844, found
+    assert found["firstTable"] is None or found["firstTable"] > 844, found
+    assert found["folded"] >= 2 and found["rows"] < 40, found
+
+
+def test_the_evaluation_page_stacks_its_tables_on_a_phone_and_its_sidebar_fits(browser, server):
+    """Issue #33 item 6: the printed-against-reproduced tables read as blocks on a phone, with words for the
+    booleans; on the desktop the contents sidebar does not scroll sideways."""
+    phone = browser.new_page(viewport={"width": PHONE, "height": 844})
+    desktop = browser.new_page(viewport={"width": DESKTOP, "height": 900})
+    try:
+        phone.goto(f"{server}/generated/evaluation_check.html", wait_until="load")
+        found = phone.evaluate("""() => ({stacked: document.querySelectorAll('table.lgacc-stack').length,
+            width: document.documentElement.scrollWidth,
+            text: [...document.querySelectorAll('table.lgacc-stack td')].map(td => td.innerText).join(' ')})""")
+        assert found["stacked"] >= 3 and found["width"] <= PHONE, found["stacked"]
+        assert "✓ yes" in found["text"] and "True" not in found["text"] and "False" not in found["text"]
+        desktop.goto(f"{server}/generated/evaluation_check.html", wait_until="load")
+        sidebar = desktop.evaluate("""() => { const s = document.querySelector('.bd-sidebar-secondary');
+            return s ? [s.scrollWidth, s.clientWidth] : null; }""")
+        assert sidebar is None or sidebar[0] <= sidebar[1] + 1, sidebar
+    finally:
+        phone.close()
+        desktop.close()

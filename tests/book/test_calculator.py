@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import random
 import os
 import re
@@ -108,7 +109,11 @@ def _page_opening(spec: BookSpec):
 
 
 def _headline_start(expected) -> str:
-    return f"{'Feasible' if expected.feasible else 'Not feasible'}: efficiency {expected.efficiency:.3g},"
+    """A feasible configuration's efficiency, an infeasible one's first failed rule (issue #33: no efficiency shown
+    as if it were a result), its equation cited as the page cites it."""
+    if expected.feasible:
+        return f"Feasible: efficiency {expected.efficiency:.3g},"
+    return "Not feasible: " + expected.reasons[0].split(" (eq:")[0].split(" (assumption")[0]
 
 
 def test_the_page_works_with_the_network_off(page, spec):
@@ -157,18 +162,39 @@ def _printed_keys(cli: dict) -> dict:
     return {key: value for key, value in cli.items() if key != "key_models"}
 
 
-def test_the_command_line_prints_what_the_page_computes(page, spec):
+@pytest.mark.parametrize("run", [{}, {"tokens": 1.5e12, "global_batch": 1024, "price_per_gpu_hour": 2.5}])
+def test_the_command_line_prints_what_the_page_computes(page, spec, run):
+    """Both models' keys, the user's run included (issue #33: --tokens, --global-batch, --gpu-hour-price): the
+    page's functions and the command's JSON agree to 1e-9."""
     page, _, _ = page
     args = {"n_b": 483, "n_l": 5, "n_a": 16, "n_mu": 5, "b_mu": 1}
     command = [sys.executable, "-m", "lgacc", "evaluate", "--model", "X160", "--hardware", spec.python, "--method", "improved",
                "--format", "json"]
     for key, value in args.items():
         command += [f"--{key.replace('_', '-')}", str(value)]
+    flags = {"tokens": "--tokens", "global_batch": "--global-batch", "price_per_gpu_hour": "--gpu-hour-price"}
+    for key, value in run.items():
+        command += [flags[key], str(value)]
     cli = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
-    js = page.evaluate(BOTH_MODELS, {"model": "X160", "hardware": spec.key, "method": "improved", **args})
+    js = page.evaluate(BOTH_MODELS, {"model": "X160", "hardware": spec.key, "method": "improved", **args, **run})
     compared = _printed_keys(cli)
     jsgen_tests.assert_same(compared, {key: js[key] for key in compared}, f"lgacc evaluate X160 improved on {spec.key}")
     assert set(js) - set(compared) == {"warnings"} and js["warnings"] == []
+    if run:
+        assert cli["tokens"] == run["tokens"] and cli["cost"] is not None and cli["expected_cost"] is not None
+
+
+def test_optimize_prints_the_run_the_page_computes(page, spec):
+    """``lgacc optimize --tokens --global-batch``: the found configuration's run keys are the page's for it."""
+    page, _, _ = page
+    command = [sys.executable, "-m", "lgacc", "optimize", "--model", "X160", "--hardware", spec.python, "--method", "improved",
+               "--parallelism", "3d", "--tokens", "2e12", "--global-batch", "2000", "--format", "json"]
+    cli = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    q = {"model": "X160", "hardware": spec.key, "method": "improved", "tokens": 2e12, "global_batch": 2000,
+         **{k: cli[k] for k in ("n_b", "n_l", "n_a", "n_mu", "b_mu", "offload")}}
+    js = page.evaluate("q => window.lgacc.evaluate(q)", q)
+    keys = ("tokens", "global_batch", "sequence_length", "run_steps", "time_days", "gpu_hours", "cost", "n_gpu")
+    jsgen_tests.assert_same({k: cli[k] for k in keys}, {k: js[k] for k in keys}, "lgacc optimize X160 --tokens 2e12")
 
 
 def _cli_arguments(q: dict, tmp_path) -> list[str]:
@@ -229,14 +255,16 @@ def test_random_configurations_through_the_command_line(page, tmp_path):
     assert compared >= 8, f"only {compared} of {len(cases)} configurations compared"
 
 
-def test_the_form_updates_as_the_reader_types_and_names_bad_input(page):
+def test_the_form_updates_as_the_reader_types_and_names_bad_input(page, spec):
     page, _, _ = page
     memory = page.input_value("#lgacc-hw-memory")  # the book's spec, as the page opens
-    _reset(page)  # the paper's configuration (the page opens on another where it is not feasible)
+    _reset_feasible(page, spec)  # the paper's configuration, or the search's where it is not feasible
     before = page.inner_text("#lgacc-headline")
+    n_l, n_a = int(page.input_value("#lgacc-n_l")), int(page.input_value("#lgacc-n_a"))
     page.fill("#lgacc-n_b", "100")
     after = page.inner_text("#lgacc-headline")
-    assert after != before and "on 8000 GPUs" in after, after
+    assert after != before and f"on {100 * n_l * n_a} GPUs" in after, after
+    _reset(page)
     for field, text, words in [("#lgacc-n_b", "abc", 'n_b="abc" must be a positive integer'),
                                ("#lgacc-n_b", "0", "n_b=0 must be a positive integer"),
                                ("#lgacc-x", "161", "x=161 must be even"),
@@ -313,7 +341,9 @@ def test_the_form_takes_a_pipeline_schedule(page, spec):
     js = page.evaluate("q => window.lgacc.evaluate(q)", {"model": "X160", "hardware": spec.key, "method": "improved",
                                                            "n_b": 30, "n_l": 8, "n_a": 16, "n_mu": 16, "b_mu": 1,
                                                            "schedule": "interleaved", "n_v": 2})
-    assert "interleaved pipeline with 2 chunks per device" in headline and f"on {js['n_gpu']} GPUs" in headline, headline
+    assert "interleaved pipeline with 2 chunks per device" in headline, headline
+    # the GPU count where the configuration is a result; an infeasible one names its first failed rule instead
+    assert (f"on {js['n_gpu']} GPUs" in headline) if js["feasible"] else headline.startswith("Not feasible: "), headline
     page.select_option("#lgacc-schedule", "1f1b")
     message = page.inner_text("#lgacc-error")
     assert "n_v=2: schedule 1f1b has one chunk per device" in message and "\n" not in message.strip(), message
@@ -364,7 +394,17 @@ def test_the_page_opens_on_a_feasible_configuration_of_the_books_spec(browser, s
 
 
 def _reset(page) -> None:
-    """The form as the page opens: X160, the improved method, n_b=483, n_l=5, n_a=16, n_mu=5, b_mu=1, no offload."""
+    """The form as the page opens: X160, the improved method, n_b=483, n_l=5, n_a=16, n_mu=5, b_mu=1, no offload, the
+    paper's assumptions, the paper's run (a failed test leaves none of its edits to the next)."""
+    page.evaluate("""() => {
+        const A = window.lgacc.DATA.assumptions.defaults;
+        for (const [name, value] of Object.entries(A)) {
+            const control = document.getElementById(`lgacc-assume-${name}`);
+            if (typeof value === "boolean") control.checked = value; else control.value = String(value);
+        }
+        for (const id of ["lgacc-tokens", "lgacc-global_batch", "lgacc-price_per_gpu_hour"]) document.getElementById(id).value = "";
+        document.getElementById("lgacc-calculator").dispatchEvent(new Event("change"));
+    }""")
     page.check("input[name=model-kind][value=x]")
     page.fill("#lgacc-x", "160")
     page.select_option("#lgacc-method", "improved")
@@ -523,7 +563,8 @@ def test_overheads_are_named_in_words_and_the_bound_stands_beside_the_expectatio
     else:  # the slot says so, and fills as soon as the build has the calibrated model
         assert "calibrated prediction not available in this build" in expected
         page.evaluate("""() => { window.lgacc.expected = (q) => ({ expected_step_time_s: 7.5, expected_time_days: 8.5,
-                                                                   expected_memory_gib: 9.5 }); }""")
+                                                                   expected_memory_gib: { total: 9.5 }, expected_memory_fits: true,
+                                                                   expected_gpu_hours: 10, expected_cost: null }); }""")
         page.fill("#lgacc-n_b", "482")
         assert page.inner_text("#lgacc-expected-value").startswith("8.5 days · 7.5 s per step · 9.5 GiB")
         page.evaluate("() => { delete window.lgacc.expected; }")
@@ -598,3 +639,160 @@ def test_a_fuzz_of_window_lgacc_finds_no_nan_and_no_internal_error(page):
             method: 'improved', n_b: 1 })]; } catch (e) { return [e.name, e.message]; } }""", name)
         assert got[0] == "InputError" and "no such hardware" in got[1], got
     assert not errors
+
+
+
+# --- issue #33: the calculator plans a real run ---------------------------------------------------------------------------
+
+#: The page's words for a value that is not a number (issue #33: "nan GiB per GPU" on every feasible configuration).
+NOT_NUMBERS = re.compile(r"(?<![\w.])(nan|NaN|Infinity|-Infinity|undefined|inf)(?![\w])")
+FORM = ("n_b", "n_l", "n_a", "n_mu", "b_mu")
+
+
+def _set_form(page, model: str, method: str, config: dict) -> None:
+    """The form on ``model`` (X<x> or a shipped name), ``method`` and the degrees of ``config``, spec unchanged."""
+    if model.startswith("X"):
+        page.check("input[name=model-kind][value=x]")
+        page.fill("#lgacc-x", model[1:])
+    else:
+        page.check("input[name=model-kind][value=named]")
+        page.select_option("#lgacc-named", model)
+    page.select_option("#lgacc-method", method)
+    page.select_option("#lgacc-schedule", "")
+    page.set_checked("#lgacc-offload", bool(config.get("offload", False)))
+    for field in FORM:
+        page.fill(f"#lgacc-{field}", str(config[field]))
+
+
+def _random_searches(page, spec, rng, count):
+    """``count`` feasible configurations of the page's spec: the search's pick for a random model, method,
+    parallelism and GPU budget, its data-parallel degree then cut at random (still feasible, or skipped)."""
+    names = [n for n in page.evaluate("() => Object.keys(window.lgacc.DATA.models)")]
+    found, tries = [], 0
+    while len(found) < count and tries < 20 * count:
+        tries += 1
+        model = rng.choice([f"X{rng.randrange(16, 161, 2)}"] * 2 + names)
+        method = rng.choice(["baseline", "partitioned", "improved"])
+        request = {"model": model, "hardware": spec.key, "method": method,
+                   "parallelism": rng.choice(["3d", "Data + pipe", "Data + tensor"]), "max_gpus": rng.choice([None, 64, 512, 4096])}
+        request = {k: v for k, v in request.items() if v is not None}
+        r = page.evaluate("q => { try { return window.lgacc.fastest(q); } catch (e) { return { feasible: false }; } }", request)
+        if not r["feasible"]:
+            continue
+        config = {k: r[k] for k in (*FORM, "offload")}
+        if rng.random() < 0.5:
+            config["n_b"] = max(1, rng.randrange(1, config["n_b"] + 1))
+        q = {"model": model, "hardware": spec.key, "method": method, **config}
+        if page.evaluate("q => window.lgacc.evaluate(q).feasible", q):
+            found.append((model, method, config))
+    assert len(found) == count, f"only {len(found)} feasible configurations in {tries} searches"
+    return found
+
+
+def test_25_random_feasible_configurations_show_finite_numbers_for_both_models(page, spec):
+    """Issue #33 item 2: the calibrated box showed "nan GiB per GPU" (an object formatted as a number). On 25 random
+    feasible configurations both boxes, the run's table and the whole page hold no nan, NaN, Infinity or undefined,
+    and the calibrated memory is the calibrated model's total."""
+    page, _, errors = page
+    rng = random.Random(33)
+    for model, method, config in _random_searches(page, spec, rng, 25):
+        _set_form(page, model, method, config)
+        where = f"{model} {method} {config}"
+        assert page.inner_text("#lgacc-headline").startswith("Feasible"), where
+        text = page.inner_text("#lgacc-app") + page.inner_text("article")
+        assert not NOT_NUMBERS.search(text), (where, NOT_NUMBERS.search(text)[0], text[max(0, NOT_NUMBERS.search(text).start() - 80):][:160])
+        q = {"model": model, "hardware": spec.key, "method": method, **config}
+        if page.evaluate("typeof window.lgacc.expected") == "function":
+            e = page.evaluate("q => window.lgacc.expected(q)", q)
+            shown = page.inner_text("#lgacc-expected-value")
+            assert f"{e['expected_memory_gib']['total']:.3g} GiB per GPU" in shown, (where, shown)
+            assert "days" in shown and "days" in page.inner_text("#lgacc-run-table"), (where, shown)
+        assert "GiB per GPU" in page.inner_text("#lgacc-ideal-value")
+    assert not errors
+    _reset(page)
+
+
+def _infeasible(rng, spec):
+    """A configuration that breaks a rule: a pipeline degree that does not divide the layers, a batch beyond the
+    critical batch, or too many micro-batches' worth of memory."""
+    kind = rng.choice(["layers", "batch", "memory"])
+    x = rng.choice([64, 96, 128, 160])
+    if kind == "layers":
+        return f"X{x}", {"n_b": 1, "n_l": rng.choice([7, 11, 13]), "n_a": 1, "n_mu": 13, "b_mu": 1}
+    if kind == "batch":
+        return f"X{x}", {"n_b": rng.randrange(5000, 20000), "n_l": 1, "n_a": 1, "n_mu": 1, "b_mu": 1}
+    return f"X{x}", {"n_b": 1, "n_l": 1, "n_a": 1, "n_mu": 1, "b_mu": rng.randrange(1, 9)}
+
+
+def test_10_infeasible_configurations_name_their_first_failed_rule_in_the_result(page, spec):
+    """Issue #33 item 3: the first failed rule where the result is (the headline and the ideal box), and no
+    efficiency or GPU count shown as if it were a result."""
+    page, _, errors = page
+    rng = random.Random(3310)
+    for _ in range(10):
+        model, config = _infeasible(rng, spec)
+        _set_form(page, model, "improved", config)
+        q = {"model": model, "hardware": spec.key, "method": "improved", **config}
+        r = page.evaluate("q => window.lgacc.evaluate(q)", q)
+        assert not r["feasible"], q
+        first = r["reasons"][0].split(" (eq:")[0].split(" (assumption")[0]
+        headline, ideal = page.inner_text("#lgacc-headline"), page.inner_text("#lgacc-ideal-value")
+        assert headline.startswith("Not feasible: " + first), (headline, first)
+        assert ideal.startswith("Not feasible: " + first), (ideal, first)
+        assert "efficiency" not in headline and " GPUs" not in headline, headline
+        assert page.inner_text("#lgacc-expected-value") == "not computed: the configuration is not feasible"
+        assert not NOT_NUMBERS.search(page.inner_text("#lgacc-app"))
+    assert not errors
+    _reset(page)
+
+
+def test_a_token_budget_sets_the_time_as_tokens_over_batch_times_sequence_steps(page, spec):
+    """Issue #33 item 1: empty run fields are the paper's run (said beside them); a token budget T makes the time
+    T / (b d_s) steps of the configuration's step time under both models, the GPU-hours and, with a price, the cost."""
+    page, _, _ = page
+    _reset_feasible(page, spec)
+    assert "the paper's run, 100 k steps at the critical batch" in page.inner_text("#lgacc-run-default")
+    assert "(the paper's run: 100 k steps at the critical batch)" in page.inner_text("#lgacc-run-note")
+    config = {k: int(page.input_value(f"#lgacc-{k}")) for k in FORM}
+    q = {"model": "X160", "hardware": spec.key, "method": "improved", **config,
+         "offload": page.is_checked("#lgacc-offload")}
+    page.fill("#lgacc-tokens", "1e12")
+    page.fill("#lgacc-price_per_gpu_hour", "2")
+    r = page.evaluate("q => window.lgacc.evaluate(q)", q)  # the configuration's own step time, no run given
+    b, d_s = config["n_b"] * config["n_mu"] * config["b_mu"], r["sequence_length"]
+    days = 1e12 / (b * d_s) * r["step_time_s"] / 86400
+    rows = {line.split("\t")[0]: line.split("\t")[1:] for line in page.inner_text("#lgacc-run-table").splitlines()}
+    assert rows["time to train"][0] == f"{days:.3g} days", rows
+    e = page.evaluate("q => window.lgacc.expected(q)", {**q, "tokens": 1e12})
+    assert math.isclose(e["expected_time_days"], 1e12 / (b * d_s) * e["expected_step_time_s"] / 86400, rel_tol=1e-12)
+    assert rows["time to train"][1] == f"{e['expected_time_days']:.3g} days", rows
+    assert "cost" in rows and "1e+12 tokens = " in page.inner_text("#lgacc-run-note")
+    page.fill("#lgacc-global_batch", "1000")
+    assert f"{round(1e12 / (1000 * d_s)):,} steps of 1,000 sequences" in page.inner_text("#lgacc-run-note")
+    page.fill("#lgacc-tokens", "-10")
+    message = page.inner_text("#lgacc-error")
+    assert "tokens=-10 must be a positive number" in message and "\n" not in message.strip(), message
+    for field in ("#lgacc-tokens", "#lgacc-global_batch", "#lgacc-price_per_gpu_hour"):
+        page.fill(field, "")
+    assert page.inner_text("#lgacc-error").strip() == ""
+
+
+def test_every_bad_x_reads_as_the_families_rule_and_a_named_model_fills_the_dimensions(page):
+    """Issue #33 item 3: x = -10 read as an unknown model and listed 25 names where x = 0 got one rule; and with a
+    named model selected the dimension fields showed 24/16/64/512."""
+    page, _, _ = page
+    _reset(page)
+    for x in ("-10", "0", "2.5", "abc"):
+        page.fill("#lgacc-x", x)
+        message = page.inner_text("#lgacc-error")
+        shown = f'"{x}"' if x == "abc" else x
+        assert message.strip() == f"X family: x={shown} must be a positive integer (>= 1)", message
+    page.fill("#lgacc-x", "160")
+    assert page.input_value("#lgacc-d_l") == page.evaluate("() => String(window.lgacc.parseModel('X160').d_l)")
+    name = page.evaluate("() => Object.keys(window.lgacc.DATA.models).find((n) => /llama-3-70b/i.test(n))")
+    page.check("input[name=model-kind][value=named]")
+    page.select_option("#lgacc-named", name)
+    m = page.evaluate("n => window.lgacc.parseModel(n)", name)
+    assert [page.input_value(f"#lgacc-{k}") for k in ("d_l", "d_a", "d_h", "d_s")] == [str(m[k]) for k in ("d_l", "d_a", "d_h", "d_s")]
+    assert page.is_checked("#lgacc-gated") == bool(m["gated"])
+    _reset(page)

@@ -166,3 +166,17 @@ def test_a_fuzz_of_the_explorers_api(explorer):
     results, problems = page.evaluate(FUZZ, 2027)
     assert not problems, problems
     assert results >= 100, results
+
+
+def test_every_number_of_the_explorer_has_its_unit(browser, server):
+    """Issue #33 item 4: "Step time 152" had no unit."""
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.goto(f"{server}/schedule_explorer.html", wait_until="networkidle")
+        page.wait_for_function("() => document.getElementById('lgacc-explorer').dataset.state === 'drawn'")
+        for id, unit in (("bubble", " %"), ("memory", " micro-batches"), ("traffic", " transfers"), ("step", " layer passes")):
+            text = page.inner_text(f"#lgacc-explorer-{id}")
+            assert text.endswith(unit) and any(ch.isdigit() for ch in text), (id, text)
+        assert "layer passes busy on the busiest device" in page.inner_text("#lgacc-explorer-step-words")
+    finally:
+        page.close()

@@ -208,9 +208,13 @@ EXPECTED_JS = r"""
     for (const part of EXPECTED_DATA.memory_parts) memory[part] = r[`memory_${part}`] / GIB;
     const breakdown = {};
     for (const part of EXPECTED_DATA.step_parts) breakdown[part] = r[part];
+    const days = q.steps * (b_c / b) * r.step / EXPECTED_DATA.seconds_per_day;
+    const run = runKeys(q.run, m, c.n_b * c.n_l * c.n_a, isFinite(days) ? days : null, "expected_");
     return {
       expected_step_time_s: r.step,
-      expected_time_days: q.steps * (b_c / b) * r.step / EXPECTED_DATA.seconds_per_day,
+      expected_time_days: run.expected_time_days,
+      expected_gpu_hours: run.expected_gpu_hours,
+      expected_cost: run.expected_cost,
       expected_memory_gib: memory,
       expected_step_breakdown_s: breakdown,
       expected_memory_fits: r.memory_total <= hw.memory_bytes,

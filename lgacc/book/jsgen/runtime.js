@@ -147,6 +147,8 @@
         return makeModel(copy);
       }
     }
+    const number = /^x_?\[?([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\]?$/i.exec(text);
+    if (number) fail(`X family: x=${number[1]} must be a positive integer (>= 1)`, "model");  // X-10 as X0: the family's rule
     fail(`unknown model ${JSON.stringify(text)}; expected X<x> with an even x (e.g. X160), one of ${Object.keys(DATA.models).join(", ")}, or an object of dimensions`, "model");
   }
 
@@ -280,7 +282,40 @@
   const pick = (rows, where) => rows.find((row) => Object.keys(where).every((k) => row[k] === where[k]));
 
   const INPUT_KEYS = ["model", "hardware", "method", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "partitioned",
-                      "schedule", "n_v", "max_overhead", "steps", "form", "assumptions"];
+                      "schedule", "n_v", "max_overhead", "steps", "form", "assumptions", "tokens", "global_batch",
+                      "price_per_gpu_hour"];
+
+  // A positive finite number or unset (the run's token budget, the price of a GPU-hour): --tokens and --gpu-hour-price.
+  function positiveOrUnset(field, value, what) {
+    if (value === undefined || value === null) return null;
+    if (typeof value !== "number" || !(value > 0) || !isFinite(value)) fail(`${field}=${show(value)} must be a positive number (${what})`, field);
+    return value;
+  }
+
+  // The user's run (lgacc.commands._run): a token budget (default: the paper's steps at the critical batch) at a
+  // global batch of sequences of d_s tokens (default: the configuration's batch b). The time scales with the tokens:
+  // tokens / (b d_s) steps of the configuration.
+  function parseRun(input, model, A, c, steps) {
+    const b_c = model.critical_batch * A.critical_batch_scale;
+    const paper = steps * b_c * model.d_s;
+    const tokens = positiveOrUnset("tokens", input.tokens, "the training tokens");
+    const global_batch = input.global_batch === undefined || input.global_batch === null ? c.n_b * c.n_mu * c.b_mu
+      : positiveInt("options", "global_batch", input.global_batch);
+    const price = positiveOrUnset("price_per_gpu_hour", input.price_per_gpu_hour, "the price of one GPU-hour");
+    return { tokens: tokens === null ? paper : tokens, scale: tokens === null ? 1 : tokens / paper, global_batch, price };
+  }
+  // The run's keys of ``lgacc evaluate --format json`` for a time in days (``prefix`` "expected_" for the calibrated model).
+  function runKeys(run, model, n_gpu, time_days, prefix) {
+    const days = time_days === null ? null : finite(time_days * run.scale);
+    const hours = days === null ? null : finite(days * 24 * n_gpu);
+    const out = {};
+    if (prefix === "") Object.assign(out, { tokens: run.tokens, global_batch: run.global_batch, sequence_length: model.d_s,
+                                             run_steps: run.tokens / (run.global_batch * model.d_s) });
+    out[`${prefix}time_days`] = days;
+    out[`${prefix}gpu_hours`] = hours;
+    out[`${prefix}cost`] = run.price === null || hours === null ? null : finite(hours * run.price);
+    return out;
+  }
 
   function parseInput(input) {
     if (!isRecord(input)) fail("input must be an object with keys model, hardware, method, n_b, ...");
@@ -317,7 +352,8 @@
     const b_c = model.critical_batch * A.critical_batch_scale;
     if (!(b_c < 2 ** 53))
       fail(`the critical batch b_c = ${fmtG(b_c, 4)} of ${model.name} (critical_batch_scale=${fmtG(A.critical_batch_scale)}) is beyond the supported range (below 2**53)`, "critical_batch_scale");
-    return { model, hardware, A, method, c, maxOverhead, steps, form, warnings };
+    const run = parseRun(input, model, A, c, steps);
+    return { model, hardware, A, method, c, maxOverhead, steps, form, warnings, run };
   }
 
   // lgacc.model.evaluator.check_schedule: a schedule's name or alias (null: the method's own pipeline) and its chunks n_v.
@@ -542,8 +578,10 @@
   function details(input) {
     const q = parseInput(input);
     const r = compose(q.model, q.hardware, q.method, q.c, q.A, q.maxOverhead, q.steps, q.form);
+    const s = summary(q.model, q.hardware, q.c, r, q.maxOverhead, q.warnings);
+    Object.assign(s, runKeys(q.run, q.model, s.n_gpu, s.time_days, ""));
     return {
-      summary: summary(q.model, q.hardware, q.c, r, q.maxOverhead, q.warnings), raw: r, model: q.model, hardware: q.hardware,
+      summary: s, raw: r, model: q.model, hardware: q.hardware, run: q.run,
       config: q.c, memory_limit_gib: q.hardware.memory_bytes / DATA.constants.GIB, critical_batch: r.critical_batch,
       max_overhead: q.maxOverhead,
     };

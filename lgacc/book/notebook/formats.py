@@ -138,7 +138,7 @@ COLUMN_TITLES = {
 def readable_frame(frame: pd.DataFrame, formats: dict[str, Any] | None = None, titles: dict[str, str] | None = None) -> pd.DataFrame:
     """A copy of ``frame`` with every known column formatted as text and headers renamed.
 
-    Unknown float columns get 3 significant digits; booleans read yes/no.
+    Unknown float columns get 3 significant digits; booleans read yes/no; a missing value (None, NaN) reads "—".
     """
     formats = {**COLUMN_FORMATS, **(formats or {})}
     titles = {**COLUMN_TITLES, **(titles or {})}
@@ -148,8 +148,8 @@ def readable_frame(frame: pd.DataFrame, formats: dict[str, Any] | None = None, t
         series = shown[column]
         already_text = series.dropna().map(lambda v: isinstance(v, str)).all()  # e.g. a graded cell "value ✓ (printed)"
         already_text = already_text and series.notna().any()
-        if formatter is not None and not already_text:
-            shown[column] = series.map(formatter)
+        if formatter is not None and not already_text:  # a missing value reads "—" whatever the formatter ("nan" never)
+            shown[column] = series.map(lambda v, f=formatter: "—" if is_missing(v) else f(v))
         elif pd.api.types.is_bool_dtype(series):
             shown[column] = series.map(lambda v: "yes" if v else "no")
         elif pd.api.types.is_float_dtype(series):

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '231b9d0a2169c8fdd2948acb'
+SOURCE_KEY = '40de55390ebfd5da687c7238'
 
 
 def f0(a0, a1, a2, a3):
