@@ -29,7 +29,7 @@ def test_the_shipped_parameters_are_the_fit_of_the_shipped_runs():
     for name in FITTED:
         assert getattr(shipped, name) == pytest.approx(getattr(fitted, name), rel=1e-3), (
             f"{FITTED_FILE} is stale: run {COMMAND}")
-    assert runs >= 30 and publications >= 7
+    assert runs >= 150 and publications >= 12
     text = FITTED_FILE.read_text()
     assert COMMAND in text and "data/validation" in text
 
@@ -37,14 +37,14 @@ def test_the_shipped_parameters_are_the_fit_of_the_shipped_runs():
 def test_leave_one_publication_out_within_the_issues_target(frame):
     runs = load_runs()
     numbers = summary(frame, runs)
-    assert numbers["runs"] >= 30 and numbers["publications"] >= 7
+    assert numbers["time_runs"] >= 150 and numbers["publications"] >= 12
     # issue #35: two physical fitted parameters (kappa; xi, the overlap's residual cost; eta and the NVLink latency from
     # a published NCCL benchmark; no constant per-step T_0) with SimuMax's B200 runs held out give 7.5 % (was 8.0 % with
     # kappa, eta, T_0 on 81 runs); the issue's target (6 % mean, 20 % worst) is not reached: this guards the present level
     assert numbers["lopo_mean_error"] <= 0.10
     assert numbers["within_publication_error"] < numbers["lopo_mean_error"]
     # memory: allocated (SimuMax, 8 runs) and reserved (torchtitan, 2 runs) told apart, the issue's 8 % mean
-    assert numbers["memory_runs"] >= 10 and numbers["memory_publications"] >= 2
+    assert numbers["memory_runs"] >= 40 and numbers["memory_publications"] >= 3
     assert numbers["memory_mean_error"] <= 0.08 and numbers["memory_predicts"] == "allocated"
     allocated = numbers["memory_by_statistic"]["allocated"]
     assert allocated["runs"] >= 8 and allocated["mean_error"] <= 0.05

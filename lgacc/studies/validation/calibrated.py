@@ -78,6 +78,10 @@ def time_runs(runs: Sequence[Run]) -> list[Run]:
     return [run for run in runs if "time" in run.uses]
 
 
+#: The largest ``kappa`` a :class:`Calibration` accepts (its own rule, ``(0, 1.5]``); the fit stays inside it.
+KAPPA_MAX = 1.5
+
+
 def _calibration(x: Sequence[float]) -> Calibration:
     return link_priors().replace(kappa=math.exp(x[0]), xi=min(1.0, max(0.0, x[1])))
 
@@ -92,6 +96,8 @@ def objective(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None) 
     prior = np.array([math.log(PRIORS.kappa)])
 
     def loss(x: Sequence[float]) -> float:
+        if not 0 < math.exp(x[0]) <= KAPPA_MAX:  # outside Calibration's range: the simplex must turn back, not fail
+            return math.inf
         step = predict(runs, _calibration(x), values, compact=True)["step_time_s"]
         residual = np.log(step / measured)
         return float(np.sum(weights * np.abs(residual)) + RIDGE * np.sum((np.asarray(x[:1]) - prior) ** 2))
