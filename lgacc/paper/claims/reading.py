@@ -216,9 +216,12 @@ def tensor_onset(spec: Hardware, assumptions: Assumptions | None = None) -> tupl
         r = evaluate_many(x_model(x), spec, "improved", n_b=1, n_a=node + 1, assumptions=assumptions)
         return float(r["tensor"])
 
+    # the overhead falls with the model's width: a coarse scan finds the bracket, every even x inside it is read
+    coarse = [x for x in range(64, 4097, 32) if overhead(x) <= PAPER_CAP]
+    if not coarse or coarse[0] == 64:
+        return None
     previous = None
-    x = 64
-    while x <= 4096:
+    for x in range(coarse[0] - 32, coarse[0] + 1, 2):
         cost = overhead(x)
         if cost <= PAPER_CAP and previous is not None:
             (x0, c0), p0, p1 = previous, float(x_model(previous[0]).p), float(x_model(x).p)
@@ -228,7 +231,6 @@ def tensor_onset(spec: Hardware, assumptions: Assumptions | None = None) -> tupl
                        f"flop/B) costs {c0:.3f} at X{x0} ({p0:.3g} parameters) and {cost:.3f} at X{x} ({p1:.3g}); it "
                        f"reaches the 25 % cap at {p:.3g} parameters, log-log")
         previous = (x, cost)
-        x += 2 if x < 512 else 16
     return None
 
 
