@@ -88,7 +88,9 @@ class ScoreRow:
 COUNT_COLUMNS = ("cells_graded", "cells_agree", "cells_explained", "inputs_echoed")
 
 
-_VERDICT_OF_STATUS = {AGREES: V_REPRODUCED, MATCHES_FORMULAS: V_REPRODUCED, REPRODUCED: V_REPRODUCED,
+#: A figure with no printed values builds: ``built``, counted apart from the graded artifacts.
+V_BUILT = "built"
+_VERDICT_OF_STATUS = {AGREES: V_REPRODUCED, MATCHES_FORMULAS: V_REPRODUCED, REPRODUCED: V_BUILT,
                       DIFFERS: V_DIFFERS, MISSING: V_MISSING, FAILED: V_MISSING}
 
 
@@ -105,7 +107,7 @@ def _with_verdict(row: ScoreRow, explanation: str = "", difference: str = "") ->
             FAILED: f"building it fails: {row.reproduced}",
         }.get(row.status, f"{row.reproduced} at printed precision; the page lists the cells that differ")
     if not difference:
-        difference = "none" if verdict == V_REPRODUCED else ("not computed" if verdict == V_MISSING else row.reproduced)
+        difference = "none" if verdict in (V_REPRODUCED, V_BUILT) else ("not computed" if verdict == V_MISSING else row.reproduced)
     return replace(row, verdict=verdict, difference=difference, explanation=explanation)
 
 

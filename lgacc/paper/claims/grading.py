@@ -67,21 +67,14 @@ NOT_REPRODUCED = "not reproduced"
 VERDICTS = (REPRODUCED, EXPLAINED, PAPER_INCONSISTENT, DIFFERS, NOT_REPRODUCED)
 #: The verdicts under which the paper's number comes out of the package's computation.
 CONFIRMING = (REPRODUCED, EXPLAINED)
-#: One mark per verdict, defined here and shown on every page (the front page's legend reads it).
-MARKS = {REPRODUCED: "✓", EXPLAINED: "≈", DIFFERS: "✗", PAPER_INCONSISTENT: "⚠", NOT_REPRODUCED: "–"}
-#: What each mark means, for the legend.
-MARK_MEANINGS = {
-    REPRODUCED: "reproduced: agrees with the printed number under the paper reading",
-    EXPLAINED: "explained: agrees once a documented fact outside the analysis is applied, which breaks no reproduced claim",
-    DIFFERS: "differs: does not agree under the paper reading (the readings that would reproduce it are named)",
-    PAPER_INCONSISTENT: "paper inconsistent: no reading reaches the printed number (with the demonstration)",
-    NOT_REPRODUCED: "not reproduced: nothing computed",
-}
+#: One mark per verdict and what it means: defined once, in :mod:`lgacc.paper.findings` (pure formatting,
+#: read by the book's pages and the front page's legend).
+from ..findings import MARK_MEANINGS, MARKS, verdict_mark  # noqa: E402
 
 
 def mark(verdict: str) -> str:
     """The mark of a verdict (:data:`MARKS`); an unknown verdict keeps its name."""
-    return MARKS.get(verdict, verdict)
+    return verdict_mark(verdict)
 
 
 def confirms(verdict: str) -> bool:
