@@ -301,9 +301,12 @@ def headline_sentence(facts: Facts) -> str:
 
 
 def overall_sentence(facts: Facts) -> str:
-    total = sum(facts.counts.values())
-    return (f"**Overall.** Of {total} graded items ({facts.tables} tables and figures, {len(facts.records)} numbers "
-            f"in prose): {_counts_phrase(facts.counts)} ({_link('overall', 'scorecard')}).")
+    graded = {v: n for v, n in facts.counts.items() if v != "built"}
+    built = facts.counts.get("built", 0)
+    total = sum(graded.values())
+    return (f"**Overall.** Of {total} graded items ({facts.tables - built} tables and figures, {len(facts.records)} numbers "
+            f"in prose): {_counts_phrase(graded)}" + (f"; {built} figures print no values (built, counted apart)" if built else "")
+            + f" ({_link('overall', 'scorecard')}).")
 
 
 def conclusion_sentences(facts: Facts) -> list[str]:
