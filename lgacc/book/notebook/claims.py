@@ -99,4 +99,4 @@ def switches_table(records: Sequence[dict]) -> pd.DataFrame:
         "default": _value(e["default"], units[e["claim"]]),
         "with the switch": _value(e["switched"], units[e["claim"]]) if e["moves"] else "no change",
         "agrees": AGREE_MARK if e["agrees"] else DIFFER_MARK,
-    } for e in switch_effects(records)], columns=["claim", "switch", "default", "with the switch", "agrees"])
+    } for e in switch_effects(records) if e["moves"] or e["agrees"]], columns=["claim", "switch", "default", "with the switch", "agrees"])
