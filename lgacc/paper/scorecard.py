@@ -203,6 +203,19 @@ def _scorecard(spec: Hardware) -> pd.DataFrame:
     return frame
 
 
+def artifact_cells(label: str, hardware: str | Hardware = DEFAULT_HARDWARE) -> dict[str, int] | None:
+    """The one count of an artifact's graded cells, from the scorecard (``graded``, ``agree``, ``explained``,
+    ``echoed``): every page that states how many of a table's cells agree reads it here, so that each artifact
+    shows one count everywhere; ``None`` for an artifact without graded cells (a figure, a claim)."""
+    card = scorecard(hardware)
+    row = card[card["label"] == label]
+    if not len(row) or row.iloc[0]["cells_graded"] is None:
+        return None
+    r = row.iloc[0]
+    return {"graded": int(r["cells_graded"]), "agree": int(r["cells_agree"]),
+            "explained": int(r["cells_explained"] or 0), "echoed": int(r["inputs_echoed"] or 0)}
+
+
 def cell_counts(card: pd.DataFrame) -> dict[str, int]:
     """The printed table cells of a scorecard, summed over its rows: computed cells ``reproduced``,
     ``explained`` and ``differs`` (together ``graded``), and the ``echoed`` inputs, not counted."""
