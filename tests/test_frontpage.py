@@ -67,7 +67,7 @@ def test_at_most_eight_sentences_each_with_a_number_and_a_link():
         assert sentence.count(". ") == 0 or "e.g." in sentence, f"one sentence per item: {sentence}"
     headline = sentences[0]
     assert "**6.81 d on 38,640 GPUs**" in headline and "**13.5 d on 35,840**" in headline
-    assert "**1.98×**, so *at least twice as fast* differs (−1.2 %)" in headline  # 13.47 / 6.81; the registry's verdict
+    assert "**1.98×** (the paper's own 13 d / 6.8 d: **1.91×**), so *at least twice as fast* differs (−1.2 %)" in headline  # 13.47 / 6.81; the registry's verdict; the printed times' own ratio beside it
     assert "(printed: 6.8 d, 13 d)" in headline
     page = front_page_markdown(facts(built_for="h100-sxm", build_improved=(4.1, 20000)), details="details")
     assert "This build is for **h100-sxm**: there the new methods train X160 in 4.1 d on 20,000 GPUs" in page
@@ -83,7 +83,7 @@ def test_verdict_classes_are_kept_apart_and_read_from_the_records():
     # a new class appears under its own name, with the cause the registry computed, apart from "differing"
     assert "Paper inconsistent: a 4 % slowdown over Ethernet (42.8 %, no reading of the paper's rules gives less" in fails
     assert "; differing, no computed cause yet: 50 T in a year (37.6 T)" in fails
-    assert "31 reproduced, 6 explained, 17 differing and 1 not reproduced" in sentences[1]
+    assert "31 ✓ reproduced, 6 ≈ explained, 17 ✗ differing and 1 – not reproduced" in sentences[1]  # each with its mark
     # a class nobody has heard of yet is counted and listed under its own name
     strange = [r | {"verdict": "withdrawn"} if r["id"] == "one_year_limit" else r for r in RECORDS]
     text = "\n".join(lead_sentences(facts(records=strange, counts={"reproduced": 3, "withdrawn": 1})))
@@ -177,3 +177,20 @@ def test_a_cause_reads_inside_its_bracket():
     assert _cause({"verdict": "paper inconsistent", "explanation": "GPU memory is the limit; more"}) == "GPU memory is the limit"
     explained = {"verdict": "explained", "alternative": {"assumption": "target = 32 d, the printed time of the paper's row"}}
     assert _cause(explained) == "with target = 32 d"
+
+
+def test_the_marks_are_defined_once_and_the_legend_lists_each():
+    """Issue #32: ✓ reproduced, ≈ explained, ✗ differs, ⚠ paper inconsistent, defined in lgacc.paper.findings and
+    read by the claims registry, the claims page and the front page's legend."""
+    from lgacc.paper.claims import MARKS as CLAIM_MARKS
+    from lgacc.paper.claims import mark
+    from lgacc.paper.findings import MARKS, marks_legend
+
+    assert CLAIM_MARKS is MARKS
+    assert (MARKS["reproduced"], MARKS["explained"], MARKS["differs"], MARKS["paper inconsistent"]) == ("✓", "≈", "✗", "⚠")
+    assert len(set(MARKS.values())) == len(MARKS) and mark("explained") == "≈"
+    legend = marks_legend()
+    for verdict, symbol in MARKS.items():
+        assert f"{symbol} *{verdict}*" in legend
+    page = front_page_markdown(facts())
+    assert legend in page
