@@ -27,7 +27,7 @@ from lgacc.scaling import (
 )
 
 from .grading import Alternative, Demonstration, Outcome
-from .reading import PAPER_READING, PaperReading, column_name
+from .reading import PAPER_CAP, PAPER_READING, PaperReading, column_name
 
 __all__ = ["SEARCH_READS", "SCALING_READS", "GRID_CLAIMS", "limit_calculator", "memory_limit_years", "years_at",
            "tensor_16_from_cap", "tensor_onset_claim", "grid_moves"]
@@ -38,7 +38,6 @@ SEARCH_READS = frozenset({"divisible_heads", "heads_cap", "memory_limit", "divis
 #: The switches a scaling limit reads: a search's and the grid.
 SCALING_READS = SEARCH_READS | {"scaling_grid"}
 #: "Decades" and other time words are read in years; the overhead cap the paper states (eq:overhead_condition).
-PAPER_CAP = 0.25
 #: A cap of a third: an efficiency of at least 75 %, the other reading of "a maximum overhead of 25 %" (what the
 #: paper would have needed where its own cap falls short).
 THIRD_CAP = 1 / 3

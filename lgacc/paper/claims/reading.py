@@ -31,6 +31,8 @@ from lgacc.scaling import SCALING_ASSUMPTIONS
 __all__ = ["PaperReading", "PAPER_READING", "Switch", "SWITCHES", "COLUMNS", "SCALING", "FACT", "column_name",
            "PAPER_NAME", "implied_infiniband_threshold", "TENSOR_ONSET"]
 
+#: The overhead cap the paper states (eq:overhead_condition, "We impose a maximum overhead of 25%").
+PAPER_CAP = 0.25
 SCALING = "scaling"
 FACT = "fact"
 PAPER_NAME = "paper reading"
@@ -206,8 +208,6 @@ def tensor_onset(spec: Hardware, assumptions: Assumptions | None = None) -> tupl
     X family (every even x), and a sentence saying how; ``None`` when never reached up to X4096."""
     from lgacc.model.evaluator import evaluate_many
     from lgacc.model.transformer import x_model
-
-    from .limits import PAPER_CAP
 
     assumptions = assumptions or PAPER_READING.assumptions()
     node = int(spec.gpus_per_node)

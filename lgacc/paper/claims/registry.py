@@ -14,6 +14,7 @@ from lgacc.model.hardware import DEFAULT_HARDWARE, Hardware, load_hardware
 
 from .calculators import CALCULATORS, READS
 from .grading import Calculator, ClaimResult, Outcome, PrintedClaim, as_outcome, grade, printed_claims
+from ..printed import PAPER_HARDWARE
 from .reading import COLUMNS, PAPER_NAME, PAPER_READING, PaperReading, kind_of
 
 
@@ -50,10 +51,19 @@ def _outcome(claim: PrintedClaim, calculator: Callable | None, spec: Hardware, r
         return Outcome(None, f"cannot be computed on {spec.name} under {reading.name}: {type(error).__name__}: {error}")
 
 
+def columns_for(spec: Hardware) -> tuple[PaperReading, ...]:
+    """The matrix's columns on ``spec``: every column of :data:`COLUMNS` on the paper's own hardware; elsewhere the
+    paper reading alone (the printed numbers are the paper's for its hardware: another reading cannot explain them
+    on other hardware, and the claims there are graded by the same rules under the same reading)."""
+    return COLUMNS if spec == load_hardware(PAPER_HARDWARE) else COLUMNS[:1]
+
+
 @lru_cache(maxsize=8)
 def _matrix(spec: Hardware) -> tuple[tuple[Outcome, ...], ...]:
-    """Each claim's outcome under each column of :data:`COLUMNS`, kept on disk (:mod:`lgacc.cache.results`): a
-    column that moves none of the switches a claim reads repeats its paper-reading outcome."""
+    """Each claim's outcome under each column of :func:`columns_for`, kept on disk (:mod:`lgacc.cache.results`):
+    a column that moves none of the switches a claim reads repeats its paper-reading outcome."""
+    columns = columns_for(spec)
+
     def compute():
         known = calculators()
         rows = []
@@ -61,7 +71,7 @@ def _matrix(spec: Hardware) -> tuple[tuple[Outcome, ...], ...]:
             reads = READS.get(claim.id, frozenset())
             paper = _outcome(claim, known.get(claim.id), spec, PAPER_READING)
             row = [paper]
-            for column in COLUMNS[1:]:
+            for column in columns[1:]:
                 if reads & set(column.changes()):
                     row.append(_outcome(claim, known.get(claim.id), spec, column))
                 else:
@@ -75,14 +85,15 @@ def _matrix(spec: Hardware) -> tuple[tuple[Outcome, ...], ...]:
 def _graded(spec: Hardware) -> tuple[ClaimResult, ...]:
     claims = printed_claims()
     matrix = _matrix(spec)
-    names = [c.name for c in COLUMNS]
+    columns = columns_for(spec)
+    names = [c.name for c in columns]
     paper_agrees = {claim.id: claim.agrees(row[0].value) for claim, row in zip(claims, matrix)}
     breaks = {name: [claim.id for claim, row in zip(claims, matrix)
                      if paper_agrees[claim.id] and not claim.agrees(row[i].value)]
               for i, name in enumerate(names) if i}
     results = []
     for claim, row in zip(claims, matrix):
-        others = [(names[i], kind_of(COLUMNS[i]), row[i].value) for i in range(1, len(COLUMNS))]
+        others = [(names[i], kind_of(columns[i]), row[i].value) for i in range(1, len(columns))]
         results.append(grade(claim, row[0], PAPER_NAME, others, breaks))
     return tuple(results)
 
@@ -96,7 +107,8 @@ def reading_matrix(hardware: str | Hardware = DEFAULT_HARDWARE) -> dict:
     claims = printed_claims()
     matrix = _matrix(spec)
     graded = {r.id: r for r in _graded(spec)}
-    names = [c.name for c in COLUMNS]
+    columns = columns_for(spec)
+    names = [c.name for c in columns]
     rows = []
     for claim, row in zip(claims, matrix):
         rows.append({"id": claim.id, "printed": claim.printed, "unit": claim.unit, "rule": claim.rule.text,
@@ -104,13 +116,13 @@ def reading_matrix(hardware: str | Hardware = DEFAULT_HARDWARE) -> dict:
                      "cells": [{"reading": names[i], "value": outcome.value, "agrees": claim.agrees(outcome.value)}
                                for i, outcome in enumerate(row)]})
     summary = []
-    for i, column in enumerate(COLUMNS):
+    for i, column in enumerate(columns):
         agree = sum(r["cells"][i]["agrees"] for r in rows)
         broken = [r["id"] for r in rows if r["cells"][0]["agrees"] and not r["cells"][i]["agrees"]]
         summary.append({"reading": names[i], "kind": kind_of(column), "agree": agree, "of": len(rows), "breaks": broken})
     return {"hardware": spec.name, "reading": PAPER_NAME,
             "paper_reading": asdict(PAPER_READING),
-            "columns": [{"name": names[i], "kind": kind_of(c), "changes": c.changes()} for i, c in enumerate(COLUMNS)],
+            "columns": [{"name": names[i], "kind": kind_of(c), "changes": c.changes()} for i, c in enumerate(columns)],
             "rows": rows, "summary": summary}
 
 
