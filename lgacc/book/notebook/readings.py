@@ -16,7 +16,7 @@ AGREES, MISSES = "●", "·"
 def _short(value: float | None, unit: str) -> str:
     if value is None:
         return "—"
-    return readable_value(value, unit).replace(" parameters", "")
+    return readable_value(value, unit.split(" (")[0]).replace(" parameters", "")  # the unit's detail is in the summary
 
 
 def matrix_legend_html(matrix: dict[str, Any]) -> str:
@@ -51,7 +51,8 @@ def matrix_values_html(matrix: dict[str, Any]) -> str:
             f"<li>{i}: {html.escape(_short(c['value'], r['unit']))} {'✓' if c['agrees'] else '✗'}</li>"
             for i, c in enumerate(r["cells"]))
         blocks.append(f"<details><summary>{verdict_mark(r['verdict'])} {html.escape(r['id'])} — printed "
-                      f"<i>{html.escape(r['printed'])}</i> ({html.escape(r['rule'])})</summary><ul>{items}</ul></details>")
+                      f"<i>{html.escape(r['printed'])}</i> ({html.escape(r['rule'])}; {html.escape(r['unit'])})</summary>"
+                      f"<ul>{items}</ul></details>")
     return "".join(blocks)
 
 
