@@ -71,3 +71,29 @@ def test_the_tensor_onset_by_hand():
     implied = implied_infiniband_threshold(spec)
     assert by_hand(implied) == pytest.approx(25e12, rel=0.02)  # the printed "~25 trillion parameters"
     assert 5200 < implied < 5400 < spec.threshold("infiniband")
+
+
+def test_the_readings_command_prints_the_matrix(capsys):
+    """``lgacc reproduce readings --format json``: a row per graded claim, a cell per column (value, agrees), the
+    paper reading first, and a summary per column whose counts are the rows' own."""
+    import json
+
+    from lgacc.cli import main
+    from lgacc.paper.claims import printed_claims
+
+    assert main(["reproduce", "readings", "--format", "json"]) == 0
+    matrix = json.loads(capsys.readouterr().out)
+    assert matrix["reading"] == PAPER_NAME and matrix["columns"][0]["name"] == PAPER_NAME
+    assert [r["id"] for r in matrix["rows"]] == [c.id for c in printed_claims()]
+    n = len(matrix["columns"])
+    assert n == len(COLUMNS) and all(len(r["cells"]) == n for r in matrix["rows"])
+    for i, s in enumerate(matrix["summary"]):
+        assert s["agree"] == sum(r["cells"][i]["agrees"] for r in matrix["rows"])
+        assert s["breaks"] == [r["id"] for r in matrix["rows"] if r["cells"][0]["agrees"] and not r["cells"][i]["agrees"]]
+    assert matrix["summary"][0]["breaks"] == []
+    # the issue's example: the fine grid breaks "90 trillion" (offload_needed_above)
+    fine = [c["name"] for c in matrix["columns"]].index("scaling_grid='fine'")
+    assert "offload_needed_above" in matrix["summary"][fine]["breaks"]
+    # rows agree with the verdicts: reproduced exactly when the paper reading's cell agrees
+    for r in matrix["rows"]:
+        assert (r["verdict"] == "reproduced") == r["cells"][0]["agrees"], r["id"]
