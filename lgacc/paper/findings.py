@@ -115,6 +115,7 @@ def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: st
     ``built_for`` names the hardware the book is built for; when it is another, a sentence says
     why the grading stays on ``hardware_name`` and where the build's own numbers are."""
     counts = verdict_counts(card)
+    built_count = counts.pop("built", 0)  # figures with no printed values: built, counted apart
     total = sum(counts.values())
     card = with_verdicts(card)
     artifacts = card[card["kind"].isin(["table", "figure"])]
@@ -125,7 +126,8 @@ def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: st
     shown = [(verdict, n) for verdict, n in counts.items() if n]
     lines = [
         f"On **{hardware_name}**, the paper's {total} graded items (tables, figures and numbers stated in prose) are "
-        + ", ".join(f"{n} *{verdict}*" for verdict, n in shown) + ". "
+        + ", ".join(f"{n} {verdict_mark(verdict)} *{verdict}*" for verdict, n in shown)
+        + (f"; {built_count} figures print no values (*built*, counted apart)" if built_count else "") + ". "
         "The {doc}`scorecard </generated/scorecard>` lists each with the size of the difference.",
         "",
     ]
