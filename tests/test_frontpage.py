@@ -82,7 +82,7 @@ def test_verdict_classes_are_kept_apart_and_read_from_the_records():
     assert "explained: 1,300 for six months (1,276, with 1300 read to two significant digits)" in holds
     # a new class appears under its own name, with the cause the registry computed, apart from "differing"
     assert "Paper inconsistent: a 4 % slowdown over Ethernet (42.8 %, no reading of the paper's rules gives less" in fails
-    assert "; differing, no computed cause yet: 50 T in a year (37.6 T)" in fails
+    assert "; differing: 50 T in a year (37.6 T)" in fails  # a hand-made record naming no reading
     assert "31 ✓ reproduced, 6 ≈ explained, 17 ✗ differing and 1 – not reproduced" in sentences[1]  # each with its mark
     # a class nobody has heard of yet is counted and listed under its own name
     strange = [r | {"verdict": "withdrawn"} if r["id"] == "one_year_limit" else r for r in RECORDS]
@@ -194,3 +194,14 @@ def test_the_marks_are_defined_once_and_the_legend_lists_each():
         assert f"{symbol} *{verdict}*" in legend
     page = front_page_markdown(facts())
     assert legend in page
+
+
+def test_a_differing_headline_claim_names_the_reading_that_would_reproduce_it():
+    import lgacc.book.frontpage as frontpage
+
+    record = {"id": "memory_limit_80gb", "printed": "280 trillion parameters", "paper": 2.8e14, "unit": "parameters",
+              "reproduced": 2.42e14, "verdict": "differs",
+              "reproduced_by": [{"reading": "infiniband_threshold='implied by ~25 T'", "kind": "scaling",
+                                 "reproduced": 2.82e14, "breaks": ["offload_needed_above"]}]}
+    item = frontpage._item(record, "80 GB enough up to {paper}")
+    assert "only with infiniband_threshold='implied by ~25 T'" in item

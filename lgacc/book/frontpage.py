@@ -227,7 +227,13 @@ def _cause(record: Mapping[str, Any]) -> str:
         if "=" in head and note and len(note) <= CAUSE_CHARACTERS // 2:
             return f"with {note}"
         return f"with {head if len(head) <= CAUSE_CHARACTERS // 2 else head.split(', ')[0]}"
-    if verdict in ("reproduced", "differs"):
+    if verdict == "differs":  # the reading of the matrix that would reproduce it, if any (issue #32)
+        readings = [r["reading"] for r in record.get("reproduced_by") or ()]
+        if not readings:
+            return ""
+        phrase = f"only with {readings[0]}" + (f" or {len(readings) - 1} more readings" if len(readings) > 1 else "")
+        return phrase if len(phrase) <= CAUSE_CHARACTERS else phrase[:CAUSE_CHARACTERS].rsplit(" ", 1)[0] + "…"
+    if verdict == "reproduced":
         return ""
     explanation = str(record.get("explanation") or "")
     phrase = explanation.split(";")[0].split(" (")[0].split(", ")[0].strip().rstrip(",;:.")
@@ -319,7 +325,7 @@ def conclusion_sentences(facts: Facts) -> list[str]:
     fails = []
     for verdict in dict.fromkeys([*VERDICTS, *groups]):  # the known classes in their order, then any other
         if verdict in groups and verdict not in HOLDING:
-            words = "differing, no computed cause yet" if verdict == "differs" else CLASS_WORDS.get(verdict, verdict)
+            words = CLASS_WORDS.get(verdict, verdict)
             fails.append(f"{words}: {_join(groups[verdict])}")
     link = _link("claims", "claims")
     out = []
