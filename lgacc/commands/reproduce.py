@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             print(render_table(_short_columns(result), fmt))
             return 0
     if isinstance(result, dict) and "rows" in result and "summary" in result and fmt != "json":
-        result = _matrix_frame(result)  # the reading matrix: one row per claim, one mark per reading
+        result = _matrix_frame(result, legend=fmt == "table")  # the reading matrix: a row per claim, a mark per reading
     if isinstance(result, pd.DataFrame):
         print(render_table(result, fmt))
     else:
@@ -83,11 +83,12 @@ def _short_columns(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.drop(columns=long)
 
 
-def _matrix_frame(matrix: dict) -> pd.DataFrame:
+def _matrix_frame(matrix: dict, legend: bool = True) -> pd.DataFrame:
     """The reading matrix as a table: a row per claim, a column per reading (1, 2, ... in the order of
     ``matrix["columns"]``), each cell ``+`` (agrees) or ``-``; the last row counts the claims that agree."""
     names = [c["name"] for c in matrix["columns"]]
-    print("; ".join(f"{i}: {name}" for i, name in enumerate(names)))
+    if legend:  # a csv stays a csv: its columns are numbered like the json's "columns"
+        print("; ".join(f"{i}: {name}" for i, name in enumerate(names)))
     rows = [{"claim": r["id"], "verdict": r["verdict"],
              **{str(i): "+" if cell["agrees"] else "-" for i, cell in enumerate(r["cells"])}} for r in matrix["rows"]]
     rows.append({"claim": "agree", "verdict": "", **{str(i): str(s["agree"]) for i, s in enumerate(matrix["summary"])}})
