@@ -88,8 +88,11 @@ module                              job
 ``paper/cells``                     which printed cells are computed and which are inputs echoed back
 ``paper/claims/``                   the prose claims: ``grading`` (the printed claims, the rules, the
                                     result types), ``limits`` (the scaling analysis' calculators),
-                                    ``calculators`` (one per claim), ``registry`` (every claim computed,
-                                    graded, kept on disk; the one source of a claim's verdict)
+                                    ``calculators`` (one per claim), ``reading`` (the one paper reading,
+                                    its switches, the reading matrix's columns), ``registry`` (every
+                                    claim computed under every column, graded under the paper reading,
+                                    kept on disk; the one source of a claim's verdict)
+``paper/prose_numbers``             every number of the paper's prose: graded by a claim or excused
 ``paper/artifacts``                 one builder per paper label, compared with ``data/paper``
 ``paper/reproductions/``            one module per table or figure, each defining ``ARTIFACT``
 ``paper/scorecard``                 grades of every table, figure and claim
@@ -123,7 +126,7 @@ module                              job
 **book/**                           the book's machinery
 ``book/notebook/``                  formatting for the notebooks: ``display``, ``formats``,
                                     ``typeset``, ``tables``, ``downloads``, ``figures``,
-                                    ``comparisons``, ``claims``, ``hardware``
+                                    ``comparisons``, ``claims``, ``hardware``, ``readings``
 ``book/frontpage``                  the front page's first screen: what holds and why, in at most
                                     eight sentences and one figure, every number a library call
 ``book/run``                        the notebook runner (``python -m lgacc.book.run``)

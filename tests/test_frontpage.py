@@ -67,7 +67,7 @@ def test_at_most_eight_sentences_each_with_a_number_and_a_link():
         assert sentence.count(". ") == 0 or "e.g." in sentence, f"one sentence per item: {sentence}"
     headline = sentences[0]
     assert "**6.81 d on 38,640 GPUs**" in headline and "**13.5 d on 35,840**" in headline
-    assert "**1.98×**, so *at least twice as fast* differs (−1.2 %)" in headline  # 13.47 / 6.81; the registry's verdict
+    assert "**1.98×** (the paper's own 13 d / 6.8 d: **1.91×**), so *at least twice as fast* differs (−1.2 %)" in headline  # 13.47 / 6.81; the registry's verdict; the printed times' own ratio beside it
     assert "(printed: 6.8 d, 13 d)" in headline
     page = front_page_markdown(facts(built_for="h100-sxm", build_improved=(4.1, 20000)), details="details")
     assert "This build is for **h100-sxm**: there the new methods train X160 in 4.1 d on 20,000 GPUs" in page
@@ -82,8 +82,8 @@ def test_verdict_classes_are_kept_apart_and_read_from_the_records():
     assert "explained: 1,300 for six months (1,276, with 1300 read to two significant digits)" in holds
     # a new class appears under its own name, with the cause the registry computed, apart from "differing"
     assert "Paper inconsistent: a 4 % slowdown over Ethernet (42.8 %, no reading of the paper's rules gives less" in fails
-    assert "; differing, no computed cause yet: 50 T in a year (37.6 T)" in fails
-    assert "31 reproduced, 6 explained, 17 differing and 1 not reproduced" in sentences[1]
+    assert "; differing: 50 T in a year (37.6 T)" in fails  # a hand-made record naming no reading
+    assert "31 ✓ reproduced, 6 ≈ explained, 17 ✗ differing and 1 – not reproduced" in sentences[1]  # each with its mark
     # a class nobody has heard of yet is counted and listed under its own name
     strange = [r | {"verdict": "withdrawn"} if r["id"] == "one_year_limit" else r for r in RECORDS]
     text = "\n".join(lead_sentences(facts(records=strange, counts={"reproduced": 3, "withdrawn": 1})))
@@ -191,3 +191,31 @@ def test_the_first_caveat_is_that_no_measured_run_uses_the_new_methods():
                            "a median 1.50× the ideal bound, which no run beats on 2 of 3"), text
     frame.loc[0, "method"] = "improved"
     assert "1 of the 3 measured runs use the paper's new methods." in measured_sentence(measured_summary(frame, {}))
+
+
+def test_the_marks_are_defined_once_and_the_legend_lists_each():
+    """Issue #32: ✓ reproduced, ≈ explained, ✗ differs, ⚠ paper inconsistent, defined in lgacc.paper.findings and
+    read by the claims registry, the claims page and the front page's legend."""
+    from lgacc.paper.claims import MARKS as CLAIM_MARKS
+    from lgacc.paper.claims import mark
+    from lgacc.paper.findings import MARKS, marks_legend
+
+    assert CLAIM_MARKS is MARKS
+    assert (MARKS["reproduced"], MARKS["explained"], MARKS["differs"], MARKS["paper inconsistent"]) == ("✓", "≈", "✗", "⚠")
+    assert len(set(MARKS.values())) == len(MARKS) and mark("explained") == "≈"
+    legend = marks_legend()
+    for verdict, symbol in MARKS.items():
+        assert f"{symbol} *{verdict}*" in legend
+    page = front_page_markdown(facts())
+    assert legend in page
+
+
+def test_a_differing_headline_claim_names_the_reading_that_would_reproduce_it():
+    import lgacc.book.frontpage as frontpage
+
+    record = {"id": "memory_limit_80gb", "printed": "280 trillion parameters", "paper": 2.8e14, "unit": "parameters",
+              "reproduced": 2.42e14, "verdict": "differs",
+              "reproduced_by": [{"reading": "infiniband_threshold='implied by ~25 T'", "kind": "scaling",
+                                 "reproduced": 2.82e14, "breaks": ["offload_needed_above"]}]}
+    item = frontpage._item(record, "80 GB enough up to {paper}")
+    assert "only with infiniband_threshold='implied by ~25 T'" in item

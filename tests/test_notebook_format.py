@@ -56,12 +56,12 @@ def test_findings_count_verdicts_from_status_and_keep_the_classes_apart():
         {"label": "claim:c", "kind": "claim", "status": "differs", "verdict": "paper inconsistent", "reproduced": "", "page": "claims"},
     ])
     assert verdict_counts(card) == {"reproduced": 1, "explained": 0, "paper inconsistent": 1, "differs": 1,
-                                    "not reproduced": 0}
+                                    "not reproduced": 0, "built": 0}
     claims = [{"id": "c", "verdict": "paper inconsistent"}, {"id": "d", "verdict": "withdrawn"}]
     text = findings_markdown(card, claims, "a100-80gb")
-    assert "3 graded items (tables, figures and numbers stated in prose) are 1 *reproduced*, 1 *paper inconsistent*, " \
-           "1 *differs*." in text  # no "1 are", no class merged into another
-    assert "1 of 2 tables and figures reproduce:" in text
+    assert "3 graded items (tables, figures and numbers stated in prose) are 1 ✓ *reproduced*, 1 ⚠ *paper inconsistent*, " \
+           "1 ✗ *differs*." in text  # no "1 are", no class merged into another; each with its mark
+    assert "1 of 2 graded tables and figures reproduce:" in text
     assert "table:b </generated/b>`: 1 of 2 printed cells agree (*differs*)." in text
     assert "2 claims: 1 *paper inconsistent*, 1 *withdrawn*." in text  # an unknown class under its own name
     assert readable_value(0.428, "fraction") == "42.8 %"
@@ -177,15 +177,14 @@ def test_tables_with_notes_under_rows_and_cells_labelled_for_a_phone():
 
 
 def test_claims_table_marks_follow_the_verdict_not_the_default_reading():
-    """An *explained* claim disagrees under the defaults (``agrees`` False) yet is confirmed by a computed reading:
-    its mark is the confirming one; a *paper inconsistent* one that happens to carry ``agrees`` is not."""
+    """Each verdict shows its own mark (issue #32: ≈ explained, never the ✓ of reproduced), whatever ``agrees``
+    says: a *paper inconsistent* one that happens to carry ``agrees`` shows ⚠."""
     from lgacc.book.notebook import claims_table
-    from lgacc.book.notebook.comparisons import AGREE_MARK, DIFFER_MARK
 
     records = [{"id": "a_b", "printed": "1300 GPUs", "reproduced": 1290.0, "unit": "GPUs", "agrees": False, "verdict": "explained"},
                {"id": "c", "printed": "50 T", "reproduced": 3.8e13, "unit": "parameters", "agrees": True, "verdict": "paper inconsistent"}]
     table = claims_table(records)
-    assert table["verdict"].tolist() == [f"{AGREE_MARK}\u00a0explained", f"{DIFFER_MARK}\u00a0paper inconsistent"]
+    assert table["verdict"].tolist() == ["≈\u00a0explained", "⚠\u00a0paper inconsistent"]
     assert table["claim"].iloc[0] == "a_<wbr>b"
 
 

@@ -49,8 +49,8 @@ def test_a_reader_sees_no_code_unless_asked(path):
 #: or they grade the paper on its own hardware (``lgacc.paper.PAPER_HARDWARE``).  They must not take
 #: the build's hardware: the runner reuses their executed copy for every spec (lgacc.book.notebookcache).
 HARDWARE_FREE = {"against_measured_runs", "claims", "derivations", "evaluation_check", "fig_gradient_accumulation",
-                 "fig_gradient_accumulation_partitioned", "fig_pipeline_comparison", "glossary", "mixed_buffering", "sensitivity",
-                 "x_model", "sparse_models", "hardware_implications"}
+                 "fig_gradient_accumulation_partitioned", "fig_pipeline_comparison", "glossary", "mixed_buffering", "readings",
+                 "sensitivity", "x_model", "sparse_models", "hardware_implications"}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

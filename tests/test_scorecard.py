@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 import json
 import re
 
@@ -81,7 +82,8 @@ def test_every_row_has_a_verdict_and_explained_rows_an_alternative(card):
 
     assert {"verdict", "difference", "explanation", "alternative"} <= set(card.columns)
     for label, row in card.iterrows():
-        assert row["verdict"] in VERDICTS, label
+        # a figure with no printed values is built, counted apart; everything else has a claim's verdict
+        assert row["verdict"] in VERDICTS or (row["verdict"] == "built" and row["kind"] == "figure"), label
         assert row["explanation"], label
         if row["verdict"] == "explained":
             assert row["alternative"]["agrees"] is True, label
@@ -136,3 +138,34 @@ def test_the_searchs_pick_is_graded_under_the_printed_headings_with_its_configur
     assert all(note.startswith("n_b=") and "; GPU count " in note for note in table[SEARCH_NOTES] if "n_b=" in note)
     assert all("GPU count " in note for note in table[SEARCH_NOTES])
     assert all("n_b=" in note for note, t in zip(table[SEARCH_NOTES], table["target"]) if "not reached" not in t)
+
+
+def test_each_artifact_shows_one_cell_count_on_every_page():
+    """Issue #32: the scorecard and the evaluation page gave table:parallel_methods_comparison two counts (90 of 90,
+    36 of 36). The count is lgacc.paper.scorecard.artifact_cells, the scorecard's own row; the evaluation page reads
+    it there and calls its own cells a check, not the table's grade."""
+    import nbformat
+
+    from lgacc.paper import PAPER_HARDWARE
+    from lgacc.paper.scorecard import artifact_cells, scorecard
+
+    card = scorecard(PAPER_HARDWARE)
+    for label in ("table:parallel_methods_comparison", "table:smaller_cluster"):
+        row = card[card.label == label].iloc[0]
+        counted = artifact_cells(label, PAPER_HARDWARE)
+        assert (counted["agree"], counted["graded"]) == (row.cells_agree, row.cells_graded)
+        assert row.reproduced == f"{counted['agree']} of {counted['graded']} agree"
+    root = Path(__file__).resolve().parents[1]
+    page = "\n".join(c.source for c in nbformat.read(root / "notebooks" / "evaluation_check.ipynb", as_version=4).cells)
+    assert "artifact_cells(label" in page and "printed cells agree to printed precision" not in page
+
+
+def test_figures_without_printed_values_are_built_and_counted_apart():
+    from lgacc.paper import PAPER_HARDWARE
+    from lgacc.paper.findings import verdict_counts
+    from lgacc.paper.scorecard import scorecard
+
+    card = scorecard(PAPER_HARDWARE)
+    built = card[card.verdict == "built"]
+    assert len(built) and set(built.kind) == {"figure"} and (built.paper == "no printed values").all()
+    assert verdict_counts(card)["built"] == len(built)

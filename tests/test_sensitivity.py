@@ -152,9 +152,9 @@ def _row(**values):
 def test_classify_by_hand():
     """"Holds" is the claim's own rule (the claims page's) or past the printed number on the favourable side."""
     by_key = {c.key: c for c in CONCLUSIONS}
-    speedup = by_key["speedup"]  # "at least twice", to its one digit: holds from 1.5, reverses at 1
-    assert [classify(speedup, _row(speedup=v), 80) for v in (3.0, 1.5, 1.49, 1.01, 1.0, 0.5)] == [
-        "holds", "holds", "weakens", "weakens", "reverses", "reverses"]
+    speedup = by_key["speedup"]  # "at least twice", at one more digit: holds from 1.95, reverses at 1
+    assert [classify(speedup, _row(speedup=v), 80) for v in (3.0, 1.96, 1.9, 1.5, 1.01, 1.0, 0.5)] == [
+        "holds", "holds", "weakens", "weakens", "weakens", "reverses", "reverses"]
     week = by_key["improved_week"]  # "one week" to one digit (below 7.5 d), or shorter; reverses beyond 14 d
     assert [classify(week, _row(improved_time_days=v), 80) for v in (3, 7.49, 7.51, 14, 14.1)] == [
         "holds", "holds", "weakens", "weakens", "reverses"]

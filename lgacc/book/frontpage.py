@@ -56,8 +56,10 @@ PAGES = {"headline": "trillion_parameter", "overall": "scorecard", "claims": "cl
 #: How a verdict class reads in the sentences, as a participle so that counts need no verb ("17 differing");
 #: a class the registry adds reads as its own name.
 CLASS_WORDS = {"reproduced": "reproduced", "explained": "explained", "paper inconsistent": "paper inconsistent",
-               "differs": "differing", "not reproduced": "not reproduced"}
+               "differs": "differing", "not reproduced": "not reproduced", "built": "built (figures with no printed values)"}
 HOLDING = ("reproduced", "explained")
+#: The verdicts' marks, as :mod:`lgacc.paper.findings` defines them (once).
+from lgacc.paper.findings import MARKS as MARK  # noqa: E402
 #: A cause longer than this is cut at a word (the claims page gives it whole): the first screen stays one.
 CAUSE_CHARACTERS = 80
 
@@ -227,7 +229,13 @@ def _cause(record: Mapping[str, Any]) -> str:
         if "=" in head and note and len(note) <= CAUSE_CHARACTERS // 2:
             return f"with {note}"
         return f"with {head if len(head) <= CAUSE_CHARACTERS // 2 else head.split(', ')[0]}"
-    if verdict in ("reproduced", "differs"):
+    if verdict == "differs":  # the reading of the matrix that would reproduce it, if any (issue #32)
+        readings = [r["reading"] for r in record.get("reproduced_by") or ()]
+        if not readings:
+            return ""
+        phrase = f"only with {readings[0]}" + (f" or {len(readings) - 1} more readings" if len(readings) > 1 else "")
+        return phrase if len(phrase) <= CAUSE_CHARACTERS else phrase[:CAUSE_CHARACTERS].rsplit(" ", 1)[0] + "…"
+    if verdict == "reproduced":
         return ""
     explanation = str(record.get("explanation") or "")
     phrase = explanation.split(";")[0].split(" (")[0].split(", ")[0].strip().rstrip(",;:.")
@@ -267,7 +275,8 @@ def _by_class(records: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
 
 def _counts_phrase(counts: Mapping[str, int]) -> str:
     """``31 reproduced, 6 explained, 17 differing and 1 not reproduced``."""
-    parts = [f"{n:,} {CLASS_WORDS.get(verdict, verdict)}" for verdict, n in counts.items() if n]
+    parts = [f"{n:,} {MARK.get(verdict, '')} {CLASS_WORDS.get(verdict, verdict)}".replace("  ", " ")
+             for verdict, n in counts.items() if n]
     return _join(parts) if parts else "none graded"
 
 
@@ -283,20 +292,29 @@ def headline_sentence(facts: Facts) -> str:
     grade = ""
     if speedup is not None:
         printed, verdict, cause = speedup["printed"], speedup.get("verdict"), _cause(speedup)
-        grade = {"reproduced": f": *{printed}* holds",
+        grade = {"reproduced": f": *{printed}* holds {MARK['reproduced']}",
                  "differs": f", so *{printed}* differs ({str(speedup.get('difference', '')).replace('-', '−')})",
                  }.get(verdict, f", so *{printed}* is {CLASS_WORDS.get(verdict, verdict)}" + (f" ({cause})" if cause else ""))
     printed = [facts.printed.get(k) for k in ("improved", "baseline")]
     paper = f" (printed: {printed[0]}, {printed[1]})" if all(printed) else ""
+    paper_ratio = ""
+    if all(printed):  # the paper's own printed times give their own ratio, shown beside the computed one
+        from lgacc.paper import parse_printed
+
+        times = [parse_printed(str(t).removesuffix(" d")).value for t in printed]
+        paper_ratio = f" (the paper's own {printed[1]} / {printed[0]}: **{times[1] / times[0]:.2f}×**)"
     return (f"**Headline.** {link} trains {MODEL}" + (f" ({_short(size, 'parameters')} parameters)" if size else "")
             + f" in **{_days(facts.improved[0])} on {facts.improved[1]:,} GPUs** with the paper's methods, against "
-            f"**{_days(facts.baseline[0])} on {facts.baseline[1]:,}** with the baseline{paper}: **{ratio:.2f}×**{grade}.")
+            f"**{_days(facts.baseline[0])} on {facts.baseline[1]:,}** with the baseline{paper}: **{ratio:.2f}×**{paper_ratio}{grade}.")
 
 
 def overall_sentence(facts: Facts) -> str:
-    total = sum(facts.counts.values())
-    return (f"**Overall.** Of {total} graded items ({facts.tables} tables and figures, {len(facts.records)} numbers "
-            f"in prose): {_counts_phrase(facts.counts)} ({_link('overall', 'scorecard')}).")
+    graded = {v: n for v, n in facts.counts.items() if v != "built"}
+    built = facts.counts.get("built", 0)
+    total = sum(graded.values())
+    return (f"**Overall.** Of {total} graded items ({facts.tables - built} tables and figures, {len(facts.records)} numbers "
+            f"in prose): {_counts_phrase(graded)}" + (f"; {built} figures print no values (built, counted apart)" if built else "")
+            + f" ({_link('overall', 'scorecard')}).")
 
 
 def conclusion_sentences(facts: Facts) -> list[str]:
@@ -309,7 +327,7 @@ def conclusion_sentences(facts: Facts) -> list[str]:
     fails = []
     for verdict in dict.fromkeys([*VERDICTS, *groups]):  # the known classes in their order, then any other
         if verdict in groups and verdict not in HOLDING:
-            words = "differing, no computed cause yet" if verdict == "differs" else CLASS_WORDS.get(verdict, verdict)
+            words = CLASS_WORDS.get(verdict, verdict)
             fails.append(f"{words}: {_join(groups[verdict])}")
     link = _link("claims", "claims")
     out = []
@@ -451,8 +469,10 @@ def summary_figure(facts: Facts):
 
 
 def front_page_markdown(facts: Facts, details: str = "") -> str:
-    """The first screen (the sentences beside the figure), then ``details`` (the scorecard's breakdown)."""
+    """The first screen (the sentences beside the figure), the marks' legend (defined once,
+    :data:`lgacc.paper.findings.MARKS`), then ``details`` (the scorecard's breakdown)."""
     from lgacc.book.notebook.figures import figure_html, figure_svg
+    from lgacc.paper.findings import marks_legend
 
     figure = summary_figure(facts)
     svg = "\n".join(line for line in figure_html(figure_svg(figure)).splitlines() if line.strip())  # one HTML block
@@ -465,6 +485,7 @@ def front_page_markdown(facts: Facts, details: str = "") -> str:
     build = build_sentence(facts)
     if build:  # a build for other hardware: its own numbers are a sentence away, under the first screen
         lines += [build, ""]
+    lines += [f"**Marks.** {marks_legend()}.", ""]
     if details:
         lines += ["## The grading in detail", "", details]
     return "\n".join(lines)

@@ -21,7 +21,7 @@ def register(subparsers) -> None:
         "reproduce",
         help="reproduce a table or figure of the paper by its LaTeX label",
         description="Reproduce a table or figure of the paper by its LaTeX label "
-        "(table:..., fig:..., or claims); an unknown label prints the known ones.",
+        "(table:..., fig:..., claims, or readings: the reading matrix); an unknown label prints the known ones.",
     )
     parser.add_argument("label", help="LaTeX label, e.g. table:hardware_bandwidth, fig:scaling_limited, claims")
     parser.add_argument(
@@ -62,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         if fmt == "table":
             print(render_table(_short_columns(result), fmt))
             return 0
+    if isinstance(result, dict) and "rows" in result and "summary" in result and fmt != "json":
+        result = _matrix_frame(result, legend=fmt == "table")  # the reading matrix: a row per claim, a mark per reading
     if isinstance(result, pd.DataFrame):
         print(render_table(result, fmt))
     else:
@@ -79,3 +81,15 @@ def _short_columns(frame: pd.DataFrame) -> pd.DataFrame:
     if long:
         print(f"(columns {', '.join(long)}: with --format csv or json)")
     return frame.drop(columns=long)
+
+
+def _matrix_frame(matrix: dict, legend: bool = True) -> pd.DataFrame:
+    """The reading matrix as a table: a row per claim, a column per reading (1, 2, ... in the order of
+    ``matrix["columns"]``), each cell ``+`` (agrees) or ``-``; the last row counts the claims that agree."""
+    names = [c["name"] for c in matrix["columns"]]
+    if legend:  # a csv stays a csv: its columns are numbered like the json's "columns"
+        print("; ".join(f"{i}: {name}" for i, name in enumerate(names)))
+    rows = [{"claim": r["id"], "verdict": r["verdict"],
+             **{str(i): "+" if cell["agrees"] else "-" for i, cell in enumerate(r["cells"])}} for r in matrix["rows"]]
+    rows.append({"claim": "agree", "verdict": "", **{str(i): str(s["agree"]) for i, s in enumerate(matrix["summary"])}})
+    return pd.DataFrame(rows)

@@ -18,10 +18,33 @@ import re
 import pandas as pd
 
 #: Verdict groups in the order a reader wants them (the claims' verdicts, :data:`lgacc.paper.claims.VERDICTS`).
-VERDICTS = ("reproduced", "explained", "paper inconsistent", "differs", "not reproduced")
+VERDICTS = ("reproduced", "explained", "paper inconsistent", "differs", "not reproduced", "built")
 #: The verdicts a page may show as confirmed (:data:`lgacc.paper.claims.CONFIRMING`, kept equal by a test:
 #: this module is pure formatting and imports nothing from the claims).
 CONFIRMING = ("reproduced", "explained")
+#: One mark per verdict, defined here once and used on every page (the front page's legend, the claims and
+#: reading-matrix pages, the scorecard); a figure with no printed values is ``built``, counted apart.
+MARKS = {"reproduced": "✓", "explained": "≈", "differs": "✗", "paper inconsistent": "⚠", "not reproduced": "–",
+         "built": "▫"}
+#: What each mark means (the legend).
+MARK_MEANINGS = {
+    "reproduced": "agrees with the printed number under the paper reading",
+    "explained": "agrees once a documented fact outside the analysis is applied to every claim, breaking none",
+    "differs": "does not agree under the paper reading; the readings that would reproduce it are named",
+    "paper inconsistent": "no reading reaches the printed number, with the demonstration",
+    "not reproduced": "nothing computed",
+    "built": "a figure with no printed values: it builds, nothing to grade",
+}
+
+
+def verdict_mark(verdict: str) -> str:
+    """The mark of a verdict (:data:`MARKS`); an unknown verdict keeps its name."""
+    return MARKS.get(verdict, verdict)
+
+
+def marks_legend() -> str:
+    """The legend, one line: ``✓ reproduced (agrees ...) · ≈ explained (...) · ...``."""
+    return " · ".join(f"{MARKS[v]} *{v}*: {MARK_MEANINGS[v]}" for v in MARKS)
 
 
 def verdict_of(row: pd.Series) -> str:
@@ -92,15 +115,19 @@ def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: st
     ``built_for`` names the hardware the book is built for; when it is another, a sentence says
     why the grading stays on ``hardware_name`` and where the build's own numbers are."""
     counts = verdict_counts(card)
+    built_count = counts.pop("built", 0)  # figures with no printed values: built, counted apart
     total = sum(counts.values())
     card = with_verdicts(card)
-    tables = card[card["kind"].isin(["table", "figure"])]
+    artifacts = card[card["kind"].isin(["table", "figure"])]
+    built = artifacts[artifacts["verdict"] == "built"]
+    tables = artifacts[artifacts["verdict"] != "built"]
     differing_artifacts = tables[~tables["verdict"].isin(["reproduced"])]
     claims = pd.Series([str(r.get("verdict", "")) for r in records], dtype=object).value_counts()
     shown = [(verdict, n) for verdict, n in counts.items() if n]
     lines = [
         f"On **{hardware_name}**, the paper's {total} graded items (tables, figures and numbers stated in prose) are "
-        + ", ".join(f"{n} *{verdict}*" for verdict, n in shown) + ". "
+        + ", ".join(f"{n} {verdict_mark(verdict)} *{verdict}*" for verdict, n in shown)
+        + (f"; {built_count} figures print no values (*built*, counted apart)" if built_count else "") + ". "
         "The {doc}`scorecard </generated/scorecard>` lists each with the size of the difference.",
         "",
     ]
@@ -113,11 +140,12 @@ def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: st
         ]
     if len(tables):
         agreeing = len(tables) - len(differing_artifacts)
-        lines += [f"**Tables and figures.** {agreeing} of {len(tables)} tables and figures reproduce"
+        lines += [f"**Tables and figures.** {agreeing} of {len(tables)} graded tables and figures reproduce"
+                  + (f" ({len(built)} more figures print no values: *built*, counted apart)" if len(built) else "")
                   + (":" if len(differing_artifacts) else ".")]
         for _, row in differing_artifacts.iterrows():
             agreed = re.sub(r"^(\d+) of (\d+) agree$", r"\1 of \2 printed cells agree", str(row["reproduced"]))
-            lines.append(f"- {{doc}}`{row['label']} </generated/{row['page']}>`: {agreed} (*{row['verdict']}*).")
+            lines.append(f"- {verdict_mark(row['verdict'])} {{doc}}`{row['label']} </generated/{row['page']}>`: {agreed} (*{row['verdict']}*).")
         lines.append("")
     if len(claims):
         lines += [f"**Numbers stated in prose.** {len(records)} claims: "

@@ -88,7 +88,9 @@ class ScoreRow:
 COUNT_COLUMNS = ("cells_graded", "cells_agree", "cells_explained", "inputs_echoed")
 
 
-_VERDICT_OF_STATUS = {AGREES: V_REPRODUCED, MATCHES_FORMULAS: V_REPRODUCED, REPRODUCED: V_REPRODUCED,
+#: A figure with no printed values builds: ``built``, counted apart from the graded artifacts.
+V_BUILT = "built"
+_VERDICT_OF_STATUS = {AGREES: V_REPRODUCED, MATCHES_FORMULAS: V_REPRODUCED, REPRODUCED: V_BUILT,
                       DIFFERS: V_DIFFERS, MISSING: V_MISSING, FAILED: V_MISSING}
 
 
@@ -105,7 +107,7 @@ def _with_verdict(row: ScoreRow, explanation: str = "", difference: str = "") ->
             FAILED: f"building it fails: {row.reproduced}",
         }.get(row.status, f"{row.reproduced} at printed precision; the page lists the cells that differ")
     if not difference:
-        difference = "none" if verdict == V_REPRODUCED else ("not computed" if verdict == V_MISSING else row.reproduced)
+        difference = "none" if verdict in (V_REPRODUCED, V_BUILT) else ("not computed" if verdict == V_MISSING else row.reproduced)
     return replace(row, verdict=verdict, difference=difference, explanation=explanation)
 
 
@@ -199,6 +201,19 @@ def _scorecard(spec: Hardware) -> pd.DataFrame:
     for column in COUNT_COLUMNS:  # integers where counted, None elsewhere (not a float column with NaN)
         frame[column] = pd.Series([getattr(row, column) for row in rows], dtype=object)
     return frame
+
+
+def artifact_cells(label: str, hardware: str | Hardware = DEFAULT_HARDWARE) -> dict[str, int] | None:
+    """The one count of an artifact's graded cells, from the scorecard (``graded``, ``agree``, ``explained``,
+    ``echoed``): every page that states how many of a table's cells agree reads it here, so that each artifact
+    shows one count everywhere; ``None`` for an artifact without graded cells (a figure, a claim)."""
+    card = scorecard(hardware)
+    row = card[card["label"] == label]
+    if not len(row) or row.iloc[0]["cells_graded"] is None:
+        return None
+    r = row.iloc[0]
+    return {"graded": int(r["cells_graded"]), "agree": int(r["cells_agree"]),
+            "explained": int(r["cells_explained"] or 0), "echoed": int(r["inputs_echoed"] or 0)}
 
 
 def cell_counts(card: pd.DataFrame) -> dict[str, int]:

@@ -27,8 +27,8 @@ METHODS = (Method.BASELINE, Method.PARTITIONED, Method.IMPROVED)
 #: :mod:`lgacc.paper.claims`): the same rule as the claims page, so that on the paper's hardware this page
 #: gives each claim the claims page's verdict (read from :func:`lgacc.paper.claims.verdict_of`).
 CLAIM_OF = {
-    "halving": "improved_halves_min_time",  # "cut the shortest training time by half": rounds to 2
-    "twice": "improved_speedup_over_baseline",  # "at least twice as fast": rounds to 2 or more
+    "halving": "improved_halves_min_time",  # "cut the shortest training time by half": rounds to 2.0
+    "twice": "improved_speedup_over_baseline",  # "at least twice as fast": rounds to 2.0 or more
     "memory": "improved_memory_tiny_fraction",  # "a tiny fraction of the available GPU memory": below a tenth
     "week": "improved_min_time_1t",  # "to one week for a trillion-parameter model": one week or less
 }
@@ -90,8 +90,8 @@ class Conclusion:
 #: The conclusions in the order the page lists them, with the words each is graded on.
 CLAIMS = {
     "fastest": "layered accumulation + modular pipeline is the fastest method",
-    "halving": "they cut the shortest training time by half (speed-up rounds to 2: 1.5 to 2.5)",
-    "twice": "at least twice as fast as the baseline (speed-up rounds to 2 or more: ≥ 1.5)",
+    "halving": "they cut the shortest training time by half (speed-up rounds to 2.0: 1.95 to 2.05)",
+    "twice": "at least twice as fast as the baseline (speed-up rounds to 2.0 or more: ≥ 1.95)",
     "memory": "memory use is a tiny fraction of the GPU's (below 10 %)",
     "week": "a trillion-parameter model trains in one week or less (rounds to 7 d or is shorter: < 7.5 d)",
 }

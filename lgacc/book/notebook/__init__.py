@@ -21,6 +21,7 @@ module           job
 ``comparisons``  the paper beside the reproduction, differences marked; the scorecard
 ``claims``       the paper's prose claims as sentences and as tables that fit a page
 ``hardware``     the hardware a page was computed for
+``readings``     the reading matrix as a table of marks, its legend and its values folded
 ===============  ==========================================================================
 
 This package re-exports every public name of its modules, so ``from lgacc.book.notebook
@@ -29,7 +30,7 @@ import show_table`` and the like keep working.
 
 from __future__ import annotations
 
-from . import claims, comparisons, display, downloads, figures, formats, hardware, tables, typeset
+from . import claims, comparisons, display, downloads, figures, formats, hardware, readings, tables, typeset
 from .claims import claim_markdown, claims_or_explain, claims_table, show_claims, switches_table
 from .comparisons import (
     AGREE_MARK,

@@ -9,6 +9,8 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from lgacc.paper.findings import verdict_mark
+
 from .comparisons import AGREE_MARK, DIFFER_MARK
 from .display import show_markdown, try_show
 from .typeset import printed_math
@@ -24,7 +26,7 @@ def claim_markdown(record: dict) -> str:
     from lgacc.paper.findings import CONFIRMING, claim_verdict, readable_value
 
     verdict = claim_verdict(record)
-    mark = AGREE_MARK if verdict in CONFIRMING else DIFFER_MARK
+    mark = verdict_mark(verdict)
     printed = printed_math(str(record["printed"]))
     value = "not computed" if record.get("reproduced") is None else readable_value(record["reproduced"], record["unit"])
     how = str(record.get("how") or "").strip()
@@ -74,7 +76,7 @@ def claims_table(records: Sequence[dict]) -> pd.DataFrame:
 
     def verdict_cell(record: dict) -> str:  # the mark follows the verdict: an explained claim is confirmed
         verdict = claim_verdict(record)
-        return f"{AGREE_MARK if verdict in CONFIRMING else DIFFER_MARK}\u00a0{html.escape(verdict)}"
+        return f"{verdict_mark(verdict)}\u00a0{html.escape(verdict)}"
 
     return pd.DataFrame([{
         "claim": _breakable_id(r["id"]),
@@ -97,4 +99,4 @@ def switches_table(records: Sequence[dict]) -> pd.DataFrame:
         "default": _value(e["default"], units[e["claim"]]),
         "with the switch": _value(e["switched"], units[e["claim"]]) if e["moves"] else "no change",
         "agrees": AGREE_MARK if e["agrees"] else DIFFER_MARK,
-    } for e in switch_effects(records)], columns=["claim", "switch", "default", "with the switch", "agrees"])
+    } for e in switch_effects(records) if e["moves"] or e["agrees"]], columns=["claim", "switch", "default", "with the switch", "agrees"])

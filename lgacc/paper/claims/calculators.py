@@ -1,8 +1,11 @@
 """Calculators of the paper's prose claims (``data/paper/claims.yaml``), one per claim id.
 
-Each calculator takes the hardware and returns an :class:`~lgacc.paper.claims.Outcome`
-(value in the claim's unit, how, and optionally an :class:`~lgacc.paper.claims.Alternative`:
-a named assumption under which the same computation is repeated).  The numbers
+Each calculator takes the hardware and a :class:`~lgacc.paper.claims.reading.PaperReading` (one value of
+every switch) and returns an :class:`~lgacc.paper.claims.Outcome` (value in the claim's unit and how,
+and for the claims no reading reaches a :class:`~lgacc.paper.claims.Demonstration`).  A calculator
+computes under the reading it is given and no other: the readings are the matrix's columns
+(:mod:`lgacc.paper.claims.registry`), never the calculator's choice.  :data:`READS` names the
+switches each calculator reads (a column that moves none of them repeats the paper reading's cell).  The numbers
 come from the derivations (:mod:`lgacc.model.formulas`), the search (:mod:`lgacc.search`)
 and the scaling sweeps (:mod:`lgacc.scaling`); none is typed in from the paper.
 A calculator that cannot compute on the given hardware (X160 infeasible on a
@@ -35,7 +38,8 @@ from lgacc.scaling import (
 from lgacc.search import cheapest, fastest
 
 from .grading import Alternative, Demonstration, Outcome
-from .limits import limit_calculator, memory_limit_years, tensor_16_from_cap, years_at
+from .limits import SCALING_READS, SEARCH_READS, limit_calculator, memory_limit_years, tensor_16_from_cap, tensor_onset_claim, years_at
+from .reading import PAPER_READING, PaperReading
 
 #: Tokens GPT-3 was trained on (Brown et al. 2020, an input of the introduction's numbers, not a result).
 GPT3_TOKENS = 300e9
@@ -47,17 +51,28 @@ FINE_TUNING_STEPS = 1000
 SIX_MONTHS_DAYS = ONE_YEAR_DAYS / 2
 #: "Smaller scales" of sec:slow_network: ten billion parameters, two decades below X160 on fig:scaling_Ethernet.
 SMALL_SCALE_PARAMETERS = 1e10
-#: "Smaller scales" read nearer the trillion-parameter example: one decade below X160.
-NEAR_SCALE_PARAMETERS = 1e11
 
-__all__ = ["CALCULATORS", "TRILLION_X", "total_flops"]
+__all__ = ["CALCULATORS", "READS", "TRILLION_X", "total_flops"]
 
 
-def total_flops(x: int = TRILLION_X, steps: int = DEFAULT_STEPS) -> float:
+#: Months per year, for the time words in months ("above three months").
+MONTHS_PER_YEAR = 12
+#: Bytes per parameter of a half-precision gradient ("storing its intermediate activations and gradients").
+GRADIENT_BYTES = HALF
+
+
+def _critical_batch(model, reading: PaperReading) -> float:
+    """b_c as computed, or rounded to the three digits the paper prints (the reading's ``critical_batch``)."""
+    value = model.critical_batch
+    return float(f"{value:.3g}") if reading.critical_batch == "printed" else value
+
+
+def total_flops(x: int = TRILLION_X, steps: int = DEFAULT_STEPS, reading: PaperReading = PAPER_READING) -> float:
     """Flops of ``steps`` batches at the critical batch: the derivation ``compute_per_batch`` (8 b d_s p)."""
     model = x_model(x)
     expr = derivation("compute_per_batch").paper
-    values = {b: model.critical_batch, d_s: model.d_s, d_m: model.d_m, d_l: model.d_l, d_a: model.d_a, n_I: model.n_I}
+    values = {b: _critical_batch(model, reading), d_s: model.d_s, d_m: model.d_m, d_l: model.d_l, d_a: model.d_a,
+              n_I: model.n_I}
     return float(expr.subs(values)) * steps
 
 
@@ -69,59 +84,77 @@ def _no_result(what: str, result) -> Outcome:
 # --- introduction ----------------------------------------------------------------------------------
 
 
-def _gpt3_flops(passes_per_forward: float) -> float:
-    """GPT-3's training flops: passes x 2 flops per token and parameter x parameters x tokens."""
-    return passes_per_forward * FORWARD_FLOPS * named_model("GPT-3").p * GPT3_TOKENS
+def _gpt3_flops(reading: PaperReading) -> float:
+    """GPT-3's training flops: flops per token and parameter (the reading's) x parameters x tokens."""
+    return reading.flops_per_token * named_model("GPT-3").p * GPT3_TOKENS
 
 
-#: The paper's step counts 4 forward-pass equivalents (forward, backward = 2, recomputation).
-_WITH_RECOMPUTATION = 4
-_WITHOUT_RECOMPUTATION = 3
-_NO_RECOMPUTE = "no activation recomputation (6 flops per token and parameter, as GPT-3 was counted)"
-
-
-def _gpt3_state(hardware: Hardware) -> Outcome:
+def _gpt3_state(hardware: Hardware, reading: PaperReading) -> Outcome:
     state = ADAM_BYTES_PER_PARAMETER * named_model("GPT-3").p
-    return Outcome(state / 1e12, f"{ADAM_BYTES_PER_PARAMETER} bytes per parameter (fp32 weights, Adam moments) x "
+    unit = 1e12 if reading.gb == "GB" else 2**40
+    return Outcome(state / unit, f"{ADAM_BYTES_PER_PARAMETER} bytes per parameter (fp32 weights, Adam moments) x "
                    f"{named_model('GPT-3').p:.4g} parameters = {state / 1e12:.3g} TB ({state / 2**40:.3g} TiB)")
 
 
-def _gpt3_petaflop_days(hardware: Hardware) -> Outcome:
-    def pfd(passes):
-        return _gpt3_flops(passes) / (1e15 * SECONDS_PER_DAY)
-    return Outcome(pfd(_WITH_RECOMPUTATION),
-                   f"8 flops per token and parameter (the paper's step with recomputation) x GPT-3's p x {GPT3_TOKENS:.3g} tokens",
-                   Alternative(_NO_RECOMPUTE, pfd(_WITHOUT_RECOMPUTATION)))
+def _gpt3_petaflop_days(hardware: Hardware, reading: PaperReading) -> Outcome:
+    return Outcome(_gpt3_flops(reading) / (1e15 * SECONDS_PER_DAY),
+                   f"{reading.flops_per_token} flops per token and parameter x GPT-3's p x {GPT3_TOKENS:.3g} tokens")
 
 
-def _gpt3_years(hardware: Hardware) -> Outcome:
-    def years(passes):
-        return _gpt3_flops(passes) / hardware.peak_flop_per_s / (SECONDS_PER_DAY * ONE_YEAR_DAYS)
-    return Outcome(years(_WITH_RECOMPUTATION), f"GPT-3 training flops (with recomputation) / {hardware.peak_flop_per_s:.3g} flop/s",
-                   Alternative(_NO_RECOMPUTE, years(_WITHOUT_RECOMPUTATION)))
+def _gpt3_years(hardware: Hardware, reading: PaperReading) -> Outcome:
+    return Outcome(_gpt3_flops(reading) / hardware.peak_flop_per_s / (SECONDS_PER_DAY * ONE_YEAR_DAYS),
+                   f"GPT-3 training flops ({reading.flops_per_token} per token and parameter) / "
+                   f"{hardware.peak_flop_per_s:.3g} flop/s")
 
 
-def _fastest(hardware: Hardware, method: str, scenario: str = "limited", model=None, **kwargs):
-    return fastest(model or x_model(TRILLION_X), scenario_hardware(hardware, scenario), method, "3d", explain=False, **kwargs)
+def _gpt3_more_terabytes(hardware: Hardware, reading: PaperReading) -> Outcome:
+    """"storing its intermediate activations and gradients takes several more terabytes": GPT-3's activation
+    checkpoints (one half-precision layer output per layer and token, derivation checkpoint_memory) at its
+    critical batch, and its half-precision gradients."""
+    model = named_model("GPT-3")
+    checkpoints = float(derivation("checkpoint_memory").details["all checkpoints (every device)"].subs(
+        {b: model.critical_batch, d_l: model.d_l, d_m: model.d_m, d_s: model.d_s}))
+    gradients = GRADIENT_BYTES * model.p
+    unit = 1e12 if reading.gb == "GB" else 2**40
+    return Outcome((checkpoints + gradients) / unit,
+                   f"activation checkpoints 2 b d_l d_m d_s = {checkpoints / 1e12:.3g} TB at b = {model.critical_batch:.4g} "
+                   f"plus half-precision gradients {gradients / 1e12:.3g} TB")
 
 
-def _describe(result) -> str:
+def _dozens_of_times(hardware: Hardware, reading: PaperReading) -> Outcome:
+    """"This is dozens of times more memory than available on the largest GPU": GPT-3's training state, activation
+    checkpoints and gradients over the GPU's memory."""
+    state = ADAM_BYTES_PER_PARAMETER * named_model("GPT-3").p
+    more = _gpt3_more_terabytes(hardware, reading).value * (1e12 if reading.gb == "GB" else 2**40)
+    memory = reading.gpu_memory(hardware)
+    return Outcome((state + more) / memory, f"GPT-3's state {state / 1e12:.3g} TB and activations and gradients "
+                   f"{more / 1e12:.3g} TB over {memory / 1e9:.3g} GB of GPU memory")
+
+
+def _fastest(hardware: Hardware, method: str, scenario: str = "limited", model=None,
+             reading: PaperReading = PAPER_READING, parallelism: str = "3d", **kwargs):
+    spec = scenario_hardware(reading.hardware(hardware), scenario)
+    return fastest(model or x_model(TRILLION_X), spec, method, parallelism, explain=False,
+                   assumptions=kwargs.pop("assumptions", reading.assumptions()), **kwargs)
+
+
+def _describe(result, reading: PaperReading = PAPER_READING) -> str:
     c, e = result.config, result.evaluation
     return (f"n_b={c.n_b}, n_l={c.n_l}, n_a={c.n_a}, n_mu={c.n_mu}, b_mu={c.b_mu}: {e.n_gpu} GPUs at "
-            f"efficiency {e.efficiency:.2f}, {e.time_days:.3g} d, {e.memory.total / GIB:.3g} GB")
+            f"efficiency {e.efficiency:.2f}, {e.time_days:.3g} d, {e.memory.total / reading.gb_bytes:.3g} GB")
 
 
-def _x160_time(method: str) -> Callable[[Hardware], Outcome]:
-    def calculate(hardware: Hardware) -> Outcome:
-        r = _fastest(hardware, method)
+def _x160_time(method: str) -> Callable[[Hardware, PaperReading], Outcome]:
+    def calculate(hardware: Hardware, reading: PaperReading) -> Outcome:
+        r = _fastest(hardware, method, reading=reading)
         if r.evaluation is None:
             return _no_result(f"X160 ({method})", r)
-        return Outcome(r.evaluation.time_days, f"fastest {method} 3d configuration of X160 ({_describe(r)})")
+        return Outcome(r.evaluation.time_days, f"fastest {method} 3d configuration of X160 ({_describe(r, reading)})")
     return calculate
 
 
-def _speedup(hardware: Hardware) -> Outcome:
-    base, impr = _fastest(hardware, "baseline"), _fastest(hardware, "improved")
+def _speedup(hardware: Hardware, reading: PaperReading) -> Outcome:
+    base, impr = _fastest(hardware, "baseline", reading=reading), _fastest(hardware, "improved", reading=reading)
     if base.evaluation is None or impr.evaluation is None:
         return _no_result("X160", base if base.evaluation is None else impr)
     return Outcome(base.evaluation.time_days / impr.evaluation.time_days,
@@ -129,30 +162,41 @@ def _speedup(hardware: Hardware) -> Outcome:
                    f"{impr.evaluation.time_days:.3g} d (the trillion-parameter scale)")
 
 
+def _above_three_months(hardware: Hardware, reading: PaperReading) -> Outcome:
+    """"It also out-performs the baseline in the absence of tensor parallelism, but the training time remains above
+    three months": the fastest improved configuration of X160 without tensor parallelism (data + pipe)."""
+    r = _fastest(hardware, "improved", reading=reading, parallelism="data + pipe")
+    if r.evaluation is None:
+        return _no_result("X160 (improved, data + pipe)", r)
+    months = r.evaluation.time_days / (ONE_YEAR_DAYS / MONTHS_PER_YEAR)
+    return Outcome(months, f"fastest improved data + pipe configuration of X160 ({_describe(r, reading)}): "
+                   f"{r.evaluation.time_days:.3g} d = {months:.3g} months of {ONE_YEAR_DAYS / MONTHS_PER_YEAR:.4g} d")
+
+
 # --- overview ----------------------------------------------------------------------------------------
 
 
-def _a100_threshold(hardware: Hardware) -> Outcome:
-    bandwidth = hardware.gpu_memory_bandwidth_bytes_per_s
-    value = hardware.peak_flop_per_s / bandwidth
-    decimal = hardware.peak_flop_per_s / (bandwidth / GIB * GB)
-    return Outcome(value, f"peak {hardware.peak_flop_per_s:.3g} flop/s over GPU memory bandwidth {bandwidth:.4g} B/s "
-                   "(the spec's GB/s read as GiB/s)",
-                   Alternative("gb='GB' (the spec's 2039 GB/s read as 10^9 B/s)", decimal))
+def _a100_threshold(hardware: Hardware, reading: PaperReading) -> Outcome:
+    from lgacc.model.assumptions import apply_to_hardware
+
+    read = apply_to_hardware(hardware, reading.assumptions())
+    value = read.peak_flop_per_s / read.gpu_memory_bandwidth_bytes_per_s
+    return Outcome(value, f"peak {read.peak_flop_per_s:.3g} flop/s over GPU memory bandwidth "
+                   f"{read.gpu_memory_bandwidth_bytes_per_s:.4g} B/s (the spec's GB/s read as {reading.gb}/s)")
 
 
-def _binary_addition(hardware: Hardware) -> Outcome:
+def _binary_addition(hardware: Hardware, reading: PaperReading) -> Outcome:
     flops, moved = 1, 3 * HALF  # one addition; two fp16 operands read, one written
     return Outcome(flops / moved, "one flop per element over three half-precision values moved (two read, one written)")
 
 
-def _matmul_intensity(hardware: Hardware) -> Outcome:
+def _matmul_intensity(hardware: Hardware, reading: PaperReading) -> Outcome:
     n = 1024
     flops, moved = 2 * n**3, 3 * n**2 * HALF
     return Outcome(flops / moved, f"2 n^3 flops over 3 n^2 half-precision values (two inputs, one output), n = {n}")
 
 
-def _partition_traffic(hardware: Hardware) -> Outcome:
+def _partition_traffic(hardware: Hardware, reading: PaperReading) -> Outcome:
     # Ring collectives of the full gradient size S over n_b devices, counted in units of one all-gather:
     # without partition an all-reduce (reduce-scatter + all-gather); with it, an all-gather of the weights
     # in the forward pass, another in the backward pass (they were dropped) and a reduce-scatter.
@@ -166,71 +210,87 @@ def _partition_traffic(hardware: Hardware) -> Outcome:
     return Outcome(float(ratio) - 1, f"(2 all-gathers + 1 reduce-scatter) / all-reduce = {ratio} (formulas.network, ring collectives)")
 
 
-def _params_per_gpu(bytes_per_parameter: int, what: str) -> Callable[[Hardware], Outcome]:
-    def calculate(hardware: Hardware) -> Outcome:
-        memory = hardware.memory_bytes
+def _recomputation_increase(hardware: Hardware, reading: PaperReading) -> Outcome:
+    """"The method comes at the cost of a 33% increase in computation": the step with recomputation (derivation
+    compute_per_batch, 4 forward passes) over the step without (3)."""
+    details = derivation("compute_per_batch").details
+    forward = details["forward per batch"]
+    with_recompute = derivation("compute_per_batch").exact
+    ratio = float((with_recompute / (3 * forward)).simplify())
+    return Outcome(ratio - 1, "compute_per_batch (forward, backward = 2 forwards, recomputation) over the same step "
+                   f"without the recomputed forward: {ratio:.4g}")
+
+
+def _partition_intensity_lower(hardware: Hardware, reading: PaperReading) -> Outcome:
+    """"This is only 33% lower than without the partition": eq:data_intensity_base_partition against
+    eq:data_intensity_base."""
+    ratio = float((derivation("data_intensity_base_partition").paper / derivation("data_intensity_base").paper).simplify())
+    return Outcome(1 - ratio, f"eq:data_intensity_base_partition / eq:data_intensity_base = {ratio:.4g}")
+
+
+def _params_per_gpu(bytes_per_parameter: int, what: str) -> Callable[[Hardware, PaperReading], Outcome]:
+    def calculate(hardware: Hardware, reading: PaperReading) -> Outcome:
+        memory = reading.gpu_memory(hardware)
         return Outcome(memory / bytes_per_parameter,
-                       f"{memory / GIB:g} GiB of GPU memory over {bytes_per_parameter} bytes per parameter ({what})",
-                       Alternative("gb='GB' (the paper's 80 GB read as 80 x 10^9 bytes)", memory / GIB * GB / bytes_per_parameter))
+                       f"{memory:.4g} bytes of GPU memory (the spec's 80 read as {reading.gb}) over "
+                       f"{bytes_per_parameter} bytes per parameter ({what})")
     return calculate
 
 
 # --- trillion parameter example ----------------------------------------------------------------------
 
 
-def _x160_parameters(hardware: Hardware) -> Outcome:
+def _x160_parameters(hardware: Hardware, reading: PaperReading) -> Outcome:
     m = x_model(TRILLION_X)
     return Outcome(float(m.p), f"p of X160 from its dimensions (d_l = {m.d_l}, d_m = {m.d_m}, n_I = {m.n_I})")
 
 
-def _x160_critical_batch(hardware: Hardware) -> Outcome:
+def _x160_critical_batch(hardware: Hardware, reading: PaperReading) -> Outcome:
     m = x_model(TRILLION_X)
     return Outcome(m.critical_batch, "b_c = K_c p^(1/3) / d_s, calibrated on GPT-3 at 3.2 M tokens (appendix)")
 
 
-def _x160_flops(hardware: Hardware) -> Outcome:
+def _x160_flops(hardware: Hardware, reading: PaperReading) -> Outcome:
     m = x_model(TRILLION_X)
-    value = total_flops()
-    printed_b_c = float(f"{m.critical_batch:.3g}")
-    return Outcome(value, f"8 b_c d_s p (derivation compute_per_batch) for X160 at b_c = {m.critical_batch:.1f}, "
-                   f"d_s = {m.d_s}, times {DEFAULT_STEPS:,} steps",
-                   Alternative(f"b_c rounded to {printed_b_c:g} as the paper prints it", value * printed_b_c / m.critical_batch))
+    return Outcome(total_flops(reading=reading), f"8 b_c d_s p (derivation compute_per_batch) for X160 at b_c = "
+                   f"{_critical_batch(m, reading):.1f}, d_s = {m.d_s}, times {DEFAULT_STEPS:,} steps")
 
 
-def _x160_exaflop_days(hardware: Hardware) -> Outcome:
-    return Outcome(total_flops() / (1e18 * SECONDS_PER_DAY), "X160 total flops / (1e18 flop/s x 86400 s)")
+def _x160_exaflop_days(hardware: Hardware, reading: PaperReading) -> Outcome:
+    return Outcome(total_flops(reading=reading) / (1e18 * SECONDS_PER_DAY), "X160 total flops / (1e18 flop/s x 86400 s)")
 
 
-def _x160_gpu_days(hardware: Hardware) -> Outcome:
-    return Outcome(total_flops() / (hardware.peak_flop_per_s * SECONDS_PER_DAY),
+def _x160_gpu_days(hardware: Hardware, reading: PaperReading) -> Outcome:
+    return Outcome(total_flops(reading=reading) / (hardware.peak_flop_per_s * SECONDS_PER_DAY),
                    f"X160 total flops / ({hardware.peak_flop_per_s:.3g} flop/s peak x 86400 s), at perfect efficiency")
 
 
-def _improved_min_memory(hardware: Hardware) -> Outcome:
-    r = _fastest(hardware, "improved")
+def _improved_min_memory(hardware: Hardware, reading: PaperReading) -> Outcome:
+    r = _fastest(hardware, "improved", reading=reading)
     if r.evaluation is None:
         return _no_result("X160 (improved)", r)
-    return Outcome(r.evaluation.memory.total / GIB, f"total memory per GPU of the fastest improved 3d configuration of X160 ({_describe(r)})")
+    return Outcome(r.evaluation.memory.total / reading.gb_bytes,
+                   f"total memory per GPU of the fastest improved 3d configuration of X160 ({_describe(r, reading)})")
 
 
-def _memory_ratio(hardware: Hardware) -> Outcome:
-    r = _fastest(hardware, "improved")
+def _memory_ratio(hardware: Hardware, reading: PaperReading) -> Outcome:
+    r = _fastest(hardware, "improved", reading=reading)
     if r.evaluation is None:
         return _no_result("X160 (improved)", r)
-    return Outcome(hardware.memory_bytes / r.evaluation.memory.total,
-                   f"GPU memory over the fastest improved configuration's {r.evaluation.memory.total / GIB:.3g} GB")
+    return Outcome(reading.gpu_memory(hardware) / r.evaluation.memory.total,
+                   f"GPU memory over the fastest improved configuration's {r.evaluation.memory.total / reading.gb_bytes:.3g} GB")
 
 
-def _largest_cluster(hardware: Hardware) -> Outcome:
-    r = _fastest(hardware, "improved")
+def _largest_cluster(hardware: Hardware, reading: PaperReading) -> Outcome:
+    r = _fastest(hardware, "improved", reading=reading)
     if r.evaluation is None:
         return _no_result("X160 (improved)", r)
-    return Outcome(float(r.evaluation.n_gpu), f"GPUs of the fastest improved 3d configuration of X160 ({_describe(r)})")
+    return Outcome(float(r.evaluation.n_gpu), f"GPUs of the fastest improved 3d configuration of X160 ({_describe(r, reading)})")
 
 
 def _printed_time_of(row: tuple[str, str, int]) -> float:
     """The printed time (days) of one row of table:smaller_cluster, ``(parallelism, method, target months)``: an input
-    of the alternative reading "the target is what the paper's rows of that group take"."""
+    of the reading ``cluster_target='printed'`` ("the target is what the paper's rows of that group take")."""
     from ..printed import paper_table, parse_printed
 
     table = paper_table("table:smaller_cluster")
@@ -239,50 +299,49 @@ def _printed_time_of(row: tuple[str, str, int]) -> float:
 
 
 def _cluster_for(days: float, options: tuple[tuple[str, str], ...], label: str,
-                 printed_row: tuple[str, str, int]) -> Callable[[Hardware], Outcome]:
-    def fewest(hardware: Hardware, target: float):
+                 printed_row: tuple[str, str, int]) -> Callable[[Hardware, PaperReading], Outcome]:
+    def calculate(hardware: Hardware, reading: PaperReading) -> Outcome:
+        target = _printed_time_of(printed_row) if reading.cluster_target == "printed" else days
+        spec = reading.hardware(hardware)
         found = []
         for method, parallelism in options:
-            r = cheapest(x_model(TRILLION_X), hardware, method, parallelism, target, explain=False)
+            r = cheapest(x_model(TRILLION_X), spec, method, parallelism, target, explain=False,
+                         assumptions=reading.assumptions())
             if r.evaluation is not None:
                 found.append((r.evaluation.n_gpu, method, parallelism, r))
-        return min(found, key=lambda item: item[0]) if found else None
-
-    def calculate(hardware: Hardware) -> Outcome:
-        best = fewest(hardware, days)
-        if best is None:
-            return Outcome(None, f"no configuration of X160 trains in {days:.4g} d on this hardware")
-        n, method, parallelism, r = best
-        printed_days = _printed_time_of(printed_row)
-        alt = fewest(hardware, printed_days)
-        alternative = Alternative(
-            f"target = {printed_days:g} d, the printed time of the paper's {printed_row[0]} / {printed_row[1]} row "
-            f"for {label}", None if alt is None else float(alt[0]),
-            "" if alt is None else f"{alt[1]} {alt[2]} ({_describe(alt[3])})")
-        return Outcome(float(n), f"fewest GPUs training X160 in {label} ({days:.4g} d) among "
-                       f"{', '.join(f'{m} {p}' for m, p in options)}: {method} {parallelism} ({_describe(r)})",
-                       alternative)
+        if not found:
+            return Outcome(None, f"no configuration of X160 trains in {target:.4g} d on this hardware")
+        n, method, parallelism, r = min(found, key=lambda item: item[0])
+        return Outcome(float(n), f"fewest GPUs training X160 in {label} ({target:.4g} d) among "
+                       f"{', '.join(f'{m} {p}' for m, p in options)}: {method} {parallelism} ({_describe(r, reading)})")
     return calculate
 
 
-def _halving(hardware: Hardware) -> Outcome:
-    outcome = _speedup(hardware)
-    return Outcome(outcome.value, outcome.how)
-
-
-def _memory_fraction(hardware: Hardware) -> Outcome:
-    r = _fastest(hardware, "improved")
+def _memory_fraction(hardware: Hardware, reading: PaperReading) -> Outcome:
+    r = _fastest(hardware, "improved", reading=reading)
     if r.evaluation is None:
         return _no_result("X160 (improved)", r)
-    return Outcome(r.evaluation.memory.total / hardware.memory_bytes,
-                   f"the fastest improved configuration's {r.evaluation.memory.total / GIB:.3g} GB over the GPU's "
-                   f"{hardware.memory_bytes / GIB:g} GB")
+    memory = reading.gpu_memory(hardware)
+    return Outcome(r.evaluation.memory.total / memory,
+                   f"the fastest improved configuration's {r.evaluation.memory.total / reading.gb_bytes:.3g} GB over the GPU's "
+                   f"{memory / reading.gb_bytes:g} GB")
 
 
-def _finetune(hardware: Hardware) -> Outcome:
-    flops = total_flops(steps=FINE_TUNING_STEPS)
+def _finetune(hardware: Hardware, reading: PaperReading) -> Outcome:
+    flops = total_flops(steps=FINE_TUNING_STEPS, reading=reading)
     return Outcome(flops / hardware.peak_flop_per_s / SECONDS_PER_DAY,
                    f"8 b_c d_s p x {FINE_TUNING_STEPS} steps for X160 at peak {hardware.peak_flop_per_s:.3g} flop/s (perfect efficiency)")
+
+
+def _inference_seconds(hardware: Hardware, reading: PaperReading) -> Outcome:
+    """"This sets a lower bound of several seconds per trillion parameters": one forward pass of one sequence of
+    X160 (2 d_s p flops, half precision at peak) on the largest tensor-parallel group, one node, per trillion
+    parameters."""
+    m = x_model(TRILLION_X)
+    seconds = FORWARD_FLOPS * m.d_s * float(m.p) / (hardware.gpus_per_node * hardware.peak_flop_per_s)
+    return Outcome(seconds / (float(m.p) / 1e12),
+                   f"2 d_s p flops of one X160 sequence (d_s = {m.d_s}) on {hardware.gpus_per_node} GPUs at peak: "
+                   f"{seconds:.3g} s for {float(m.p) / 1e12:.3g} trillion parameters")
 
 
 # --- scaling analysis: lgacc.paper.claims.limits ----------------------------------------------------------
@@ -302,48 +361,31 @@ def _x_for_parameters(p: float) -> int:
 # --- Ethernet ----------------------------------------------------------------------------------------------
 
 
-#: Readings of the Ethernet claims, each a switch of the scaling reading (fig:scaling_Ethernet is a scaling
-#: figure): any number of layers per stage, pipeline transfers overlapped without extra micro-batches, pipeline
-#: stages sharing a node over NVLink, and all of them at once (the most favourable).
-ETHERNET_SWITCHES: tuple[dict, ...] = (
-    {"divisible_layers": False},
-    {"pipeline_overlap": "always"},
-    {"pipeline_placement": "intra-node"},
-    {"pipeline_placement": "intra-node", "divisible_layers": False},
-    {"pipeline_overlap": "always", "divisible_layers": False},
-)
 #: The Ethernet share the most favourable reading needs for the paper's slowdown is looked for up to this factor.
 ETHERNET_FACTOR_LIMIT = 64.0
+#: The most favourable reading of the Ethernet claims (a column of the matrix), which the demonstration extends
+#: with no state partition (the dotted line).
+FAVOURABLE_ETHERNET = {"pipeline_overlap": "always", "divisible_layers": False}
 
 
-def _switch_name(switches: dict) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in switches.items())
-
-
-def _with_assumptions(name: str, compute: Callable, **switches) -> Alternative:
-    """The alternative under the named switches of the scaling reading, or a note why it gave nothing."""
-    try:
-        return Alternative(name, float(compute(SCALING_ASSUMPTIONS.replace(**switches))))
-    except Exception as error:  # an alternative that cannot run is reported, not raised
-        return Alternative(name, None, f"{type(error).__name__}: {error}")
-
-
-def _slowdown(hardware: Hardware, assumptions, partitioned: bool | None = None, ethernet: Hardware | None = None) -> float:
+def _slowdown(hardware: Hardware, reading: PaperReading, partitioned: bool | None = None,
+              ethernet: Hardware | None = None) -> float:
     """X160's improved time over Ethernet (``ethernet``: the scenario's spec) over its time over InfiniBand, minus one."""
-    eth = ethernet or scenario_hardware(hardware, "ethernet")
-    over = fastest(x_model(TRILLION_X), eth, "improved", "3d", explain=False, assumptions=assumptions, partitioned=partitioned)
-    ib = _fastest(hardware, "improved", assumptions=assumptions)
+    eth = ethernet or scenario_hardware(reading.hardware(hardware), "ethernet")
+    over = fastest(x_model(TRILLION_X), eth, "improved", "3d", explain=False, assumptions=reading.assumptions(),
+                   partitioned=partitioned)
+    ib = _fastest(hardware, "improved", reading=reading)
     return over.evaluation.time_days / ib.evaluation.time_days - 1
 
 
-def _ethernet_needed(hardware: Hardware, assumptions, partitioned: bool, target: float) -> str:
+def _ethernet_needed(hardware: Hardware, reading: PaperReading, partitioned: bool, target: float) -> str:
     """The Ethernet share at which the most favourable reading slows X160 by ``target`` (bisection on the factor)."""
     spec = scenario_hardware(hardware, "ethernet")
     base = hardware.ethernet_bandwidth_bytes_per_s
 
     def slowdown(factor: float) -> float:
         faster = hardware.replace(ethernet_bandwidth_bytes_per_s=base * factor)
-        return _slowdown(hardware, assumptions, partitioned, scenario_hardware(faster, "ethernet"))
+        return _slowdown(hardware, reading, partitioned, scenario_hardware(faster, "ethernet"))
     low, high = 1.0, 2.0
     while slowdown(high) > target:
         low, high = high, high * 2
@@ -357,68 +399,51 @@ def _ethernet_needed(hardware: Hardware, assumptions, partitioned: bool, target:
             f"{spec.threshold('infiniband'):.3g})")
 
 
-def _ethernet_slowdown(hardware: Hardware) -> Outcome:
-    ib, eth = _fastest(hardware, "improved", assumptions=SCALING_ASSUMPTIONS), \
-        _fastest(hardware, "improved", "ethernet", assumptions=SCALING_ASSUMPTIONS)
+def _ethernet_slowdown(hardware: Hardware, reading: PaperReading) -> Outcome:
+    ib, eth = _fastest(hardware, "improved", reading=reading), _fastest(hardware, "improved", "ethernet", reading=reading)
     if ib.evaluation is None or eth.evaluation is None:
         return _no_result("X160 (improved)", ib if ib.evaluation is None else eth)
     slowdown = eth.evaluation.time_days / ib.evaluation.time_days - 1
-    how = (f"X160 improved: {eth.evaluation.time_days:.3g} d over Ethernet ({_describe(eth)}) against "
-           f"{ib.evaluation.time_days:.3g} d over InfiniBand ({_describe(ib)})")
-    tried = tuple(_with_assumptions(_switch_name(sw), lambda a: _slowdown(hardware, a), **sw) for sw in ETHERNET_SWITCHES)
-    favourable = SCALING_ASSUMPTIONS.replace(**ETHERNET_SWITCHES[-1])
-    without = Alternative("no state partition (the dotted line), " + _switch_name(ETHERNET_SWITCHES[-1]),
-                          _slowdown(hardware, favourable, partitioned=False))
-    demonstration = Demonstration(
-        "Over Ethernet the gradient reduction of X160 needs a longer pipeline (or a larger micro-batch) to hide it, and "
-        "the longer pipeline's bubble slows training beyond the paper's figure under every reading of its rules",
-        tried + (without,), _ethernet_needed(hardware, favourable, False, 0.04))
-    return Outcome(slowdown, how, tried, demonstration)
+    how = (f"X160 improved: {eth.evaluation.time_days:.3g} d over Ethernet ({_describe(eth, reading)}) against "
+           f"{ib.evaluation.time_days:.3g} d over InfiniBand ({_describe(ib, reading)})")
+    demonstration = None
+    if reading == PAPER_READING:
+        favourable = PAPER_READING.replace(**FAVOURABLE_ETHERNET)
+        name = ", ".join(f"{k}={v!r}" for k, v in FAVOURABLE_ETHERNET.items())
+        without = Alternative(f"no state partition (the dotted line), {name}", _slowdown(hardware, favourable, partitioned=False))
+        demonstration = Demonstration(
+            "Over Ethernet the gradient reduction of X160 needs a longer pipeline (or a larger micro-batch) to hide it, "
+            "and the longer pipeline's bubble slows training beyond the paper's figure under every reading of its "
+            "rules (every column of the reading matrix, and the most favourable one without the state partition)",
+            (without,), _ethernet_needed(hardware, favourable, False, 0.04))
+    return Outcome(slowdown, how, demonstration=demonstration)
 
 
-def _baseline_over_improved(hardware: Hardware, p: float) -> tuple[float, int, dict, dict] | None:
-    """Baseline time over improved time over Ethernet for the first X model of ``p`` parameters (scaling reading)."""
-    spec = scenario_hardware(hardware, "ethernet")
-    x = _x_for_parameters(p)
-    base, impr = (fastest_row(x, spec, method, "ethernet") for method in ("baseline", "improved"))
+def _ethernet_small_scale(hardware: Hardware, reading: PaperReading) -> Outcome:
+    spec = scenario_hardware(reading.hardware(hardware), "ethernet")
+    x = _x_for_parameters(SMALL_SCALE_PARAMETERS)
+    base, impr = (fastest_row(x, spec, method, "ethernet", assumptions=reading.assumptions())
+                  for method in ("baseline", "improved"))
     if not (base["feasible"] and impr["feasible"]):
-        return None
-    return base["time_days"] / impr["time_days"], x, base, impr
-
-
-def _ethernet_small_scale(hardware: Hardware) -> Outcome:
-    found = _baseline_over_improved(hardware, SMALL_SCALE_PARAMETERS)
-    if found is None:
         return Outcome(None, f"the {SMALL_SCALE_PARAMETERS:.0e}-parameter model is not feasible over Ethernet for both methods")
-    ratio, x, base, impr = found
-    model = x_model(x)
-    switched = tuple(_with_assumptions(
-        _switch_name(sw),
-        lambda a: _fastest(hardware, "baseline", "ethernet", model, assumptions=a).evaluation.time_days
-        / _fastest(hardware, "improved", "ethernet", model, assumptions=a).evaluation.time_days, **sw)
-        for sw in ETHERNET_SWITCHES)
-    decade = _baseline_over_improved(hardware, NEAR_SCALE_PARAMETERS)
-    near = Alternative(f"'smaller scales' read as one decade below X{TRILLION_X} ({NEAR_SCALE_PARAMETERS:.0e} parameters)",
-                       None if decade is None else decade[0],
-                       "" if decade is None else f"X{decade[1]}: baseline {decade[2]['time_days']:.3g} d, improved "
-                                                 f"{decade[3]['time_days']:.3g} d")
-    return Outcome(ratio,
+    return Outcome(base["time_days"] / impr["time_days"],
                    f"X{x}, the first X model of {SMALL_SCALE_PARAMETERS:.0e} parameters (a small scale of fig:scaling_Ethernet), "
                    f"over Ethernet: baseline {base['time_days']:.3g} d (n_b={base['n_b']:g}, n_l={base['n_l']:g}, "
                    f"n_a={base['n_a']:g}: its gradient reduction is only capped), improved {impr['time_days']:.3g} d "
                    f"(n_b={impr['n_b']:g}, n_l={impr['n_l']:g}, n_a={impr['n_a']:g}, n_mu={impr['n_mu']:g}: its reduction "
-                   "must be hidden)", switched + (near,))
+                   "must be hidden)")
 
 
-def _ethernet_unpartitioned_small(hardware: Hardware) -> Outcome:
+def _ethernet_unpartitioned_small(hardware: Hardware, reading: PaperReading) -> Outcome:
     """One claim for the sentence "For the smallest models, the partition can be avoided to further reduce the training
     time (dotted line)": avoiding it is faster at a small scale; where else it is, the ``how`` says."""
-    spec = scenario_hardware(hardware, "ethernet")
+    spec = scenario_hardware(reading.hardware(hardware), "ethernet")
+    assumptions = reading.assumptions()
     x = _x_for_parameters(SMALL_SCALE_PARAMETERS)
-    part, plain = (fastest_row(x, spec, method, "ethernet") for method in ("improved", NOT_PARTITIONED))
+    part, plain = (fastest_row(x, spec, method, "ethernet", assumptions=assumptions) for method in ("improved", NOT_PARTITIONED))
     if not (part["feasible"] and plain["feasible"]):
         return Outcome(None, f"X{x} is not feasible over Ethernet with and without partition")
-    big = {m: fastest_row(TRILLION_X, spec, m, "ethernet") for m in ("improved", NOT_PARTITIONED)}
+    big = {m: fastest_row(TRILLION_X, spec, m, "ethernet", assumptions=assumptions) for m in ("improved", NOT_PARTITIONED)}
     also = ""
     if big["improved"]["feasible"] and big[NOT_PARTITIONED]["feasible"]:
         ratio = big[NOT_PARTITIONED]["time_days"] / big["improved"]["time_days"]
@@ -430,18 +455,20 @@ def _ethernet_unpartitioned_small(hardware: Hardware) -> Outcome:
                    f"{part['time_days']:.4g} d (n_l={part['n_l']:g}, n_a={part['n_a']:g})" + also)
 
 
-def _bert_minutes(hardware: Hardware) -> Outcome:
-    r = _fastest(hardware, "improved", model=named_model("BERT"))
+def _bert_minutes(hardware: Hardware, reading: PaperReading) -> Outcome:
+    r = _fastest(hardware, "improved", model=named_model("BERT"), reading=reading)
     if r.evaluation is None:
         return _no_result("BERT (improved)", r)
     return Outcome(r.evaluation.time_days * 24 * 60,
-                   f"fastest improved 3d configuration of BERT-large at its critical batch, {DEFAULT_STEPS:,} steps ({_describe(r)})")
+                   f"fastest improved 3d configuration of BERT-large at its critical batch, {DEFAULT_STEPS:,} steps ({_describe(r, reading)})")
 
 
-CALCULATORS: dict[str, Callable[[Hardware], Outcome]] = {
-    "improved_halves_min_time": _halving,
+CALCULATORS: dict[str, Callable[[Hardware, PaperReading], Outcome]] = {
+    "improved_halves_min_time": _speedup,
     "improved_memory_tiny_fraction": _memory_fraction,
     "gpt3_state_tb": _gpt3_state,
+    "gpt3_more_terabytes": _gpt3_more_terabytes,
+    "gpt3_dozens_of_gpus_memory": _dozens_of_times,
     "gpt3_petaflop_days": _gpt3_petaflop_days,
     "gpt3_years_one_gpu": _gpt3_years,
     "baseline_min_time_1t": _x160_time("baseline"),
@@ -451,14 +478,18 @@ CALCULATORS: dict[str, Callable[[Hardware], Outcome]] = {
     "binary_addition_intensity": _binary_addition,
     "matmul_1024_intensity": _matmul_intensity,
     "partition_network_increase": _partition_traffic,
+    "recomputation_33_percent": _recomputation_increase,
+    "partition_intensity_33_percent_lower": _partition_intensity_lower,
     "params_fp32_80gb": _params_per_gpu(4, "fp32 weights only"),
     "params_adam_80gb": _params_per_gpu(ADAM_BYTES_PER_PARAMETER, "fp32 weights and two Adam moments"),
     "tensor_16_above": tensor_16_from_cap,
+    "tensor_over_infiniband_above": tensor_onset_claim,
     "x160_parameters": _x160_parameters,
     "x160_critical_batch": _x160_critical_batch,
     "x160_total_flops": _x160_flops,
     "x160_exaflop_days": _x160_exaflop_days,
     "x160_gpu_days": _x160_gpu_days,
+    "without_tensor_above_three_months": _above_three_months,
     "improved_min_memory": _improved_min_memory,
     "memory_17_times_less": _memory_ratio,
     "nearly_40000_gpus": _largest_cluster,
@@ -481,6 +512,32 @@ CALCULATORS: dict[str, Callable[[Hardware], Outcome]] = {
     "ethernet_unpartitioned_faster_small": _ethernet_unpartitioned_small,
     "bert_minutes": _bert_minutes,
     "finetune_gpu_days": _finetune,
+    "inference_seconds_per_trillion": _inference_seconds,
     "fifty_trillion_at_least_a_year": years_at(5e13),
     "quadrillion_decades": years_at(1e15, demonstrate=True),
+}
+
+_FLOPS = frozenset({"critical_batch"})
+_GB = frozenset({"gb"})
+#: The switches of :class:`~lgacc.paper.claims.reading.PaperReading` each calculator reads; a claim not listed
+#: reads none (a formula of the paper, a model's dimensions). A column of the matrix that moves none of a claim's
+#: switches repeats its paper-reading cell.
+READS: dict[str, frozenset[str]] = {
+    "improved_halves_min_time": SEARCH_READS, "improved_memory_tiny_fraction": SEARCH_READS,
+    "gpt3_state_tb": _GB, "gpt3_more_terabytes": _GB, "gpt3_dozens_of_gpus_memory": _GB,
+    "gpt3_petaflop_days": frozenset({"flops_per_token"}), "gpt3_years_one_gpu": frozenset({"flops_per_token"}),
+    "baseline_min_time_1t": SEARCH_READS, "improved_min_time_1t": SEARCH_READS, "improved_speedup_over_baseline": SEARCH_READS,
+    "a100_intensity_threshold": _GB, "params_fp32_80gb": _GB, "params_adam_80gb": _GB,
+    "tensor_16_above": SEARCH_READS, "tensor_over_infiniband_above": SEARCH_READS,
+    "x160_total_flops": _FLOPS, "x160_exaflop_days": _FLOPS, "x160_gpu_days": _FLOPS, "finetune_gpu_days": _FLOPS,
+    "without_tensor_above_three_months": SEARCH_READS,
+    "improved_min_memory": SEARCH_READS, "memory_17_times_less": SEARCH_READS, "nearly_40000_gpus": SEARCH_READS,
+    "one_month_cluster": SEARCH_READS | {"cluster_target"}, "six_month_cluster": SEARCH_READS | {"cluster_target"},
+    **{claim: SCALING_READS for claim in ("memory_limit_80gb", "offload_needed_above", "memory_limit_train_years",
+                                          "one_month_limit", "one_month_memory", "one_year_limit", "one_year_memory",
+                                          "unlimited_node_memory_limit", "unlimited_node_one_month",
+                                          "unlimited_node_one_year", "fifty_trillion_at_least_a_year",
+                                          "quadrillion_decades")},
+    "ethernet_x160_slowdown": SEARCH_READS, "ethernet_improved_beats_baseline_small": SEARCH_READS,
+    "ethernet_unpartitioned_faster_small": SEARCH_READS, "bert_minutes": SEARCH_READS,
 }

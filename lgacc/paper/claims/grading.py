@@ -16,27 +16,25 @@ All rules are defined here, in :data:`RULES`, and nowhere else:
     from ("about 4%" is not 3 % or 5 %); a 1.2x miss fails, so does any 2x miss.
 ``nearly``
     below the printed value but within :data:`WORD_TOLERANCE` of it ("nearly 40000").
-``over`` / ``above``
-    strictly greater than the printed value ("over 2000 GPU-days").
-``at least``
-    greater than or equal ("at least twice as fast" is a ratio >= 2); with ``digits`` (a round number,
-    ``{word: at least, digits: 1}``), at least the printed value at its significant digits: the
-    reproduction rounds to it or above ("at least twice" is a ratio that rounds to 2 or more, >= 1.5).
-``up to``
-    the largest value reached: at most the printed value (to its last digit) and no
-    less than :data:`WORD_TOLERANCE` below it ("up to four years").
+``at least`` / ``over`` / ``above`` / ``more than``
+    the reproduction, rounded to one more significant digit than the printed number shows (the rule's
+    ``digits``, else the printed number's own: "twice" is 2.0, "2000" is 2000 to two digits), is at least the
+    printed value: "at least twice as fast" holds for 1.976 (2.0) and fails for 1.78 (1.8).
+``up to`` / ``below``
+    likewise at most the printed value ("below a tenth": 0.059 holds); ``up to`` names the largest value
+    reached, so it is also no less than :data:`WORD_TOLERANCE` below it ("up to four years": 3.4 to 4.0 holds,
+    4.54 rounds to 4.5 and fails).
 ``between``
     a word naming a range, with the range stated in the transcription ("decades":
     20 to 100 years; "a matter of minutes": 1 to 60 minutes).
 
-A claim's *verdict* is ``reproduced`` when the package's computation agrees under
-the paper-faithful assumptions, ``explained`` when it does not but the calculator
-names an assumption under which the package's own computation agrees (its
-``alternative``), ``paper inconsistent`` when no reading of the paper's stated rules
-reaches the printed number and the calculator shows it (its ``demonstration``: the
-most favourable readings, each computed, none agreeing, and a bound where one
-exists), ``differs`` otherwise, and ``not reproduced`` when nothing could be computed
-(the reason is given).  A prose explanation without a computation is ``differs``.
+A claim's *verdict* is read from the reading matrix (:func:`verdict_from_matrix`; the readings are
+:mod:`.reading`'s): ``reproduced`` when it agrees under the paper reading; ``explained`` when it does not, but
+a reading that moves only a documented fact (:data:`~lgacc.paper.claims.reading.FACT` switches) makes it agree
+and that reading turns no reproduced claim into a miss; ``paper inconsistent`` when no column of the matrix
+agrees and the calculator shows that nothing under the paper's rules reaches the number (its
+``demonstration``: a bound, each reading computed); ``differs`` otherwise, naming the readings that would
+reproduce it and what each breaks; ``not reproduced`` when nothing could be computed (the reason is given).
 
 :data:`CONFIRMING` names the verdicts under which a page may say the paper's number is confirmed
 (reproduced, or explained by a named reading): every page that shows a claim reads its verdict
@@ -47,7 +45,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import yaml
 
@@ -69,6 +67,14 @@ NOT_REPRODUCED = "not reproduced"
 VERDICTS = (REPRODUCED, EXPLAINED, PAPER_INCONSISTENT, DIFFERS, NOT_REPRODUCED)
 #: The verdicts under which the paper's number comes out of the package's computation.
 CONFIRMING = (REPRODUCED, EXPLAINED)
+#: One mark per verdict and what it means: defined once, in :mod:`lgacc.paper.findings` (pure formatting,
+#: read by the book's pages and the front page's legend).
+from ..findings import MARK_MEANINGS, MARKS, verdict_mark  # noqa: E402
+
+
+def mark(verdict: str) -> str:
+    """The mark of a verdict (:data:`MARKS`); an unknown verdict keeps its name."""
+    return verdict_mark(verdict)
 
 
 def confirms(verdict: str) -> bool:
@@ -83,14 +89,32 @@ RULES = {
     "approximately": f"|v - p| <= {WORD_TOLERANCE:g} p",
     "around": f"|v - p| <= {WORD_TOLERANCE:g} p",
     "nearly": f"(1 - {WORD_TOLERANCE:g}) p <= v <= p",
-    "over": "v > p",
-    "above": "v > p",
-    "at least": "v >= p",
-    "below": "v < p",
-    "up to": f"(1 - {WORD_TOLERANCE:g}) p <= v <= p + half a unit of its last digit",
+    "over": "v rounded to one more significant digit than p shows >= p",
+    "above": "v rounded to one more significant digit than p shows >= p",
+    "more than": "v rounded to one more significant digit than p shows >= p",
+    "at least": "v rounded to one more significant digit than p shows >= p",
+    "below": "v rounded to one more significant digit than p shows <= p",
+    "up to": f"(1 - {WORD_TOLERANCE:g}) p <= v, and v rounded to one more significant digit than p shows <= p",
     "between": "low <= v < high",
 }
 _SAME_AS_ABOUT = ("about", "approximately", "around")
+#: The words graded at one more significant digit than printed (rule 4 of issue 32).
+_AT_LEAST = ("at least", "over", "above", "more than")
+_AT_MOST = ("up to", "below")
+
+
+def significant_digits(value: float) -> int:
+    """The significant digits a printed number shows: 2000 -> 1, 4.5 -> 2, 0.1 -> 1, 1/6 -> 15 (capped at 15)."""
+    if value == 0 or not math.isfinite(value):
+        return 1
+    text = f"{abs(value):.15g}"
+    mantissa = text.split("e")[0].replace(".", "").lstrip("0").rstrip("0")
+    return max(1, min(15, len(mantissa)))
+
+
+def round_significant(value: float, digits: int) -> float:
+    """``value`` rounded to ``digits`` significant digits."""
+    return float(f"{value:.{digits}g}")
 
 
 @dataclass(frozen=True)
@@ -106,8 +130,8 @@ class Rule:
     def parse(cls, spec: Any) -> "Rule":
         if isinstance(spec, dict):
             if "word" in spec and "digits" in spec:
-                if spec["word"] not in ("at least",):
-                    raise ValueError(f"a word with digits is 'at least' only, not {spec['word']!r}")
+                if spec["word"] not in _AT_LEAST + _AT_MOST:
+                    raise ValueError(f"a word with digits is one of {_AT_LEAST + _AT_MOST}, not {spec['word']!r}")
                 return cls(str(spec["word"]), digits=int(spec["digits"]))
             if "digits" in spec:
                 return cls("digits", digits=int(spec["digits"]))
@@ -137,15 +161,13 @@ class Rule:
             return abs(value - paper) <= w * abs(paper)
         if k == "nearly":
             return (1 - w) * paper <= value <= paper
-        if k in ("over", "above"):
-            return value > paper
-        if k == "at least":
-            slack = 0.0 if self.digits is None else self._half_unit(paper, self.digits)
-            return value >= paper - slack
+        digits = (self.digits or significant_digits(paper)) + 1
+        if k in _AT_LEAST:
+            return round_significant(value, digits) >= paper
         if k == "below":
-            return value < paper
+            return round_significant(value, digits) <= paper
         if k == "up to":
-            return (1 - w) * paper <= value <= paper + self._half_unit(paper, 1)
+            return (1 - w) * paper <= value and round_significant(value, digits) <= paper
         if k == "between":
             return self.low <= value < self.high
         raise ValueError(k)
@@ -168,9 +190,9 @@ class Rule:
             return f"to {self.digits} significant digit{'s' if self.digits > 1 else ''}"
         if self.kind == "between":
             return f"in [{self.low:g}, {self.high:g})"
-        if self.digits is not None:
-            return (f'"{self.kind}" a round number: v rounds to p or above at {self.digits} significant '
-                    f'digit{"s" if self.digits > 1 else ""}')
+        if self.kind in _AT_LEAST + _AT_MOST:
+            shown = "" if self.digits is None else f" (p printed to {self.digits} significant digit{'s' if self.digits > 1 else ''})"
+            return f'"{self.kind}": {RULES[self.kind]}{shown}'
         return f'"{self.kind}": {RULES[self.kind]}'
 
 
@@ -217,7 +239,8 @@ class Outcome:
 
     value: float | None
     how: str
-    #: one named alternative, or several tried in turn (the first that agrees explains the claim)
+    #: kept for old callers: a calculator computes under the reading it is given, and the readings are the
+    #: matrix's columns (:mod:`.reading`), so this is ignored by the grading
     alternative: Alternative | tuple[Alternative, ...] | None = None
     #: for a printed number no reading reaches: the readings tried and the bound (``paper inconsistent``)
     demonstration: Demonstration | None = None
@@ -236,14 +259,20 @@ class ClaimResult:
     where: str
     rule: str = ""
     verdict: str = NOT_REPRODUCED
+    #: for ``explained``: ``{"assumption", "reproduced", "agrees"}`` of the fact reading that explains it
     alternative: dict | None = None
     difference: str = ""
     explanation: str = field(default="")
-    #: every alternative computed (for any claim whose calculator computes some): ``{"assumption", "reproduced",
-    #: "agrees"}``
+    #: every other column of the reading matrix: ``{"assumption", "reproduced", "agrees"}``
     alternatives: tuple[dict, ...] = ()
     #: for ``paper inconsistent``: ``{"statement", "readings": [{"assumption", "reproduced", "agrees"}], "needed"}``
     demonstration: dict | None = None
+    #: the reading every claim is graded under (:data:`lgacc.paper.claims.reading.PAPER_NAME`)
+    reading: str = ""
+    #: the readings (matrix columns) under which the claim agrees, each with the claims reproduced under the paper
+    #: reading that it turns into misses: ``{"reading", "kind", "reproduced", "breaks"}``
+    reproduced_by: tuple[dict, ...] = ()
+    mark: str = ""
 
 
 Calculator = Callable[[Hardware], Any]
@@ -282,85 +311,72 @@ def _shown(value: float | None) -> str:
     return "nothing" if value is None else f"{value:.3g}"
 
 
-def grade(claim: PrintedClaim, outcome: Outcome) -> ClaimResult:
-    """Compare one outcome with its printed claim and give the verdict."""
+def _cells(claim: PrintedClaim, cells: Sequence[tuple[str, float | None]]) -> list[dict]:
+    return [{"assumption": name, "reproduced": value, "agrees": claim.agrees(value)} for name, value in cells]
+
+
+def grade(claim: PrintedClaim, outcome: Outcome, reading: str = "", others: Sequence[tuple[str, str, float | None]] = (),
+          breaks: dict[str, Sequence[str]] | None = None) -> ClaimResult:
+    """Grade one claim from its row of the reading matrix: ``outcome`` under the paper reading (named
+    ``reading``), ``others`` the other columns ``(name, kind, value)`` (kind ``fact`` or ``scaling``), ``breaks``
+    the claims each column turns from agreeing into a miss.  The rules are :func:`verdict_from_matrix`'s."""
+    breaks = breaks or {}
     agrees = claim.agrees(outcome.value)
-    alternative = None
-    alternatives: tuple[dict, ...] = ()
-    demonstration = None
+    alternatives = tuple(_cells(claim, [(name, value) for name, _, value in others]))
+    agreeing = [(name, kind, value) for name, kind, value in others if claim.agrees(value)]
+    # for a claim that does not agree under the paper reading: the readings that would reproduce it, and what each breaks
+    reproduced_by = () if agrees else tuple(
+        {"reading": name, "kind": kind, "reproduced": value, "breaks": list(breaks.get(name, ()))}
+        for name, kind, value in agreeing)
+    alternative = demonstration = None
     if outcome.value is None:
-        verdict = NOT_REPRODUCED
-        explanation = outcome.how
+        verdict, explanation = NOT_REPRODUCED, outcome.how
     elif agrees:
-        verdict = REPRODUCED
-        explanation = f"agrees {claim.tolerance}"
-        # the other readings computed are kept (a page shows how far each moves the number), none is chosen
-        alternatives = tuple({"assumption": a.assumption, "reproduced": a.reproduced,
-                              "agrees": claim.agrees(a.reproduced)} for a in _alternatives(outcome))
+        verdict, explanation = REPRODUCED, f"agrees {claim.tolerance}"
     else:
         verdict = DIFFERS
         explanation = f"the package gives {outcome.value:.3g} {claim.unit} against the printed {claim.printed}"
-        tried = _alternatives(outcome)
-        if tried:
-            alt = _chosen(claim, tried)
-            alt_agrees = claim.agrees(alt.reproduced)
-            alternative = {"assumption": alt.assumption, "reproduced": alt.reproduced, "agrees": alt_agrees}
-            alternatives = tuple({"assumption": a.assumption, "reproduced": a.reproduced,
-                                  "agrees": claim.agrees(a.reproduced)} for a in tried)
-            if alt_agrees:
-                verdict = EXPLAINED
-                explanation = f"with {alt.assumption}, the same computation gives {alt.reproduced:.3g} {claim.unit}, which agrees"
-            else:
-                closest = "the closest of the switches tried, " if len(tried) > 1 else ""
-                explanation += (f"; with {alt.assumption} ({closest}{len(tried)} tried) it gives {_shown(alt.reproduced)}, "
-                                "which does not agree either")
-            if alt.how:
-                explanation += f" ({alt.how})"
-        if verdict == DIFFERS and outcome.demonstration is not None:
-            verdict, explanation, demonstration = _inconsistent(claim, outcome.demonstration)
+        facts = [r for r in reproduced_by if r["kind"] == "fact" and not r["breaks"]]
+        if facts:
+            fact = facts[0]
+            verdict = EXPLAINED
+            alternative = {"assumption": fact["reading"], "reproduced": fact["reproduced"], "agrees": True}
+            explanation = (f"with {fact['reading']} (a documented fact, applied to every claim, which breaks none), "
+                           f"the same computation gives {fact['reproduced']:.3g} {claim.unit}, which agrees")
+        elif reproduced_by:
+            named = "; ".join(f"{r['reading']} gives {r['reproduced']:.3g} but breaks "
+                              + (", ".join(r["breaks"]) if r["breaks"] else "nothing")
+                              + (" (a fact reading that breaks a reproduced claim)" if r["kind"] == "fact" and r["breaks"] else "")
+                              for r in reproduced_by)
+            explanation += f"; it would be reproduced by {named}"
+        elif outcome.demonstration is not None:
+            verdict, text, demonstration = _inconsistent(claim, outcome.demonstration)
+            explanation = text if verdict == PAPER_INCONSISTENT else f"{explanation}; no reading of the matrix reaches it. {text}"
+        else:
+            explanation += f"; no reading of the matrix ({len(others) + 1} columns) reaches it"
     return ClaimResult(
         claim.id, claim.paper, outcome.value, claim.unit, agrees, claim.printed, claim.tolerance, outcome.how,
         claim.where, claim.rule.text, verdict, alternative, difference(claim.paper, outcome.value, agrees), explanation,
-        alternatives, demonstration,
+        alternatives, demonstration, reading, reproduced_by, mark(verdict),
     )
 
 
+def verdict_from_matrix(claim: PrintedClaim, outcome: Outcome, others, breaks) -> str:
+    """The verdict alone (see :func:`grade`)."""
+    return grade(claim, outcome, "", others, breaks).verdict
+
+
 def _inconsistent(claim: PrintedClaim, shown: Demonstration) -> tuple[str, str, dict | None]:
-    """``paper inconsistent`` when every reading of the demonstration was computed and none agrees (one that
-    agrees explains the claim instead; one not computed leaves it ``differs``)."""
+    """``paper inconsistent`` when every reading of the demonstration was computed and none agrees (the matrix's
+    columns were checked before: none agrees); else ``differs``."""
     readings = [{"assumption": r.assumption, "reproduced": r.reproduced, "agrees": claim.agrees(r.reproduced)}
                 for r in shown.readings]
     record = {"statement": shown.statement, "readings": readings, "needed": shown.needed}
-    agreeing = [r for r in readings if r["agrees"]]
-    if agreeing:
-        first = agreeing[0]
-        return EXPLAINED, (f"with {first['assumption']}, the same computation gives {first['reproduced']:.3g} "
-                           f"{claim.unit}, which agrees"), record
-    if not readings or any(r["reproduced"] is None for r in readings):
-        return DIFFERS, f"{shown.statement} (a reading could not be computed)", record
+    if any(r["agrees"] for r in readings) or any(r["reproduced"] is None for r in readings):
+        return DIFFERS, f"{shown.statement} (a reading of the demonstration agrees or could not be computed)", record
     values = "; ".join(f"{r['assumption']}: {_shown(r['reproduced'])}" for r in readings)
-    text = f"{shown.statement}. The most favourable readings give {values} {claim.unit}, none {claim.tolerance}"
+    text = (f"{shown.statement}. No column of the reading matrix agrees" + (f"; {values} {claim.unit}" if values else "")
+            + f", none {claim.tolerance}")
     if shown.needed:
         text += f"; {shown.needed}"
     return PAPER_INCONSISTENT, text, record
-
-
-def _alternatives(outcome: Outcome) -> list[Alternative]:
-    alt = outcome.alternative
-    if alt is None:
-        return []
-    return [alt] if isinstance(alt, Alternative) else list(alt)
-
-
-def _chosen(claim: PrintedClaim, tried: list[Alternative]) -> Alternative:
-    """The first alternative that agrees, else the one closest to the printed number (by log ratio)."""
-    for alt in tried:
-        if claim.agrees(alt.reproduced):
-            return alt
-
-    def distance(alt: Alternative) -> float:
-        value = alt.reproduced
-        if value is None or value <= 0 or claim.paper <= 0:
-            return math.inf
-        return abs(math.log(value / claim.paper))
-    return min(tried, key=distance)

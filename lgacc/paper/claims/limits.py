@@ -2,12 +2,12 @@
 times and memories at them, and the time of a given size, each read along the curves the way the paper reads its
 figures.
 
-The reading is the scaling analysis' own (:data:`lgacc.scaling.SCALING_ASSUMPTIONS`): memory an output of the
-fastest configuration, tensor parallelism by the 25 % overhead cap alone, the limits interpolated log-log between
-the models ``x = 2^k``.  Every claim also tries the other readings of :data:`READINGS` (each a named switch of
-:class:`~lgacc.model.assumptions.Assumptions`, computed in full); the first that agrees explains it.  Where none
-does, :func:`_bound_demonstration` shows that nothing under the paper's rules reaches the printed number: the
-memory or time *floor* (:mod:`lgacc.scaling.bounds`) no configuration beats, read on every model and on the grid.
+Each calculator computes under the reading it is given (:class:`~lgacc.paper.claims.reading.PaperReading`): the
+paper reading is the scaling analysis' own (memory an output of the fastest configuration, tensor parallelism by the
+25 % overhead cap alone, the limits interpolated log-log between the models ``x = 2^k``); the other readings are
+the matrix's columns.  For the claims no reading reaches, :func:`_bound_demonstration` shows that nothing under the
+paper's rules reaches the printed number: the memory or time *floor* (:mod:`lgacc.scaling.bounds`) no
+configuration beats, read on every model and on the grid.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from lgacc.model.hardware import Hardware
 from lgacc.model.transformer import x_model
 from lgacc.scaling import (
     ONE_YEAR_DAYS,
-    SCALING_ASSUMPTIONS,
     along_curve,
     bound_limit,
     feasibility_limit,
@@ -28,39 +27,20 @@ from lgacc.scaling import (
 )
 
 from .grading import Alternative, Demonstration, Outcome
+from .reading import PAPER_CAP, PAPER_READING, PaperReading, column_name
 
-__all__ = ["READINGS", "TABLES_READING", "GRID_CLAIMS", "limit_calculator", "memory_limit_years", "years_at",
-           "tensor_16_from_cap", "grid_moves"]
+__all__ = ["SEARCH_READS", "SCALING_READS", "GRID_CLAIMS", "limit_calculator", "memory_limit_years", "years_at",
+           "tensor_16_from_cap", "tensor_onset_claim", "grid_moves"]
 
-#: The tables' reading of the same switches: memory a rule (offload when needed), at most one device per head and
-#: whole heads per device (``lgacc.model.assumptions``'s defaults), on the same grid.
-TABLES_READING = {"memory_limit": "constraint", "heads_cap": True, "divisible_heads": True}
-#: The other readings each scaling claim is computed under, in the order tried: the fine grid, whole heads per
-#: device (on either grid), and the tables' reading.
-READINGS: tuple[dict, ...] = (
-    {"scaling_grid": "fine"},
-    {"divisible_heads": True},
-    {"divisible_heads": True, "scaling_grid": "fine"},
-    TABLES_READING,
-)
+#: The switches a search reads (the evaluator's assumptions, the InfiniBand threshold, the GB).
+SEARCH_READS = frozenset({"divisible_heads", "heads_cap", "memory_limit", "divisible_layers", "pipeline_overlap",
+                          "pipeline_placement", "infiniband_threshold", "gb"})
+#: The switches a scaling limit reads: a search's and the grid.
+SCALING_READS = SEARCH_READS | {"scaling_grid"}
 #: "Decades" and other time words are read in years; the overhead cap the paper states (eq:overhead_condition).
-PAPER_CAP = 0.25
 #: A cap of a third: an efficiency of at least 75 %, the other reading of "a maximum overhead of 25 %" (what the
 #: paper would have needed where its own cap falls short).
 THIRD_CAP = 1 / 3
-
-
-def _name(switches: dict) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in switches.items())
-
-
-def _alternative(switches: dict, compute: Callable) -> Alternative:
-    """``compute(assumptions)`` under the scaling reading with ``switches``, or a note why it gave nothing."""
-    try:
-        value = compute(SCALING_ASSUMPTIONS.replace(**switches))
-    except Exception as error:  # an alternative that cannot run is reported, not raised
-        return Alternative(_name(switches), None, f"{type(error).__name__}: {error}")
-    return Alternative(_name(switches), None if value is None else float(value))
 
 
 def _limit(kind: str, hardware: Hardware, scenario: str, days: float | None, assumptions):
@@ -71,14 +51,14 @@ def _limit(kind: str, hardware: Hardware, scenario: str, days: float | None, ass
     return time_limit(days, hardware, scenario, assumptions=assumptions)
 
 
-def _read(limit, quantity: str):
+def _read(limit, quantity: str, reading: PaperReading):
     if limit is None:
         return None
-    return {"p": limit.p, "memory": limit.memory_gib, "years": limit.time_days / ONE_YEAR_DAYS}[quantity]
+    memory = limit.memory_gib * 2**30 / reading.gb_bytes
+    return {"p": limit.p, "memory": memory, "years": limit.time_days / ONE_YEAR_DAYS}[quantity]
 
 
-def _bound_demonstration(kind: str, hardware: Hardware, scenario: str, days: float | None,
-                         alternatives: tuple[Alternative, ...]) -> Demonstration | None:
+def _bound_demonstration(kind: str, hardware: Hardware, scenario: str, days: float | None) -> Demonstration | None:
     """The readings computed and the floor's limit: no configuration within the paper's rules goes beyond it."""
     bound = bound_limit("memory" if kind == "feasible" else "time", hardware, scenario, days)
     if bound is None:
@@ -90,71 +70,78 @@ def _bound_demonstration(kind: str, hardware: Hardware, scenario: str, days: flo
             "allows")
     statement = (f"No configuration within the paper's rules beats {what}; {bound.how}, so no choice of the other "
                  f"degrees, read on either grid, reaches beyond {bound.p:.3g} parameters")
-    readings = alternatives + (Alternative("the floor, the more favourable of every model and the 2^k grid", bound.p),)
+    readings = (Alternative("the floor, the more favourable of every model and the 2^k grid", bound.p),)
     needed = "" if third is None else (f"the printed number needs more than the paper's cap: with a cap of a third "
                                        f"(an efficiency of 75 %) the floor reaches {third.p:.3g}")
     return Demonstration(statement, readings, needed)
 
 
 def limit_calculator(kind: str, scenario: str, quantity: str, days: float | None = None,
-                     demonstrate: bool = False) -> Callable[[Hardware], Outcome]:
+                     demonstrate: bool = False) -> Callable[[Hardware, PaperReading], Outcome]:
     """A limit (``kind``: ``feasible`` memory, ``offload``, ``time``) of ``scenario`` read as ``quantity`` (``p``,
-    ``memory`` at the limit, ``years`` to train it), under the scaling reading and every reading of :data:`READINGS`;
-    ``demonstrate`` adds the floor's bound (the claims no reading reaches)."""
-    def calculate(hardware: Hardware) -> Outcome:
-        limit = _limit(kind, hardware, scenario, days, SCALING_ASSUMPTIONS)
+    ``memory`` at the limit, ``years`` to train it), under the reading given; ``demonstrate`` adds, under the paper
+    reading, the floor's bound (the claims no reading reaches)."""
+    def calculate(hardware: Hardware, reading: PaperReading) -> Outcome:
+        limit = _limit(kind, reading.hardware(hardware), scenario, days, reading.assumptions())
         if limit is None:
             return Outcome(None, f"no limit found on the grid of the {scenario} scenario")
-        alternatives = tuple(_alternative(sw, lambda a: _read(_limit(kind, hardware, scenario, days, a), quantity))
-                             for sw in READINGS)
-        demonstration = _bound_demonstration(kind, hardware, scenario, days, alternatives) if demonstrate else None
-        return Outcome(_read(limit, quantity), f"improved method, {scenario} scenario, memory as an output: {limit.how}",
-                       alternatives, demonstration)
+        demonstration = (_bound_demonstration(kind, hardware, scenario, days)
+                         if demonstrate and reading == PAPER_READING else None)
+        return Outcome(_read(limit, quantity, reading), f"improved method, {scenario} scenario, memory as an output: {limit.how}",
+                       demonstration=demonstration)
     return calculate
 
 
-def memory_limit_years(hardware: Hardware) -> Outcome:
+def memory_limit_years(hardware: Hardware, reading: PaperReading) -> Outcome:
     """The training time of the largest model the GPU's memory holds ("such model would take up to four years")."""
-    return limit_calculator("feasible", "limited", "years")(hardware)
+    return limit_calculator("feasible", "limited", "years")(hardware, reading)
 
 
-def _years_along(p: float, hardware: Hardware, assumptions) -> float | None:
-    found = along_curve(p, hardware, "limited", assumptions=assumptions)
-    return None if found is None else found[0]["time_days"] / ONE_YEAR_DAYS
-
-
-def years_at(p: float, demonstrate: bool = False) -> Callable[[Hardware], Outcome]:
+def years_at(p: float, demonstrate: bool = False) -> Callable[[Hardware, PaperReading], Outcome]:
     """The training time of a ``p``-parameter model read along the improved method's curve (limited scenario);
     ``demonstrate``: the curve's configurations show the minimum is no longer (the claims no reading reaches)."""
-    def calculate(hardware: Hardware) -> Outcome:
-        found = along_curve(p, hardware, "limited")
+    def calculate(hardware: Hardware, reading: PaperReading) -> Outcome:
+        found = along_curve(p, reading.hardware(hardware), "limited", assumptions=reading.assumptions())
         if found is None:
             return Outcome(None, f"{p:.3g} parameters lie outside the grid or beyond a feasible configuration")
         at_p, low, high = found
         how = (f"{p:.3g} parameters, between {low['model']} ({low['time_days'] / ONE_YEAR_DAYS:.3g} y, n_a = "
                f"{low['n_a']:g}) and {high['model']} ({high['time_days'] / ONE_YEAR_DAYS:.3g} y, n_a = {high['n_a']:g}) "
-               "on the fastest improved curve, memory as an output, log-log")
-        # memory as a rule leaves no configuration of these sizes: the tables' reading has no time to show
-        readings = tuple(_alternative(sw, lambda a: _years_along(p, hardware, a)) for sw in READINGS
-                         if sw is not TABLES_READING)
+               "on the fastest improved curve, log-log")
         demonstration = None
-        if demonstrate:
+        if demonstrate and reading == PAPER_READING:
             demonstration = Demonstration(
                 f"Every configuration on the curve obeys the paper's rules, so the minimum training time at "
-                f"{p:.3g} parameters is at most what the curve reads: {at_p['time_days'] / ONE_YEAR_DAYS:.3g} years "
-                "(with memory a rule, no configuration of this size fits at all)", readings)
-        return Outcome(at_p["time_days"] / ONE_YEAR_DAYS, how, readings, demonstration)
+                f"{p:.3g} parameters is at most what the curve reads: {at_p['time_days'] / ONE_YEAR_DAYS:.3g} years",
+                ())
+        return Outcome(at_p["time_days"] / ONE_YEAR_DAYS, how, demonstration=demonstration)
     return calculate
 
 
-def tensor_16_from_cap(hardware: Hardware) -> Outcome:
+def tensor_onset_claim(hardware: Hardware, reading: PaperReading) -> Outcome:
+    """"At extreme scales (~25 trillion parameters) it becomes possible to efficiently use tensor parallelism over
+    InfiniBand with n_a > 16": where 17 devices over InfiniBand reach the 25 % cap; ``how`` also names the
+    InfiniBand threshold the printed onset implies (the reading ``infiniband_threshold``)."""
+    from .reading import implied_infiniband_threshold, tensor_onset
+
+    spec = reading.hardware(hardware)
+    found = tensor_onset(spec, reading.assumptions())
+    if found is None:
+        return Outcome(None, "tensor parallelism over InfiniBand stays above the 25 % cap up to X4096 on this hardware")
+    implied = implied_infiniband_threshold(hardware)
+    return Outcome(found[0], f"{found[1]}; the printed ~25 T implies an InfiniBand threshold of {implied:.4g} flop/B "
+                   f"instead of the spec's {hardware.threshold('infiniband'):.4g}")
+
+
+def tensor_16_from_cap(hardware: Hardware, reading: PaperReading) -> Outcome:
     """"A maximum overhead of 25 %, which for large models (above ~50 billion parameters) allows the practical limit
     n_a = 16": where the tensor overhead of 16 devices over NVLink falls to the cap along the X family (every even x,
     log-log between the two neighbours)."""
     from lgacc.model.evaluator import evaluate_many
 
     def overhead(x: int) -> float:
-        r = evaluate_many(x_model(x), hardware, "improved", n_b=1, n_a=16, assumptions=SCALING_ASSUMPTIONS)
+        r = evaluate_many(x_model(x), reading.hardware(hardware), "improved", n_b=1, n_a=16,
+                          assumptions=reading.assumptions())
         return float(r["tensor"])
 
     previous = None
@@ -176,7 +163,7 @@ GRID_CLAIMS = ("memory_limit_80gb", "offload_needed_above", "memory_limit_train_
                "one_month_memory", "one_year_limit", "one_year_memory", "unlimited_node_memory_limit",
                "unlimited_node_one_month", "unlimited_node_one_year", "fifty_trillion_at_least_a_year",
                "quadrillion_decades")
-_FINE = _name({"scaling_grid": "fine"})
+_FINE = column_name({"scaling_grid": "fine"})
 
 
 def grid_moves(records) -> list[dict]:

@@ -12,10 +12,12 @@ reproduced by the scorecard), the efficiency and the time are computed.
 Beside it, graded separately, is *what the search would pick*: :func:`lgacc.search.cheapest`, the fewest
 GPUs that train within the row's target (one month = 365.25 / 12 days, six months = 365.25 / 2 days;
 ``target_months`` in ``data/paper/``), with the row's method and parallelism, or the fastest configuration
-when none reaches it.  Its GPU count is ``explained`` when the row's printed time taken as the target gives
-the printed count (``PRINTED_TIME_TARGET``: the paper's "one month" rows take 31 to 32 days, its "six
-months" rows 180 to 199 days), or when no configuration reaches the target and the fastest has the printed
-count (``FASTEST_IF_OUT_OF_REACH``).
+when none reaches it.  Its GPU count is ``explained`` when no configuration reaches the target and the fastest
+has the printed count (``FASTEST_IF_OUT_OF_REACH``).  When only the row's printed time taken as the target gives
+the printed count (``PRINTED_TIME_TARGET``: the paper's "one month" rows take 31 to 32 days, its "six months"
+rows 180 to 199 days), it ``differs``, naming that reading: the target is a reading of the paper's words (the
+switch ``cluster_target`` of :class:`lgacc.paper.claims.PaperReading`), not a documented fact, so under the one
+paper reading (calendar months) it cannot explain a cell (issue #32).
 """
 
 from __future__ import annotations
@@ -124,7 +126,9 @@ def _search_n_gpu_verdict(printed: str, row) -> tuple[str, str]:
                              f"the fastest takes {row['search_time_days']:.1f} d on {paper} GPUs")
     alt = row.get("alt_n_gpu")
     if alt is not None and not pd.isna(alt) and int(alt) == paper:
-        return "explained", f"{PRINTED_TIME_TARGET} ({row['alt_target_days']:.0f} d) gives {int(alt)} GPUs"
+        return "differs", (f"{int(row['search_n_gpu']) if found else 'none'} GPUs at {row['target_days']:.1f} d; it would be "
+                           f"reproduced by {PRINTED_TIME_TARGET} ({row['alt_target_days']:.0f} d gives {int(alt)} GPUs), "
+                           "a reading of the target, not the paper reading")
     got = f"{int(row['search_n_gpu'])}" if found else "none"
     if found and not bool(row["target_reached"]):
         return "differs", (f"no configuration reaches {row['target_days']:.1f} d; the fastest takes "
