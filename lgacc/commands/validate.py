@@ -40,6 +40,10 @@ RUN_KEYS = ("id", "publication", "citation", "model", "hardware", "n_gpu", "n_b"
 #: The extension's configuration keys of each run (issue #36), with the value a run file that does not give them
 #: has: no expert or context parallelism, bf16 (every shipped run today).
 SPARSE_RUN_DEFAULTS = {"n_e": 1, "n_c": 1, "precision": "bf16"}
+#: Further keys of each run (issue #36): whether its model has experts, whether it needs the sparse extension
+#: (experts, context parallelism or FP8: reported apart, in the calibrated block's ``moe`` and ``fp8``), and the
+#: calibrated model's expert GEMM and all-to-all time (present when some run needs the extension).
+EXTENSION_RUN_KEYS = ("moe", "extended", "expected_expert_gemm_s", "expected_all_to_all_s", "expected_all_to_all_share")
 
 KEY_MODELS = {
     **{key: "measured" for key in ("measured_step_s", "measured_memory_gib", "memory_statistic",
@@ -47,7 +51,8 @@ KEY_MODELS = {
     **{key: "peer (its own prediction)" for key in ("peer_simumax_step_s", "peer_simumax_memory_gib",
                                                     "peer_calculon_step_s")},
     **{key: "ideal" for key in RUN_KEYS if key.startswith(("predicted_", "ratio_", "upper_bound", "implied_"))},
-    **{key: "calibrated" for key in RUN_KEYS if key.startswith(("expected_", "lopo_", "memory_ratio"))},
+    **{key: "calibrated" for key in (*RUN_KEYS, *EXTENSION_RUN_KEYS)
+       if key.startswith(("expected_", "lopo_", "memory_ratio"))},
 }
 
 
@@ -92,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     headline = summary(frame, runs)
     publications = by_publication(frame)
     if args.format == "json":
-        columns = [key for key in (*RUN_KEYS, *SPARSE_RUN_DEFAULTS) if key in frame.columns]
+        columns = [key for key in (*RUN_KEYS, *SPARSE_RUN_DEFAULTS, *EXTENSION_RUN_KEYS) if key in frame.columns]
         records = [{**SPARSE_RUN_DEFAULTS, **{key: _clean(value) for key, value in row.items()}}
                    for row in frame[columns].to_dict("records")]
         print(dumps({
