@@ -117,7 +117,7 @@ def extensions_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str
     for name, (_, what) in EXTENSIONS.items():
         block = numbers.get(name) or {}
         if not block.get("time_runs"):
-            sentences.append(f"No {what} in the runs.")
+            sentences.append(f"No {what}.")
             continue
         label = {"moe": "MoE", "fp8": "FP8"}[name]
         sign = "faster" if block["lopo_mean_signed"] < 0 else "slower"
