@@ -168,3 +168,14 @@ def test_extensions_paragraph_on_hand_made_numbers():
     assert "20% faster than measured on average; the ideal model is a bound for 2 of 3." in text
     assert "No runs computing in FP8" in text
     assert "| MoE | A | 2 | 12.5% | 25.0% | -12.5% |" in text
+
+
+def test_a_folder_of_extended_runs_only_is_validated(tmp_path, capsys):
+    from lgacc.cli import main
+
+    shutil.copy(DATA_DIR / "deepseek2024_h800.yaml", tmp_path / "deepseek2024_h800.yaml")
+    assert main(["validate", "--runs", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "no dense bf16 run compared on time" in out and "1 runs with experts of 1 sources" in out
+    assert not any("nan" in line for line in out.strip().splitlines()[-3:])  # the sentences after the run table
+    assert main(["validate", "--runs", str(tmp_path), "--format", "json"]) == 0
