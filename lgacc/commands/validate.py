@@ -65,7 +65,9 @@ def register(subparsers) -> None:
             "measured step time; the ideal model's prediction under the paper's and the physical overlap conventions "
             "(measured / predicted >= 1: the ideal model is an upper bound on speed), at the run's reading and at both "
             "ends of what its source does not state; the calibrated model's expected step time and memory, fitted on "
-            "all runs and leave one publication out."
+            "all runs and leave one publication out. Runs with experts, context parallelism or FP8 (n_e, n_c, "
+            "precision in their files) are evaluated with the sparse extension, never fitted on, and reported apart "
+            "(JSON: calibrated.moe, calibrated.fp8)."
         ),
     )
     parser.add_argument("--hardware", default=None,
