@@ -197,8 +197,8 @@ def by_publication(frame: pd.DataFrame) -> pd.DataFrame:
                      "lopo_mean_error": lopo_mean, "lopo_max_error": lopo_max,
                      "fitted_mean_error": fit_mean, "fitted_max_error": fit_max,
                      "ideal_bound_holds": int(rows_of["upper_bound"].sum())})
-    return pd.DataFrame(rows, columns=["publication", "runs", "time_runs", "methods", "lopo_mean_error", "lopo_max_error",
-                                       "fitted_mean_error", "fitted_max_error", "ideal_bound_holds"])
+    return pd.DataFrame(rows, columns=["publication", "runs", "time_runs", "methods", "lopo_mean_error",
+                                       "lopo_max_error", "fitted_mean_error", "fitted_max_error", "ideal_bound_holds"])
 
 
 #: The paper's three methods: each is listed in :func:`summary`, with or without runs.
