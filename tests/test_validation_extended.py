@@ -179,3 +179,22 @@ def test_a_folder_of_extended_runs_only_is_validated(tmp_path, capsys):
     assert "no dense bf16 run compared on time" in out and "1 runs with experts of 1 sources" in out
     assert not any("nan" in line for line in out.strip().splitlines()[-3:])  # the sentences after the run table
     assert main(["validate", "--runs", str(tmp_path), "--format", "json"]) == 0
+
+
+def test_a_replacement_gpu_without_an_fp8_peak_leaves_the_fp8_runs_out_and_says_so(tmp_path):
+    from lgacc.studies.validation.runs import fp8_runs_left_out
+
+    spec = tmp_path / "h200-no-fp8.yaml"
+    spec.write_text("\n".join(line for line in (DATA_DIR.parent / "hardware" / "h200-sxm.yaml").read_text().splitlines()
+                              if not line.startswith("peak_fp8_flop_per_s")))
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    shutil.copy(DATA_DIR / "trainy2025_h200.yaml", folder / "trainy2025_h200.yaml")
+    with pytest.raises(UserInputError, match="its 2 runs compute in FP8"):
+        load_runs(folder, hardware=spec)
+    shutil.copy(DATA_DIR / "simumax2026_b200.yaml", folder / "simumax2026_b200.yaml")
+    kept = load_runs(folder, hardware=spec)
+    assert len(kept) == 24 and not any(run.precision == "fp8" for run in kept)
+    assert fp8_runs_left_out(folder, spec) == ("trainy2025-h200-llama31-8b-float8-32gpu",
+                                               "trainy2025-h200-llama31-8b-float8-64gpu")
+    assert fp8_runs_left_out(folder, "h200-sxm") == () and fp8_runs_left_out(folder) == ()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 from lgacc.model.calibrated import fitted_calibration
 from lgacc.model.calibrated.links import REFERENCE_TABLE, link_fits
@@ -19,6 +20,7 @@ from lgacc.studies.validation import (
     tool_errors,
 )
 from lgacc.studies.validation.recipe_effects import recipe_effects
+from lgacc.studies.validation.runs import fp8_runs_left_out
 
 from ._output import dumps
 
@@ -111,6 +113,13 @@ def run(args: argparse.Namespace) -> int:
     lopo = leave_one_publication_out(frame)
     headline = summary(frame, runs)
     publications = by_publication(frame)
+    left_out = fp8_runs_left_out(args.runs, args.hardware)
+    if left_out:
+        headline["fp8_left_out"] = {"runs": list(left_out), "why": f"--hardware {args.hardware} has no dense FP8 peak "
+                                                                    "(peak_fp8_flop_per_s)"}
+        if args.format != "json":
+            print(f"lgacc validate: {len(left_out)} FP8 runs left out: --hardware {args.hardware} has no dense FP8 "
+                  "peak (peak_fp8_flop_per_s)", file=sys.stderr)
     if args.format == "json":
         columns = [key for key in (*RUN_KEYS, *SPARSE_RUN_DEFAULTS, *EXTENSION_RUN_KEYS) if key in frame.columns]
         records = [{**SPARSE_RUN_DEFAULTS, **{key: _clean(value) for key, value in row.items()}}

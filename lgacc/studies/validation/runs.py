@@ -49,7 +49,8 @@ from lgacc.model.transformer import Transformer, load_model
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
-__all__ = ["DATA_DIR", "NOT_STATED", "MEMORY_STATISTICS", "FLOP_FORMULAS", "READING_FIELDS", "DEFAULTS", "Run", "load_runs", "USES"]
+__all__ = ["DATA_DIR", "NOT_STATED", "MEMORY_STATISTICS", "FLOP_FORMULAS", "READING_FIELDS", "DEFAULTS", "Run", "load_runs", "USES",
+           "fp8_runs_left_out"]
 
 DATA_DIR = DATA / "validation"
 NOT_STATED = "not stated"
@@ -374,7 +375,8 @@ def _check_percent_of_peak(where: str, reported: Mapping[str, Any], hardware: Ha
                 f"{hardware.peak_flop_per_s / 1e12:g} TFLOP/s")
 
 
-def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, origin: str, folder: Path) -> Run:
+def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, origin: str, folder: Path,
+         overridden: bool = False) -> Run | None:
     if not isinstance(spec, dict):
         raise UserInputError(f"{origin}: each run must be a mapping")
     where = f"{origin} run {spec.get('id', '?')!r}"
@@ -429,6 +431,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
     if n_e > 1 and model.experts % n_e:
         raise UserInputError(f"{where}: n_e={n_e} must divide the model's {model.experts} experts")
     if precision != "bf16" and hardware.peak_fp8_flop_per_s is None:
+        if overridden:  # --hardware names a GPU without an FP8 peak: the run is left out (fp8_runs_left_out)
+            return None
         raise UserInputError(f"{where}: precision={precision} needs a spec with peak_fp8_flop_per_s "
                              f"({hardware.name} has none)")
     recipe = Recipe(recompute=values["recomputation"], sequence_parallel=values["sequence_parallel"],
@@ -509,8 +513,21 @@ def load_runs(data_dir: Path | str = DATA_DIR, hardware: Hardware | str | None =
         if not isinstance(top["runs"], list) or not top["runs"]:
             raise UserInputError(f"{origin}: runs must be a non-empty list of runs")
         cluster_hw = _cluster_hardware(top, path, hardware)
-        runs.extend(_run(spec, top, cluster_hw, origin, path.parent) for spec in top["runs"])
+        runs.extend(_run(spec, top, cluster_hw, origin, path.parent, hardware is not None) for spec in top["runs"])
+    left_out = sum(run is None for run in runs)
+    runs = [run for run in runs if run is not None]
+    if not runs:
+        raise UserInputError(f"runs folder {str(data_dir)!r}: its {left_out} runs compute in FP8 and the hardware "
+                             "given has no peak_fp8_flop_per_s")
     ids = [run.id for run in runs]
     if len(set(ids)) != len(ids):
         raise UserInputError(f"run files: duplicate run id {next(i for i in ids if ids.count(i) > 1)!r}")
     return tuple(runs)
+
+
+def fp8_runs_left_out(data_dir: Path | str = DATA_DIR, hardware: Hardware | str | None = None) -> tuple[str, ...]:
+    """The ids of the FP8 runs that :func:`load_runs` leaves out when ``hardware`` (replacing each file's) has no
+    dense FP8 peak: none without a replacement, or with one that has the peak."""
+    if hardware is None or load_hardware(hardware).peak_fp8_flop_per_s is not None:
+        return ()
+    return tuple(run.id for run in load_runs(data_dir) if run.precision == "fp8")
