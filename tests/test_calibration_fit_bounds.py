@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 
 from lgacc.studies.validation import load_runs
-from lgacc.studies.validation.calibrated import KAPPA_MAX, nelder_mead, objective, time_runs
+from lgacc.studies.validation.calibrated import KAPPA_MAX, fit_runs, nelder_mead, objective
 
 
 def test_the_loss_is_infinite_outside_the_kappa_range_and_finite_inside():
-    runs = time_runs(load_runs())[:6]
+    runs = fit_runs(load_runs())[:6]
     loss = objective(runs)
     assert math.isinf(loss([math.log(KAPPA_MAX) + 0.01, 0.0]))
     assert math.isfinite(loss([math.log(KAPPA_MAX) - 0.01, 0.0]))

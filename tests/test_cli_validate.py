@@ -33,9 +33,11 @@ def test_json_reports_each_run_with_both_conventions(capsys):
     # issue #29: the three methods are listed; one without runs says what is missing; looped runs are counted
     methods = calibrated["methods"]
     assert list(methods)[:3] == ["baseline", "partitioned", "improved"]
+    dense = [run for run in data["runs"] if not run["extended"]]  # the summary's keys: dense bf16 runs (issue #36)
+    assert calibrated["all_runs"] == len(data["runs"]) and calibrated["runs"] == len(dense)
     for name, counts in methods.items():
-        assert counts["runs"] == sum(run["method"] == name for run in data["runs"])
-        assert counts["looped_runs"] == sum(run["method"] == name and run["n_v"] > 1 for run in data["runs"])
+        assert counts["runs"] == sum(run["method"] == name for run in dense)
+        assert counts["looped_runs"] == sum(run["method"] == name and run["n_v"] > 1 for run in dense)
         assert (counts["runs"] == 0) == ("missing" in counts), name
     assert methods["partitioned"]["runs"] >= 5
     assert "Breadth-First" in methods.get("improved", {}).get("missing", "Breadth-First") or methods["improved"]["runs"]

@@ -50,13 +50,16 @@ def test_at_least_thirty_runs_from_seven_sources_and_all_methods(runs):
 
 
 def test_every_baseline_run_is_slower_than_the_physical_prediction(frame):
-    # the model ignores kernel efficiency: under the physical convention it is an upper bound on speed
+    # the model ignores kernel efficiency: under the physical convention it is an upper bound on speed (the paper's
+    # dense bf16 model; the sparse extension's bound is reported apart, summary()["moe"]["ideal_upper_bound"])
+    frame = frame[~frame["extended"]]
     baseline = frame[frame["method"] == "baseline"]
     assert baseline["upper_bound"].all(), baseline.loc[~baseline["upper_bound"], "id"].tolist()
 
 
 def test_the_bound_fails_only_for_partitioned_runs_under_the_papers_network(frame):
     # issue #29's finding: the paper charges every GPU's full gather and reduction to its own InfiniBand link
+    frame = frame[~frame["extended"]]  # dense bf16 runs: the paper's model
     failed = frame[~frame["upper_bound"]]
     assert set(failed["method"]) <= {"partitioned"}
     from lgacc.studies.validation import DP_NETWORKS

@@ -44,7 +44,9 @@ def test_each_tool_is_compared_on_the_runs_it_predicts():
 def test_the_shipped_runs_carry_simumax_and_calculon_and_the_memory_statistic():
     runs = {run.id: run for run in load_runs()}
     simumax = [run for run in runs.values() if "SimuMax" in run.peers]
-    assert len(simumax) == 24 and len({run.publication for run in simumax}) == 1
+    # 24 dense rows and 12 MoE rows (DeepSeek-V2/V3, issue #36) of one release table
+    assert len(simumax) == 36 and len({run.publication for run in simumax}) == 1
+    assert sum(run.is_moe for run in simumax) == 12 and not any(run.extended for run in simumax if not run.is_moe)
     first = runs["simumax-b200-llama3-70b-l12-tp1-pp2-dp4-mbc4-cef"]
     # the table's row: real 843.00 ms, perf 828.76 ms, real alloc 66.55 GiB (max_memory_allocated)
     assert first.reported["iteration_time_s"] == 0.843 and first.peers["SimuMax"]["iteration_time_s"] == 0.82876

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 from lgacc.model.calibrated import fitted_calibration
 from lgacc.model.calibrated.links import REFERENCE_TABLE, link_fits
@@ -19,6 +20,7 @@ from lgacc.studies.validation import (
     tool_errors,
 )
 from lgacc.studies.validation.recipe_effects import recipe_effects
+from lgacc.studies.validation.runs import fp8_runs_left_out
 
 from ._output import dumps
 
@@ -40,6 +42,10 @@ RUN_KEYS = ("id", "publication", "citation", "model", "hardware", "n_gpu", "n_b"
 #: The extension's configuration keys of each run (issue #36), with the value a run file that does not give them
 #: has: no expert or context parallelism, bf16 (every shipped run today).
 SPARSE_RUN_DEFAULTS = {"n_e": 1, "n_c": 1, "precision": "bf16"}
+#: Further keys of each run (issue #36): whether its model has experts, whether it needs the sparse extension
+#: (experts, context parallelism or FP8: reported apart, in the calibrated block's ``moe`` and ``fp8``), and the
+#: calibrated model's expert GEMM and all-to-all time (present when some run needs the extension).
+EXTENSION_RUN_KEYS = ("moe", "extended", "expected_expert_gemm_s", "expected_all_to_all_s", "expected_all_to_all_share")
 
 KEY_MODELS = {
     **{key: "measured" for key in ("measured_step_s", "measured_memory_gib", "memory_statistic",
@@ -47,7 +53,8 @@ KEY_MODELS = {
     **{key: "peer (its own prediction)" for key in ("peer_simumax_step_s", "peer_simumax_memory_gib",
                                                     "peer_calculon_step_s")},
     **{key: "ideal" for key in RUN_KEYS if key.startswith(("predicted_", "ratio_", "upper_bound", "implied_"))},
-    **{key: "calibrated" for key in RUN_KEYS if key.startswith(("expected_", "lopo_", "memory_ratio"))},
+    **{key: "calibrated" for key in (*RUN_KEYS, *EXTENSION_RUN_KEYS)
+       if key.startswith(("expected_", "lopo_", "memory_ratio"))},
 }
 
 
@@ -60,7 +67,9 @@ def register(subparsers) -> None:
             "measured step time; the ideal model's prediction under the paper's and the physical overlap conventions "
             "(measured / predicted >= 1: the ideal model is an upper bound on speed), at the run's reading and at both "
             "ends of what its source does not state; the calibrated model's expected step time and memory, fitted on "
-            "all runs and leave one publication out."
+            "all runs and leave one publication out. Runs with experts, context parallelism or FP8 (n_e, n_c, "
+            "precision in their files) are evaluated with the sparse extension, never fitted on, and reported apart "
+            "(JSON: calibrated.moe, calibrated.fp8)."
         ),
     )
     parser.add_argument("--hardware", default=None,
@@ -84,6 +93,19 @@ def _clean(value):
     return value
 
 
+def _print_extensions(headline: dict) -> None:
+    """One line each for the runs with experts and the FP8 runs, when there are any (issue #36)."""
+    for name, label in (("moe", "runs with experts"), ("fp8", "FP8 runs")):
+        block = headline.get(name) or {}
+        if not block.get("time_runs"):
+            continue
+        error = (f"leave one publication out: mean {100 * block['lopo_mean_error']:.1f} %, worst "
+                 f"{100 * block['lopo_max_error']:.1f} %" if math.isfinite(block["lopo_mean_error"])
+                 else "no held-out error (no dense bf16 run of another publication to fit on)")
+        print(f"calibrated model, {block['time_runs']} {label} of {block['publications']} sources (apart, fitted on "
+              f"dense bf16 runs): {error}")
+
+
 def run(args: argparse.Namespace) -> int:
     runs = load_runs(args.runs, hardware=args.hardware)
     frame = frame_for(args.runs, hardware=args.hardware)
@@ -91,8 +113,15 @@ def run(args: argparse.Namespace) -> int:
     lopo = leave_one_publication_out(frame)
     headline = summary(frame, runs)
     publications = by_publication(frame)
+    left_out = fp8_runs_left_out(args.runs, args.hardware)
+    if left_out:
+        headline["fp8_left_out"] = {"runs": list(left_out), "why": f"--hardware {args.hardware} has no dense FP8 peak "
+                                                                    "(peak_fp8_flop_per_s)"}
+        if args.format != "json":
+            print(f"lgacc validate: {len(left_out)} FP8 runs left out: --hardware {args.hardware} has no dense FP8 "
+                  "peak (peak_fp8_flop_per_s)", file=sys.stderr)
     if args.format == "json":
-        columns = [key for key in (*RUN_KEYS, *SPARSE_RUN_DEFAULTS) if key in frame.columns]
+        columns = [key for key in (*RUN_KEYS, *SPARSE_RUN_DEFAULTS, *EXTENSION_RUN_KEYS) if key in frame.columns]
         records = [{**SPARSE_RUN_DEFAULTS, **{key: _clean(value) for key, value in row.items()}}
                    for row in frame[columns].to_dict("records")]
         print(dumps({
@@ -111,6 +140,10 @@ def run(args: argparse.Namespace) -> int:
                    "expected_step_s", "expected_lopo_s"]]
     print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print()
+    if not headline["time_runs"]:
+        print("no dense bf16 run compared on time: the calibrated model's parameters cannot be tested here")
+        _print_extensions(headline)
+        return 0
     print(publications[["publication", "runs", "methods", "lopo_mean_error", "lopo_max_error", "fitted_mean_error"]]
           .to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     bound = headline["ideal_upper_bound"]
@@ -129,4 +162,5 @@ def run(args: argparse.Namespace) -> int:
     held_out = (f"{100 * onefactor['lopo_mean_abs_error']:.1f} %" if math.isfinite(onefactor["lopo_mean_abs_error"])
                 else "none (the runs come from one publication)")
     print(f"ideal model with one kernel efficiency {onefactor['kernel_efficiency']:.3f}: leave one publication out {held_out}")
+    _print_extensions(headline)
     return 0

@@ -18,6 +18,10 @@ whose two global parameters are fitted on these runs only.  One module per job:
 * :mod:`.chapter` -- the measured-runs chapter's sentences, each from the frame and its summary;
 * :mod:`.peers` -- side by side with the peer tools (their own predictions of the same runs);
 * :mod:`.recipe_effects` -- how much each unstated choice of the recipe moves the prediction.
+
+Runs with experts, context parallelism or FP8 (issue #36: ``n_e``, ``n_c``, ``precision`` in a run file) are
+evaluated by both models' sparse extension, never fitted on, and reported apart (:func:`.tables.extension_errors`);
+every number that existed before them reads the dense bf16 runs only.
 """
 
 from .figures import plot_both_models, plot_comparison

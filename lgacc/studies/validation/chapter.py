@@ -13,10 +13,10 @@ from typing import Any
 import pandas as pd
 
 from .ideal import DP_NETWORKS
-from .tables import CALCULON_ERROR
+from .tables import CALCULON_ERROR, EXTENSIONS, dense_rows
 
 __all__ = ["runs_sentence", "bound_paragraph", "errors_sentence", "memory_sentence", "worst_runs_markdown",
-           "onefactor_sentence", "peers_paragraph"]
+           "onefactor_sentence", "peers_paragraph", "extensions_paragraph"]
 
 
 def runs_sentence(numbers: Mapping[str, Any]) -> str:
@@ -33,6 +33,7 @@ def bound_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str:
     runs it fails for (and of which method) under the paper's per-GPU count, and at the readings of unstated choices
     that make each run do the most work."""
     bound = numbers["ideal_upper_bound"]
+    frame = dense_rows(frame)  # the summary's population; the MoE and FP8 runs: extensions_paragraph
     failed = frame.loc[~frame["upper_bound"].astype(bool)]
     text = (f"**Under the paper's per-GPU count** the measured step is at least the ideal one for {bound['per-gpu']} of "
             f"{bound['of']} runs")
@@ -82,7 +83,8 @@ def memory_sentence(parameters, numbers: Mapping[str, Any] | None = None) -> str
 
 
 def worst_runs_markdown(frame: pd.DataFrame, count: int = 5) -> str:
-    """The runs the calibrated model predicts worst, each with its publication left out of the fit."""
+    """The dense bf16 runs the calibrated model predicts worst, each with its publication left out of the fit."""
+    frame = dense_rows(frame)
     timed = frame[frame["uses"].str.contains("time")]
     worst = timed.assign(error=(timed["lopo_ratio"] - 1).abs()).nlargest(count, "error")
     lines = [f"* `{row.id}` ({row.publication}): predicted {row.expected_lopo_s:.3g} s with its source left out, "
@@ -104,3 +106,29 @@ def peers_paragraph(errors: pd.DataFrame) -> str:
              f"lgacc held out reads {r.lgacc_mean_error:.1%} and {r.lgacc_max_error:.1%}" for r in errors.itertuples()]
     return ("; ".join(parts) + ". The peers' columns are in-sample (each tool was set up with those runs in view); "
             "lgacc's is fitted without the run's publication.") if parts else "No peer predicts these runs."
+
+
+def extensions_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str:
+    """The runs with experts and the FP8 runs, apart (the summary's ``moe`` and ``fp8`` keys): how many, from how
+    many sources, the calibrated model's error with each source left out (its calibration fitted on dense bf16
+    runs only), which way it errs, how often the ideal model is a bound; then one line per source."""
+    sentences, lines = [], ["| group | source | runs | left out: mean | left out: worst | signed mean |",
+                            "|---|---|---:|---:|---:|---:|"]
+    for name, (_, what) in EXTENSIONS.items():
+        block = numbers.get(name) or {}
+        if not block.get("time_runs"):
+            sentences.append(f"No {what}.")
+            continue
+        label = {"moe": "MoE", "fp8": "FP8"}[name]
+        sign = "faster" if block["lopo_mean_signed"] < 0 else "slower"
+        kind = ("runs with routed experts" if name == "moe" else
+                f"FP8 runs ({block['dense_runs']} of dense models)")
+        sentences.append(
+            f"**{label}: {block['runs']} {kind} from {block['publications']} sources; left out "
+            f"{block['lopo_mean_error']:.1%} mean, {block['lopo_max_error']:.1%} worst**, the calibrated step "
+            f"{abs(block['lopo_mean_signed']):.0%} {sign} than measured on average; the ideal model is a bound for "
+            f"{block['ideal_upper_bound']} of {block['runs']}.")
+        lines += [f"| {label} | {row['publication']} | {row['runs']} | {row['lopo_mean_error']:.1%} | "
+                  f"{row['lopo_max_error']:.1%} | {row['lopo_mean_signed']:+.1%} |" for row in block["by_publication"]]
+    return (" ".join(sentences) + " The calibration was fitted on dense bf16 runs only: these errors are those of "
+            "a prediction for configurations it never saw.\n\n" + "\n".join(lines))

@@ -42,8 +42,10 @@ def plot_comparison(frame: pd.DataFrame, convention: str = "physical"):
 
 
 def plot_both_models(frame: pd.DataFrame):
-    """Per run, the ideal bound (open marker) and the calibrated prediction (filled marker, same shape) against
-    the measurement: one marker shape per source, log axes."""
+    """Per dense bf16 run, the ideal bound (open marker) and the calibrated prediction (filled marker, same shape)
+    against the measurement: one marker shape per source, log axes (the MoE and FP8 runs are reported apart)."""
+    if "extended" in frame.columns:
+        frame = frame[~frame["extended"].astype(bool)]
     figure, axis, plt = _axes(frame, ["predicted_physical_s", "expected_step_s"], "predicted step time (s)")
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (publication, rows) in enumerate(frame.groupby("publication", sort=True)):

@@ -6,7 +6,9 @@ partitioned, improved), its degrees, micro-batches, pipeline schedule and chunks
 overlap conventions (``paper``, ``physical``) and, where the ideal model has the switch, both
 readings of the data-parallel network (``dp_network``: ``per-gpu``, the paper's, and ``ring``).
 The kernels run at peak, so the measured step should never be faster: the ratio
-measured / predicted is at least 1 when the model is an upper bound on speed.
+measured / predicted is at least 1 when the model is an upper bound on speed.  A run with experts, context
+parallelism or FP8 (:attr:`.runs.Run.extended`) is evaluated with its ``n_e``, ``n_c`` and ``precision`` (the
+evaluator's sparse extension, :mod:`lgacc.model.evaluator.sparse`) at the peak of its precision.
 """
 
 from __future__ import annotations
@@ -52,4 +54,5 @@ def predicted_step_time(run: Run, convention: str = "physical", dp_network: str 
     if convention not in CONVENTIONS:
         raise UserInputError(f"convention={convention!r} must be one of {', '.join(CONVENTIONS)}")
     efficiency = ideal_efficiency(run, convention, dp_network)
-    return work_flops(run) / (run.n_gpu * run.hardware.peak_flop_per_s * efficiency)
+    peak = run.hardware.at_precision(run.precision).peak_flop_per_s
+    return work_flops(run) / (run.n_gpu * peak * efficiency)

@@ -26,11 +26,18 @@ def fit_kernel_efficiency(implied: np.ndarray | pd.Series) -> float:
     return float(math.exp(np.mean(np.log(values))))
 
 
+def _dense(frame: pd.DataFrame) -> pd.DataFrame:
+    """The dense bf16 rows (the runs with experts, context parallelism or FP8 are reported apart, issue #36)."""
+    return frame[~frame["extended"].astype(bool)] if "extended" in frame.columns else frame
+
+
 def leave_one_publication_out(frame: pd.DataFrame) -> pd.DataFrame:
-    """For each publication: k fitted on the others, and the error of ``predicted_physical / k`` on its runs.
+    """For each publication: k fitted on the others, and the error of ``predicted_physical / k`` on its runs
+    (dense bf16 runs).
 
     Columns: ``publication, runs, k, mean_abs_error, max_abs_error`` (relative to the measured time).
     """
+    frame = _dense(frame)
     rows = []
     for publication, held_out in frame.groupby("publication", sort=False):
         others = frame[frame["publication"] != publication]
@@ -46,7 +53,10 @@ def leave_one_publication_out(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def calibration_summary(frame: pd.DataFrame) -> dict[str, float]:
-    """k on all runs, and the leave-one-publication-out mean absolute error over every run."""
+    """k on all dense bf16 runs, and the leave-one-publication-out mean absolute error over every such run."""
+    frame = _dense(frame)
+    if frame.empty:  # only runs with experts, context parallelism or FP8: nothing this calibration is fitted on
+        return {"kernel_efficiency": math.nan, "lopo_mean_abs_error": math.nan, "runs": 0, "publications": 0}
     lopo = leave_one_publication_out(frame)
     total = float((lopo["mean_abs_error"] * lopo["runs"]).sum(min_count=1) / lopo["runs"].sum())  # NaN: one publication
     return {"kernel_efficiency": fit_kernel_efficiency(frame["implied_kernel_efficiency"]),

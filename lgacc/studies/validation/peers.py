@@ -23,6 +23,9 @@ LGACC = "lgacc calibrated (held out)"
 
 
 def _peer_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The dense bf16 time runs a peer predicts (the MoE and FP8 ones: :func:`.tables.extension_errors`)."""
+    if "extended" in frame.columns:
+        frame = frame[~frame["extended"].astype(bool)]
     timed = frame[frame["uses"].str.contains("time")]
     present = np.zeros(len(timed), dtype=bool)
     for column in PEERS.values():

@@ -24,10 +24,10 @@ __all__ = ["bracket_predictions", "recipe_effects", "recipe_effects_markdown"]
 
 
 def bracket_predictions(runs: Sequence[Run], calibration: Calibration | None = None) -> pd.DataFrame:
-    """One row per (time run, bracketed field, other value): ``id``, ``field``, ``value``, ``central_s`` (the run
-    as read), ``other_s`` (the field read the other way) and ``change`` (``other_s / central_s - 1``)."""
+    """One row per (dense bf16 time run, bracketed field, other value): ``id``, ``field``, ``value``, ``central_s``
+    (the run as read), ``other_s`` (the field read the other way) and ``change`` (``other_s / central_s - 1``)."""
     calibration = fitted_calibration() if calibration is None else calibration
-    timed = cal.time_runs(runs)
+    timed = cal.fit_runs(runs)  # the runs with experts, context parallelism or FP8 are reported apart
     pairs = [(run, name, value, other) for run in timed for name, value in run.bracket
              if (other := run.with_reading(name, value)) is not None]
     columns = ["id", "field", "value", "central_s", "other_s", "change"]

@@ -14,7 +14,12 @@ batch:
 * ``reported``: the iteration time (printed, or derived from a printed throughput and said so),
   or TFLOP/s per GPU; the measured memory per GPU where the source gives it (``memory_gib_per_gpu``);
 * ``use``: what the run is compared on (``time``, ``memory``; default: time, and memory where
-  measured).
+  measured);
+* ``n_e``, ``n_c``, ``precision`` (issue #36): the expert-parallel and context-parallel degrees and the compute
+  precision (default 1, 1, ``bf16``; ``precision`` may also be the file's), folded as Megatron-Core folds them
+  (:data:`lgacc.model.config.FOLDING`: ``n_gpu = n_b n_l n_a n_c``, ``n_e`` divides ``n_b n_c`` and the experts).
+  A run with experts, context parallelism or FP8 is *extended* (:attr:`Run.extended`): both models evaluate it
+  with the sparse extension, and the calibrated model is fitted on the other runs only.
 
 **Unstated choices are named and bracketed.**  A field the source does not state takes the
 file's or the run's ``assumed`` value (``{field: {value: ..., why: ...}}``), else the default of
@@ -37,14 +42,15 @@ from typing import Any, Mapping
 
 from lgacc.errors import UserInputError, positive_int
 from lgacc.model.calibrated import Recipe
-from lgacc.model.config import Method, TrainingConfig, parse_method
+from lgacc.model.config import Method, TrainingConfig, parse_method, parse_precision
 from lgacc.model.evaluator.mapping import CHUNKED_SCHEDULES, parse_schedule
 from lgacc.model.hardware import GB, Hardware, is_path, load_hardware
 from lgacc.model.transformer import Transformer, load_model
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
-__all__ = ["DATA_DIR", "NOT_STATED", "MEMORY_STATISTICS", "FLOP_FORMULAS", "READING_FIELDS", "DEFAULTS", "Run", "load_runs", "USES"]
+__all__ = ["DATA_DIR", "NOT_STATED", "MEMORY_STATISTICS", "FLOP_FORMULAS", "READING_FIELDS", "DEFAULTS", "Run", "load_runs", "USES",
+           "fp8_runs_left_out"]
 
 DATA_DIR = DATA / "validation"
 NOT_STATED = "not stated"
@@ -134,10 +140,25 @@ class Run:
     uses: tuple[str, ...] = ("time",)
     #: peer tool -> its own published prediction of this run (``iteration_time_s``, ``memory_gib_per_gpu``)
     peers: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    #: expert-parallel and context-parallel degrees, compute precision (issue #36)
+    n_e: int = 1
+    n_c: int = 1
+    precision: str = "bf16"
 
     @property
     def n_b(self) -> int:
-        return self.n_gpu // (self.n_a * self.n_l)
+        return self.n_gpu // (self.n_a * self.n_l * self.n_c)
+
+    @property
+    def is_moe(self) -> bool:
+        """Whether the run's model has routed experts."""
+        return bool(self.model.is_sparse)
+
+    @property
+    def extended(self) -> bool:
+        """Whether the run needs the sparse extension: experts, context parallelism or FP8 (else a dense bf16
+        run, evaluated exactly as before issue #36)."""
+        return self.is_moe or self.n_c > 1 or self.precision != "bf16"
 
     @property
     def n_mu(self) -> int:
@@ -158,7 +179,8 @@ class Run:
         """The configuration in the paper's terms: the run's method, a partitioned state iff ZeRO-3."""
         partitioned = self.recipe.zero_stage == 3
         return TrainingConfig(method=self.method, n_b=self.n_b, n_l=self.n_l, n_a=self.n_a, n_mu=self.n_mu,
-                              b_mu=self.b_mu, partitioned=partitioned)
+                              b_mu=self.b_mu, partitioned=partitioned, n_e=self.n_e, n_c=self.n_c,
+                              precision=self.precision)
 
     def reading(self) -> dict[str, Any]:
         """Every field of :data:`READING_FIELDS` as evaluated."""
@@ -192,6 +214,25 @@ class Run:
 def _read(path: Path) -> dict:
     """The one place a run file is parsed: the hardware specs' safe reader (:mod:`lgacc.yamlfile`)."""
     return load_yaml_mapping(path, "run file")
+
+
+#: Words of a descriptive ``precision`` text (the MosaicML files': "amp_bf16 / FSDP mixed precision DEFAULT") that
+#: name each compute precision.
+PRECISION_WORDS = {"bf16": ("bf16", "bfloat16"), "fp8": ("fp8", "float8")}
+
+
+def _precision(where: str, value: Any) -> str:
+    """The compute precision of a run: a precision name (``bf16``, ``fp8``), or a text describing the recipe that
+    names exactly one of them (the files written before issue #36 describe their mixed precision in words)."""
+    if not isinstance(value, str):
+        raise UserInputError(f"{where}: precision={value!r} must be bf16 or fp8 (or a text naming one of them)")
+    text = value.strip().lower()
+    if text in PRECISION_WORDS:
+        return parse_precision(text)
+    named = [name for name, words in PRECISION_WORDS.items() if any(word in text for word in words)]
+    if len(named) != 1:
+        raise UserInputError(f"{where}: precision={value!r} must be bf16 or fp8 (or a text naming exactly one)")
+    return named[0]
 
 
 def _positive_number(origin: str, name: str, value: Any) -> float:
@@ -334,7 +375,8 @@ def _check_percent_of_peak(where: str, reported: Mapping[str, Any], hardware: Ha
                 f"{hardware.peak_flop_per_s / 1e12:g} TFLOP/s")
 
 
-def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, origin: str, folder: Path) -> Run:
+def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, origin: str, folder: Path,
+         overridden: bool = False) -> Run | None:
     if not isinstance(spec, dict):
         raise UserInputError(f"{origin}: each run must be a mapping")
     where = f"{origin} run {spec.get('id', '?')!r}"
@@ -344,18 +386,23 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
             raise UserInputError(f"{where}: missing key {key!r}")
     n_gpu, n_a, n_l, b, d_s = (positive_int(where, k, spec[k]) for k in
                                 ("n_gpu", "tensor_parallel", "pipeline_parallel", "batch_size", "sequence_length"))
-    if n_gpu % (n_a * n_l):
-        raise UserInputError(f"{where}: n_gpu={n_gpu} is not a multiple of tensor x pipeline = {n_a * n_l}")
+    n_e, n_c = (positive_int(where, k, spec.get(k, 1)) for k in ("n_e", "n_c"))
+    precision = _precision(where, spec.get("precision", top.get("precision", "bf16")))
+    if n_gpu % (n_a * n_l * n_c):
+        raise UserInputError(f"{where}: n_gpu={n_gpu} is not a multiple of tensor x pipeline x context = "
+                             f"{n_a * n_l * n_c}")
     method = parse_method(spec.get("method", "baseline"))
-    known = {"n_l": n_l, "n_a": n_a, "n_b": n_gpu // (n_a * n_l), "method": method, "formula": top["flop_formula"],
-             "replica_batch": max(1, b // (n_gpu // (n_a * n_l)))}
+    n_b = n_gpu // (n_a * n_l * n_c)
+    if (n_b * n_c) % n_e:
+        raise UserInputError(f"{where}: n_e={n_e} must divide data x context parallel = {n_b * n_c}")
+    known = {"n_l": n_l, "n_a": n_a, "n_b": n_b, "method": method, "formula": top["flop_formula"],
+             "replica_batch": max(1, b // n_b)}
     values, stated, reasons, bracket = _resolve(where, spec, top, known)
     if values["schedule"] not in CHUNKED_SCHEDULES and "n_v" not in stated:  # one chunk: nothing to assume
         values["n_v"] = 1
         reasons.pop("n_v", None)
         bracket = tuple((name, value) for name, value in bracket if name != "n_v")
     b_mu = values["micro_batch_size"]
-    n_b = known["n_b"]
     if b % (n_b * b_mu):
         raise UserInputError(f"{where}: batch_size={b} is not a multiple of n_b b_mu = {n_b * b_mu}")
     if values["schedule"] not in CHUNKED_SCHEDULES and values["n_v"] != 1:
@@ -379,6 +426,15 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
     model = load_model(_beside(folder / "run.yaml", spec["model"]))
     if model.d_s != d_s:
         model = dataclasses.replace(model, d_s=d_s, n_I=None)
+    if n_e > 1 and not model.is_sparse:
+        raise UserInputError(f"{where}: n_e={n_e} needs a model with experts ({model.name} has none)")
+    if n_e > 1 and model.experts % n_e:
+        raise UserInputError(f"{where}: n_e={n_e} must divide the model's {model.experts} experts")
+    if precision != "bf16" and hardware.peak_fp8_flop_per_s is None:
+        if overridden:  # --hardware names a GPU without an FP8 peak: the run is left out (fp8_runs_left_out)
+            return None
+        raise UserInputError(f"{where}: precision={precision} needs a spec with peak_fp8_flop_per_s "
+                             f"({hardware.name} has none)")
     recipe = Recipe(recompute=values["recomputation"], sequence_parallel=values["sequence_parallel"],
                     flash_attention=values["flash_attention"], dropout=values["dropout"],
                     zero_stage=values["zero_stage"], grad_reduce_bytes=values["grad_reduce_bytes"],
@@ -390,6 +446,7 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
         interleaved_schedule=str(spec.get("interleaved_schedule", NOT_STATED)), flop_formula=str(top["flop_formula"]),
         reported=dict(reported), method=method, schedule=values["schedule"], n_v=values["n_v"], recipe=recipe,
         stated=stated, assumed=reasons, bracket=bracket, uses=_uses(where, spec, reported), peers=peers,
+        n_e=n_e, n_c=n_c, precision=precision,
     )
 
 
@@ -456,8 +513,21 @@ def load_runs(data_dir: Path | str = DATA_DIR, hardware: Hardware | str | None =
         if not isinstance(top["runs"], list) or not top["runs"]:
             raise UserInputError(f"{origin}: runs must be a non-empty list of runs")
         cluster_hw = _cluster_hardware(top, path, hardware)
-        runs.extend(_run(spec, top, cluster_hw, origin, path.parent) for spec in top["runs"])
+        runs.extend(_run(spec, top, cluster_hw, origin, path.parent, hardware is not None) for spec in top["runs"])
+    left_out = sum(run is None for run in runs)
+    runs = [run for run in runs if run is not None]
+    if not runs:
+        raise UserInputError(f"runs folder {str(data_dir)!r}: its {left_out} runs compute in FP8 and the hardware "
+                             "given has no peak_fp8_flop_per_s")
     ids = [run.id for run in runs]
     if len(set(ids)) != len(ids):
         raise UserInputError(f"run files: duplicate run id {next(i for i in ids if ids.count(i) > 1)!r}")
     return tuple(runs)
+
+
+def fp8_runs_left_out(data_dir: Path | str = DATA_DIR, hardware: Hardware | str | None = None) -> tuple[str, ...]:
+    """The ids of the FP8 runs that :func:`load_runs` leaves out when ``hardware`` (replacing each file's) has no
+    dense FP8 peak: none without a replacement, or with one that has the peak."""
+    if hardware is None or load_hardware(hardware).peak_fp8_flop_per_s is not None:
+        return ()
+    return tuple(run.id for run in load_runs(data_dir) if run.precision == "fp8")

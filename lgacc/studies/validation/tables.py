@@ -1,6 +1,11 @@
 """One row per published run: the measurement, the ideal bound and the calibrated prediction, with the
 readings of what the source does not state at both ends; and the summaries the page and the command print.
 
+Runs with experts, context parallelism or FP8 (``extended``, issue #36) have their rows in the frame with their
+``n_e``, ``n_c``, ``precision``; every summary number that existed before them (:func:`summary`'s keys,
+:func:`by_publication`) reads the dense bf16 rows only, so that adding them moves none of those numbers, and
+:func:`extension_errors` reports the MoE and the FP8 runs apart (the ``moe`` and ``fp8`` keys of :func:`summary`).
+
 The frame is computed once per set of run files and sources and kept by :mod:`lgacc.cache.results`
 (the ideal evaluations, the calibrated program, the fits of the leave-one-publication-out folds).
 """
@@ -24,7 +29,8 @@ from .ideal import CONVENTIONS, DP_NETWORKS, ideal_efficiency, predicted_step_ti
 from .measured import measured_step_time
 from .runs import DATA_DIR, Run, load_runs
 
-__all__ = ["comparison", "frame_for", "summary", "by_publication", "CALCULON_ERROR", "MEMORY_PREDICTS", "PEER_COLUMNS"]
+__all__ = ["comparison", "frame_for", "summary", "by_publication", "CALCULON_ERROR", "MEMORY_PREDICTS", "PEER_COLUMNS",
+           "dense_rows", "extension_errors", "EXTENSIONS"]
 
 #: Calculon's mean error against Megatron-LM's measured runs (Isaev et al. 2023), for comparison.
 CALCULON_ERROR = 0.0365
@@ -74,6 +80,7 @@ def _describe(run: Run) -> dict:
         "hardware": run.hardware.name, "method": run.method.value, "schedule": run.schedule, "n_v": run.n_v,
         "n_gpu": run.n_gpu, "n_b": run.n_b, "n_l": run.n_l, "n_a": run.n_a, "n_mu": run.n_mu, "b_mu": run.b_mu,
         "b": run.b, "d_s": run.model.d_s, "recomputation": run.recomputation,
+        "n_e": run.n_e, "n_c": run.n_c, "precision": run.precision, "moe": run.is_moe, "extended": run.extended,
         "sequence_parallel": reading["sequence_parallel"], "flash_attention": reading["flash_attention"],
         "zero_stage": reading["zero_stage"], "uses": ",".join(run.uses),
         "assumed": "; ".join(f"{name} = {reading[name]} ({why})" for name, why in run.assumed.items()),
@@ -100,6 +107,10 @@ def _compute(runs: tuple[Run, ...], calibration: Calibration) -> pd.DataFrame:
     frame["memory_ratio"] = frame["expected_memory_gib"] / frame["measured_memory_gib"]
     for part in ("pipeline", "bubble", "data_parallel", "optimizer", "fixed"):
         frame[f"expected_{part}_s"] = central[f"{part}_s"]
+    if frame["extended"].any():  # the sparse extension's own parts (0 for a dense bf16 run)
+        for part in ("expert_gemm", "all_to_all"):
+            frame[f"expected_{part}_s"] = central[f"{part}_s"]
+        frame["expected_all_to_all_share"] = frame["expected_all_to_all_s"] / frame["expected_step_s"]
     # both ends of every unstated choice: the ideal bound and the calibrated prediction at each reading
     alternatives = [(i, other) for i, run in enumerate(runs) for other in _alternatives(run)]
     ideal_low, ideal_high = frame["predicted_physical_s"].to_numpy().copy(), frame["predicted_physical_s"].to_numpy().copy()
@@ -154,10 +165,16 @@ def _errors(ratio: pd.Series) -> tuple[float, float]:
     return (float(values.mean()), float(values.max())) if values.size else (math.nan, math.nan)
 
 
+def dense_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The dense bf16 rows of a comparison frame (all of them for a frame without an ``extended`` column)."""
+    return frame[~frame["extended"].astype(bool)] if "extended" in frame.columns else frame
+
+
 def _within_publication(frame: pd.DataFrame, runs: Sequence[Run]) -> float:
-    """Mean error when each publication is fitted on its own runs and predicted with them (Calculon's way)."""
+    """Mean error when each publication is fitted on its own dense bf16 runs and predicted with them (Calculon's
+    way)."""
     errors = []
-    timed = cal.time_runs(runs)
+    timed = cal.fit_runs(runs)
     for publication in dict.fromkeys(run.publication for run in timed):
         own = [run for run in timed if run.publication == publication]
         step = cal.predict(own, cal.fit(own), compact=True)["step_time_s"]
@@ -167,7 +184,9 @@ def _within_publication(frame: pd.DataFrame, runs: Sequence[Run]) -> float:
 
 
 def by_publication(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per publication: runs, methods, mean and worst leave-one-out error, in-sample error, bound held."""
+    """Per publication, dense bf16 runs: runs, methods, mean and worst leave-one-out error, in-sample error, bound
+    held."""
+    frame = dense_rows(frame)
     rows = []
     for publication, rows_of in frame.groupby("publication", sort=False):
         timed = rows_of[rows_of["uses"].str.contains("time")]
@@ -178,7 +197,8 @@ def by_publication(frame: pd.DataFrame) -> pd.DataFrame:
                      "lopo_mean_error": lopo_mean, "lopo_max_error": lopo_max,
                      "fitted_mean_error": fit_mean, "fitted_max_error": fit_max,
                      "ideal_bound_holds": int(rows_of["upper_bound"].sum())})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["publication", "runs", "time_runs", "methods", "lopo_mean_error",
+                                       "lopo_max_error", "fitted_mean_error", "fitted_max_error", "ideal_bound_holds"])
 
 
 #: The paper's three methods: each is listed in :func:`summary`, with or without runs.
@@ -192,8 +212,11 @@ MISSING = {"improved": "no publication measured the paper's improved method; its
 
 
 def summary(frame: pd.DataFrame, runs: Sequence[Run] | None = None) -> dict:
-    """The headline numbers: runs and sources per method, the calibrated errors (leave one publication out,
-    fitted on all, within publication), memory errors, and the ideal bound under each network reading."""
+    """The headline numbers of the dense bf16 runs: runs and sources per method, the calibrated errors (leave one
+    publication out, fitted on all, within publication), memory errors, and the ideal bound under each network
+    reading; ``moe`` and ``fp8``: :func:`extension_errors` of the runs with experts and of the FP8 runs."""
+    whole = frame
+    frame = dense_rows(frame)
     timed = frame[frame["uses"].str.contains("time")]
     memory = frame[frame["measured_memory_gib"].notna()]
     lopo_mean, lopo_max = _errors(timed["lopo_ratio"])
@@ -227,6 +250,54 @@ def summary(frame: pd.DataFrame, runs: Sequence[Run] | None = None) -> dict:
                               "of": int(len(frame))},
     }
     if runs is not None:
-        out["within_publication_error"] = cached("validation-within", tuple(runs),
+        out["within_publication_error"] = cached("validation-within", tuple(run for run in runs if not run.extended),
                                                  lambda: _within_publication(frame, runs))
+    out["errors_over"] = ("the keys above: the dense bf16 runs (the runs the calibration is fitted on); moe, fp8: "
+                          "the runs with experts and the FP8 runs, always out of sample")
+    out["all_runs"] = int(len(whole))
+    out.update(extension_errors(whole))
+    return out
+
+
+#: The groups of runs the sparse extension reports apart: name -> (which rows, what they are).
+EXTENSIONS = {"moe": ("moe", "runs whose model has routed experts (either precision)"),
+              "fp8": ("precision", "runs computing in FP8 (dense or with experts)")}
+
+
+def _group(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    if name == "moe":
+        return frame[frame["moe"].astype(bool)] if "moe" in frame.columns else frame.iloc[:0]
+    return frame[frame["precision"] == "fp8"] if "precision" in frame.columns else frame.iloc[:0]
+
+
+def extension_errors(frame: pd.DataFrame) -> dict:
+    """``{"moe": ..., "fp8": ...}``: for the runs with experts and for the FP8 runs apart, their count, sources,
+    the calibrated model's leave-one-publication-out error (mean, worst, signed mean: each run predicted with the
+    calibration fitted on the dense bf16 runs of the other publications), the ideal bound, the measured-memory
+    error, and the same per publication."""
+    out = {}
+    for name, (_, what) in EXTENSIONS.items():
+        rows = _group(frame, name)
+        timed = rows[rows["uses"].str.contains("time")]
+        memory = rows[rows["measured_memory_gib"].notna()]
+        mean, worst = _errors(timed["lopo_ratio"])
+        memory_mean, memory_worst = _errors(memory["memory_ratio"])
+        publications = []
+        for publication, rows_of in timed.groupby("publication", sort=False):
+            p_mean, p_worst = _errors(rows_of["lopo_ratio"])
+            publications.append({"publication": publication, "runs": int(len(rows_of)), "lopo_mean_error": p_mean,
+                                 "lopo_max_error": p_worst,
+                                 "lopo_mean_signed": float((rows_of["lopo_ratio"] - 1).mean())})
+        out[name] = {
+            "what": what, "runs": int(len(rows)), "time_runs": int(len(timed)),
+            "publications": int(rows["publication"].nunique()), "sources": sorted(set(rows["publication"])),
+            "dense_runs": int((~rows["moe"].astype(bool)).sum()) if len(rows) else 0,
+            "lopo_mean_error": mean, "lopo_max_error": worst,
+            "lopo_mean_signed": float((timed["lopo_ratio"] - 1).mean()) if len(timed) else math.nan,
+            "memory_runs": int(len(memory)), "memory_mean_error": memory_mean, "memory_max_error": memory_worst,
+            "ideal_upper_bound": int(rows["upper_bound"].sum()) if len(rows) else 0,
+            "by_publication": publications,
+            "fitted_on": "the dense bf16 runs of the other publications (leave one publication out)",
+            "model": "calibrated",
+        }
     return out
