@@ -30,10 +30,26 @@ is overlapped (``c_window`` layer passes, from the schedule's closed form); the 
 optimizer's all-gather of the updated weights hides behind the next step's first forward pass
 (``W_F = L t_F'``)::
 
-    T_step = (T_pipe - W - W_F) + max(W, t_grad) + max(W_F, t_gather) + t_opt + T_0
+    T_step = T_pipe + exposed(W, t_grad) + exposed(W_F, t_gather) + t_opt + T_0
+
+where ``exposed`` is what of a collective outlasts its window, bucket by bucket (below).
 
 Every overlap pays the share ``xi`` (fitted) of the shorter side on top of the ``max``
 (:func:`overlapped`): a collective running beside a GEMM slows it.
+
+**Buckets.**  Frameworks reduce the gradients in buckets, each launched when the backward pass has
+produced it, and gather the updated weights in the same buckets: Megatron-LM's default bucket is
+``max(40 000 000, 1 000 000 n_b)`` parameters (``megatron/core/distributed/distributed_data_parallel_config.py``,
+``DistributedDataParallelConfig.bucket_size``: "MCore uses a default value of max(40000000, 1000000 * dp_size)
+parameters"), one bucket when the reduction does not overlap.  With ``k`` buckets produced evenly over the window
+``W`` and reduced one after the other, the last bucket can only start when the window ends, so the reduction is
+exposed for (:func:`bucketed_exposure`)::
+
+    t_g / k + (1 - 1/k) (max(W, t_g) + xi min(W, t_g) - W)
+
+(``xi = 0``: exactly the later of ``W + t_g / k`` and ``W / k + t_g``, less ``W``); the gather's first bucket
+likewise waits before the next step's first forward pass.  Other frameworks' buckets (PyTorch DDP's 25 MB,
+DeepSpeed's 5e8 elements) are not told apart: the runs' data-parallel reductions are Megatron-LM's or sharded.
 
 Every term is a sum, a non-negative multiple, a ``max`` or a ``min`` of functions that do not grow
 with the peak flop/s ``c`` (flops over ``c``, bytes over a bandwidth, latencies), and ``W`` is a
@@ -85,7 +101,8 @@ from .symbols import (
     zb,
 )
 
-__all__ = ["schedule_numbers", "layer_times", "step_terms"]
+__all__ = ["schedule_numbers", "layer_times", "step_terms", "gradient_buckets", "bucketed_exposure",
+           "BUCKET_PARAMETERS", "BUCKET_PARAMETERS_PER_RANK"]
 
 
 def schedule_numbers(name: str) -> dict[str, sympy.Expr]:
@@ -119,6 +136,25 @@ def overlapped(compute, collective) -> sympy.Expr:
     """Compute and a collective that overlap it: the longer of the two, plus the share ``xi`` of the shorter that
     still delays the other (the collective's kernels take SMs and memory bandwidth from the compute)."""
     return maximum(compute, collective) + xi * minimum(compute, collective)
+
+
+#: Megatron-LM's default gradient bucket: ``max(BUCKET_PARAMETERS, BUCKET_PARAMETERS_PER_RANK n_b)`` parameters
+#: (``DistributedDataParallelConfig.bucket_size``, megatron/core/distributed/distributed_data_parallel_config.py).
+BUCKET_PARAMETERS = 40_000_000
+BUCKET_PARAMETERS_PER_RANK = 1_000_000
+
+
+def gradient_buckets(parameters) -> sympy.Expr:
+    """``k``: Megatron-LM's default number of buckets of a device's ``parameters`` (at least one)."""
+    size = maximum(BUCKET_PARAMETERS, BUCKET_PARAMETERS_PER_RANK * n_b)
+    return maximum(1, sympy.ceiling(parameters / size))
+
+
+def bucketed_exposure(window, collective, buckets) -> sympy.Expr:
+    """Seconds a collective of ``buckets`` equal buckets, produced evenly over ``window`` and run one after the
+    other, adds after the window: its last bucket, plus what of the others outlasts the window
+    (``t / k + (1 - 1/k) (overlapped(W, t) - W)``; one bucket: the whole collective, exposed)."""
+    return collective / buckets + (1 - 1 / buckets) * (overlapped(window, collective) - window)
 
 
 @cache
@@ -203,7 +239,10 @@ def step_terms() -> dict[str, sympy.Expr]:
     window_passes = minimum(c_window, n_mu * L)
     window = ov_dp * not_sharded * window_passes * (zb * (1 - ov_tp) * times["weight"] + (1 - zb) * backward)
     forward_window = ov_dp * not_sharded * L * forward
-    exposed = overlapped(window, gradients) - window + overlapped(forward_window, gathered) - forward_window
+    # bucketed (Megatron-LM's default buckets; one bucket without overlap): the last reduced bucket and the first
+    # gathered one cannot hide
+    buckets = ov_dp * gradient_buckets(parameters) + 1 - ov_dp
+    exposed = bucketed_exposure(window, gradients, buckets) + bucketed_exposure(forward_window, gathered, buckets)
     optimizer = streaming_time(optimizer_bytes_per_parameter() * parameters / (1 + z_1 * (n_b - 1)))
     return {
         "step": pipeline + ramp + exposed + optimizer + T_0,
