@@ -237,3 +237,16 @@ def test_megatrons_default_buckets_by_hand():
     assert int(gradient_buckets(1.95e9).subs(n_b, 96)) == 21
     assert int(gradient_buckets(1.5e9).subs(n_b, 8)) == 38
     assert int(gradient_buckets(10e6).subs(n_b, 8)) == 1
+
+
+def test_each_memory_bound_kernel_pays_the_fixed_time_per_kernel():
+    # issue #35: a launch-bound layer; by hand, with FlashAttention 2 norms + 2 bias-dropout-adds + 1 activation
+    # = 5 kernels forward and 5 backward, at t_k = 3 us: 30 us per layer and micro-batch; without it softmax and
+    # dropout add 2 each way: 42 us
+    from lgacc.model.calibrated.kernels import layer_forward_kernels
+    from lgacc.model.calibrated.step import layer_times
+
+    launch = layer_times()["launch"]
+    assert int(layer_forward_kernels().subs(S.fa, 1)) == 5
+    assert float(launch.subs({S.fa: 1, S.t_k: 3e-6})) == pytest.approx(30e-6)
+    assert float(launch.subs({S.fa: 0, S.t_k: 3e-6})) == pytest.approx(42e-6)

@@ -73,6 +73,7 @@ from .kernels import (
     cross_entropy_bytes,
     embedding_bytes,
     layer_forward_bytes,
+    layer_forward_kernels,
     optimizer_bytes_per_parameter,
     streaming_time,
 )
@@ -95,6 +96,7 @@ from .symbols import (
     r_op,
     r_sel,
     sp,
+    t_k,
     xi,
     z_1,
     z_3,
@@ -175,13 +177,14 @@ def layer_times() -> dict[str, sympy.Expr]:
     flash_forward, flash_backward = flash_times(4 * heads * d_s**2 * d_h)
     attention_forward = fa * flash_forward + (1 - fa) * 2 * score
     attention_backward = fa * flash_backward + (1 - fa) * 4 * score
-    kernels = streaming_time(layer_forward_bytes())
+    launches = layer_forward_kernels() * t_k  # the fixed time of each memory-bound kernel (:mod:`.kernels`)
+    kernels = streaming_time(layer_forward_bytes()) + launches
     tensor = 2 * _tensor_collective()
     forward_compute = linear + attention_forward
     backward_compute = 2 * linear + attention_backward
     forward = ov_tp * overlapped(forward_compute, tensor) + (1 - ov_tp) * (forward_compute + tensor) + kernels
     backward = (ov_tp * overlapped(backward_compute, tensor) + (1 - ov_tp) * (backward_compute + tensor)
-                + k_B * kernels)
+                + k_B * (kernels - launches) + launches)
     selective = (1 - fa) * (2 * score + streaming_time(attention_core_bytes()))
     return {
         "forward": forward,
@@ -189,9 +192,10 @@ def layer_times() -> dict[str, sympy.Expr]:
         "recompute": r_full * forward + r_sel * selective + r_op * (linear / 2 + kernels),
         "weight": linear,
         "matmul": forward_compute + backward_compute,
-        "memory_bound": (1 + k_B) * kernels,
+        "memory_bound": (1 + k_B) * (kernels - launches) + 2 * launches,
+        "launch": 2 * launches,
         "tensor_parallel": 2 * tensor,
-        "ramp_backward": attention_backward + k_B * kernels + (1 - ov_tp) * tensor,
+        "ramp_backward": attention_backward + k_B * (kernels - launches) + launches + (1 - ov_tp) * tensor,
     }
 
 
@@ -255,6 +259,7 @@ def step_terms() -> dict[str, sympy.Expr]:
         "layer_backward": backward,
         "layer_matmul": times["matmul"],
         "layer_memory_bound": times["memory_bound"],
+        "layer_launch": times["launch"],
         "layer_tensor_parallel": times["tensor_parallel"],
         "stage_transfers": transfers,
     }
