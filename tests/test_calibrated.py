@@ -206,3 +206,47 @@ def test_an_overlap_pays_xi_of_its_shorter_side():
     value = overlapped(3.0, 1.0).subs(symbol("xi"), 0.25)
     assert float(value) == 3.25
     assert float(overlapped(1.0, 3.0).subs(symbol("xi"), 0)) == 3.0
+
+
+def _serial_buckets(window: float, collective: float, k: int) -> float:
+    """Brute force: k equal buckets ready at window i / k, reduced one after the other; seconds after the window."""
+    finish = 0.0
+    for i in range(1, k + 1):
+        finish = max(finish, window * i / k) + collective / k
+    return finish - window
+
+
+@pytest.mark.parametrize("window, collective, k", [(1.0, 3.0, 4), (2.0, 1.0, 4), (1.0, 1.0, 1), (0.3, 0.5, 21)])
+def test_a_bucketed_reduction_exposes_its_last_bucket(window, collective, k):
+    # issue #35: bucketed gradient reduction (Megatron-LM's buckets), against a serial simulation; by hand,
+    # W = 1, t = 3, k = 4: 3/4 + 3/4 (3 - 1) = 2.25; W = 2, t = 1: the last bucket, 1/4
+    from lgacc.model.calibrated.step import bucketed_exposure
+    from lgacc.model.calibrated.symbols import symbol
+
+    value = float(sympy.sympify(bucketed_exposure(window, collective, k)).subs(symbol("xi"), 0))
+    assert value == pytest.approx(_serial_buckets(window, collective, k))
+    assert float(sympy.sympify(bucketed_exposure(1.0, 3.0, 4)).subs(symbol("xi"), 0)) == pytest.approx(2.25)
+    assert float(sympy.sympify(bucketed_exposure(2.0, 1.0, 4)).subs(symbol("xi"), 0)) == pytest.approx(0.25)
+
+
+def test_megatrons_default_buckets_by_hand():
+    # max(40e6, 1e6 n_b) parameters per bucket: 1.95e9 parameters over 96 ranks -> 96e6 -> 20.3 -> 21 buckets;
+    # 1.5e9 over 8 ranks -> 40e6 -> 37.5 -> 38; 10e6 parameters -> one bucket
+    from lgacc.model.calibrated.step import gradient_buckets
+
+    assert int(gradient_buckets(1.95e9).subs(n_b, 96)) == 21
+    assert int(gradient_buckets(1.5e9).subs(n_b, 8)) == 38
+    assert int(gradient_buckets(10e6).subs(n_b, 8)) == 1
+
+
+def test_each_memory_bound_kernel_pays_the_fixed_time_per_kernel():
+    # issue #35: a launch-bound layer; by hand, with FlashAttention 2 norms + 2 bias-dropout-adds + 1 activation
+    # = 5 kernels forward and 5 backward, at t_k = 3 us: 30 us per layer and micro-batch; without it softmax and
+    # dropout add 2 each way: 42 us
+    from lgacc.model.calibrated.kernels import layer_forward_kernels
+    from lgacc.model.calibrated.step import layer_times
+
+    launch = layer_times()["launch"]
+    assert int(layer_forward_kernels().subs(S.fa, 1)) == 5
+    assert float(launch.subs({S.fa: 1, S.t_k: 3e-6})) == pytest.approx(30e-6)
+    assert float(launch.subs({S.fa: 0, S.t_k: 3e-6})) == pytest.approx(42e-6)

@@ -3,7 +3,7 @@
 Checked: ``data/calibrated/fitted.yaml`` is the fit of the shipped runs (the command that writes it
 reproduces it); the fit is not on the paper's numbers (only on data/validation); leave one
 publication out (each source predicted with the parameters of the others) stays at its present level
-(issue #35: 11 %, the target 6 % not reached), the within-publication error is below it, and the measured memory is met within 10 % on
+(issue #35: the runs of the previous rounds within 10 %, the full set within 13 %; the target 6 % not reached), the within-publication error is below it, and the measured memory is met within 10 % on
 average; an independent check that leave one publication out really leaves the source out.
 """
 
@@ -16,6 +16,24 @@ from lgacc.model.calibrated import FITTED, fitted_calibration
 from lgacc.model.calibrated.parameters import FITTED_FILE
 from lgacc.studies.validation import frame_for, load_runs, summary
 from lgacc.studies.validation.fit import COMMAND, fit_shipped_runs
+
+
+#: The validation files of the set before the last round of data (Nemotron-4, megatron-tutorials, MegaScale and
+#: LLM Foundry's further tables were added then): the regression guard's runs.
+PREVIOUS_ROUND_FILES = (
+    "bigscience2022", "dubey2024", "korthikanti2022", "megatron_core2024", "mosaicml2024_a100-40gb",
+    "mosaicml2024_a100-80gb", "mosaicml2024_h100", "narayanan2021", "narayanan2021_table2", "simumax2026_b200",
+    "smith2022", "torchtitan2024_a100", "torchtitan2024_h100-96gb",
+)
+
+
+def _runs_of(names: tuple[str, ...]) -> set[str]:
+    """The run ids of the validation files ``names`` (read as plain YAML: the ids only)."""
+    import yaml
+
+    from lgacc.studies.validation.runs import DATA_DIR
+
+    return {run["id"] for name in names for run in yaml.safe_load((DATA_DIR / f"{name}.yaml").read_text())["runs"]}
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +57,19 @@ def test_leave_one_publication_out_within_the_issues_target(frame):
     numbers = summary(frame, runs)
     assert numbers["time_runs"] >= 150 and numbers["publications"] >= 12
     # issue #35: two physical fitted parameters (kappa; xi, the overlap's residual cost; eta and the NVLink latency from
-    # a published NCCL benchmark; no constant per-step T_0) with SimuMax's B200 runs held out give 7.5 % (was 8.0 % with
-    # kappa, eta, T_0 on 81 runs); the issue's target (6 % mean, 20 % worst) is not reached: this guards the present level
-    assert numbers["lopo_mean_error"] <= 0.10
+    # a published NCCL benchmark; no constant per-step T_0).  The issue's target (6 % mean, 20 % worst) is not reached.
+    # Regression guard: on the runs of the files that were in the set before the last round of data (105 time runs,
+    # 7.7 % with Megatron-LM's gradient buckets and the per-kernel time of memory-bound kernels), the level of the
+    # previous rounds (8.0 %, then 7.5 %) holds within the 10 % bound
+    before = _runs_of(PREVIOUS_ROUND_FILES)
+    timed = frame[frame["uses"].str.contains("time")]
+    previous = timed[timed["id"].isin(before)]
+    assert len(previous) >= 100
+    assert np.abs(previous["lopo_ratio"] - 1).mean() <= 0.10
+    # the full set: 12.8 % over 222 runs of 12 publications; the runs added last round are harder (a single-node
+    # tutorial whose steps have a floor of about 5 ms per layer and micro-batch that no launch latency explains, 25 %;
+    # LLM Foundry's small models on H100, predicted too fast): its honest value, rounded up to the next percent
+    assert numbers["lopo_mean_error"] <= 0.13
     assert numbers["within_publication_error"] < numbers["lopo_mean_error"]
     # memory: allocated (SimuMax, 8 runs) and reserved (torchtitan, 2 runs) told apart, the issue's 8 % mean
     assert numbers["memory_runs"] >= 40 and numbers["memory_publications"] >= 3

@@ -16,6 +16,12 @@ activation (GeLU: read, write; SwiGLU: read 2, write)  ``T``            ``(4 + 2
 softmax and attention dropout (no FlashAttention)      ``T``            ``(4 + 5 drop) d_s d_a / n_a``
 =====================================================  ===============  =============================
 
+Each of these kernels also pays the fixed time per kernel ``t_k`` that every GEMM pays
+(:mod:`.gemm`: launch, pipeline fill, the last partial wave; 3 us): a layer's forward pass launches
+``5 + 2 (1 - fa)`` of them (:func:`layer_forward_kernels`: the table's rows, softmax and dropout only without
+FlashAttention), and its backward pass as many.  A launch-bound layer is thus counted: tiny kernels cost
+their count times ``t_k``, not their bytes.
+
 The backward pass moves ``k_B`` times the forward bytes (each kernel reads the output gradient and
 the saved input and writes the input gradient: three tensors against two; ``k_B = 1.5``).  The
 optimizer step (Adam) reads the fp32 master weights, both moments and the gradient and writes the
@@ -31,13 +37,19 @@ from ..symbols import d_a, d_I, d_m, d_s, n_a
 from .shapes import replicated_tokens, tokens
 from .symbols import beta_hbm, drop, e_hbm, fa, gamma_G, gated, minimum
 
-__all__ = ["streaming_time", "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
+__all__ = ["streaming_time", "layer_forward_kernels", "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
            "optimizer_bytes_per_parameter"]
 
 
 def streaming_time(size_bytes) -> sympy.Expr:
     """Seconds to stream ``size_bytes`` through HBM at ``e_hbm beta_hbm``."""
     return size_bytes / (e_hbm * beta_hbm)
+
+
+def layer_forward_kernels() -> sympy.Expr:
+    """Memory-bound kernels one layer's forward pass launches: 2 norms, 2 bias-dropout-adds, the activation, and
+    the softmax and attention dropout without FlashAttention (the rows of the module's table)."""
+    return 2 + 2 + 1 + 2 * (1 - fa)
 
 
 def attention_core_bytes() -> sympy.Expr:

@@ -30,10 +30,26 @@ is overlapped (``c_window`` layer passes, from the schedule's closed form); the 
 optimizer's all-gather of the updated weights hides behind the next step's first forward pass
 (``W_F = L t_F'``)::
 
-    T_step = (T_pipe - W - W_F) + max(W, t_grad) + max(W_F, t_gather) + t_opt + T_0
+    T_step = T_pipe + exposed(W, t_grad) + exposed(W_F, t_gather) + t_opt + T_0
+
+where ``exposed`` is what of a collective outlasts its window, bucket by bucket (below).
 
 Every overlap pays the share ``xi`` (fitted) of the shorter side on top of the ``max``
 (:func:`overlapped`): a collective running beside a GEMM slows it.
+
+**Buckets.**  Frameworks reduce the gradients in buckets, each launched when the backward pass has
+produced it, and gather the updated weights in the same buckets: Megatron-LM's default bucket is
+``max(40 000 000, 1 000 000 n_b)`` parameters (``megatron/core/distributed/distributed_data_parallel_config.py``,
+``DistributedDataParallelConfig.bucket_size``: "MCore uses a default value of max(40000000, 1000000 * dp_size)
+parameters"), one bucket when the reduction does not overlap.  With ``k`` buckets produced evenly over the window
+``W`` and reduced one after the other, the last bucket can only start when the window ends, so the reduction is
+exposed for (:func:`bucketed_exposure`)::
+
+    t_g / k + (1 - 1/k) (max(W, t_g) + xi min(W, t_g) - W)
+
+(``xi = 0``: exactly the later of ``W + t_g / k`` and ``W / k + t_g``, less ``W``); the gather's first bucket
+likewise waits before the next step's first forward pass.  Other frameworks' buckets (PyTorch DDP's 25 MB,
+DeepSpeed's 5e8 elements) are not told apart: the runs' data-parallel reductions are Megatron-LM's or sharded.
 
 Every term is a sum, a non-negative multiple, a ``max`` or a ``min`` of functions that do not grow
 with the peak flop/s ``c`` (flops over ``c``, bytes over a bandwidth, latencies), and ``W`` is a
@@ -57,6 +73,7 @@ from .kernels import (
     cross_entropy_bytes,
     embedding_bytes,
     layer_forward_bytes,
+    layer_forward_kernels,
     optimizer_bytes_per_parameter,
     streaming_time,
 )
@@ -79,13 +96,15 @@ from .symbols import (
     r_op,
     r_sel,
     sp,
+    t_k,
     xi,
     z_1,
     z_3,
     zb,
 )
 
-__all__ = ["schedule_numbers", "layer_times", "step_terms"]
+__all__ = ["schedule_numbers", "layer_times", "step_terms", "gradient_buckets", "bucketed_exposure",
+           "BUCKET_PARAMETERS", "BUCKET_PARAMETERS_PER_RANK"]
 
 
 def schedule_numbers(name: str) -> dict[str, sympy.Expr]:
@@ -121,6 +140,25 @@ def overlapped(compute, collective) -> sympy.Expr:
     return maximum(compute, collective) + xi * minimum(compute, collective)
 
 
+#: Megatron-LM's default gradient bucket: ``max(BUCKET_PARAMETERS, BUCKET_PARAMETERS_PER_RANK n_b)`` parameters
+#: (``DistributedDataParallelConfig.bucket_size``, megatron/core/distributed/distributed_data_parallel_config.py).
+BUCKET_PARAMETERS = 40_000_000
+BUCKET_PARAMETERS_PER_RANK = 1_000_000
+
+
+def gradient_buckets(parameters) -> sympy.Expr:
+    """``k``: Megatron-LM's default number of buckets of a device's ``parameters`` (at least one)."""
+    size = maximum(BUCKET_PARAMETERS, BUCKET_PARAMETERS_PER_RANK * n_b)
+    return maximum(1, sympy.ceiling(parameters / size))
+
+
+def bucketed_exposure(window, collective, buckets) -> sympy.Expr:
+    """Seconds a collective of ``buckets`` equal buckets, produced evenly over ``window`` and run one after the
+    other, adds after the window: its last bucket, plus what of the others outlasts the window
+    (``t / k + (1 - 1/k) (overlapped(W, t) - W)``; one bucket: the whole collective, exposed)."""
+    return collective / buckets + (1 - 1 / buckets) * (overlapped(window, collective) - window)
+
+
 @cache
 def _tensor_collective() -> sympy.Expr:
     """One all-reduce of an activation over the tensor-parallel group (or its reduce-scatter + all-gather)."""
@@ -139,13 +177,14 @@ def layer_times() -> dict[str, sympy.Expr]:
     flash_forward, flash_backward = flash_times(4 * heads * d_s**2 * d_h)
     attention_forward = fa * flash_forward + (1 - fa) * 2 * score
     attention_backward = fa * flash_backward + (1 - fa) * 4 * score
-    kernels = streaming_time(layer_forward_bytes())
+    launches = layer_forward_kernels() * t_k  # the fixed time of each memory-bound kernel (:mod:`.kernels`)
+    kernels = streaming_time(layer_forward_bytes()) + launches
     tensor = 2 * _tensor_collective()
     forward_compute = linear + attention_forward
     backward_compute = 2 * linear + attention_backward
     forward = ov_tp * overlapped(forward_compute, tensor) + (1 - ov_tp) * (forward_compute + tensor) + kernels
     backward = (ov_tp * overlapped(backward_compute, tensor) + (1 - ov_tp) * (backward_compute + tensor)
-                + k_B * kernels)
+                + k_B * (kernels - launches) + launches)
     selective = (1 - fa) * (2 * score + streaming_time(attention_core_bytes()))
     return {
         "forward": forward,
@@ -153,9 +192,10 @@ def layer_times() -> dict[str, sympy.Expr]:
         "recompute": r_full * forward + r_sel * selective + r_op * (linear / 2 + kernels),
         "weight": linear,
         "matmul": forward_compute + backward_compute,
-        "memory_bound": (1 + k_B) * kernels,
+        "memory_bound": (1 + k_B) * (kernels - launches) + 2 * launches,
+        "launch": 2 * launches,
         "tensor_parallel": 2 * tensor,
-        "ramp_backward": attention_backward + k_B * kernels + (1 - ov_tp) * tensor,
+        "ramp_backward": attention_backward + k_B * (kernels - launches) + launches + (1 - ov_tp) * tensor,
     }
 
 
@@ -203,7 +243,10 @@ def step_terms() -> dict[str, sympy.Expr]:
     window_passes = minimum(c_window, n_mu * L)
     window = ov_dp * not_sharded * window_passes * (zb * (1 - ov_tp) * times["weight"] + (1 - zb) * backward)
     forward_window = ov_dp * not_sharded * L * forward
-    exposed = overlapped(window, gradients) - window + overlapped(forward_window, gathered) - forward_window
+    # bucketed (Megatron-LM's default buckets; one bucket without overlap): the last reduced bucket and the first
+    # gathered one cannot hide
+    buckets = ov_dp * gradient_buckets(parameters) + 1 - ov_dp
+    exposed = bucketed_exposure(window, gradients, buckets) + bucketed_exposure(forward_window, gathered, buckets)
     optimizer = streaming_time(optimizer_bytes_per_parameter() * parameters / (1 + z_1 * (n_b - 1)))
     return {
         "step": pipeline + ramp + exposed + optimizer + T_0,
@@ -216,6 +259,7 @@ def step_terms() -> dict[str, sympy.Expr]:
         "layer_backward": backward,
         "layer_matmul": times["matmul"],
         "layer_memory_bound": times["memory_bound"],
+        "layer_launch": times["launch"],
         "layer_tensor_parallel": times["tensor_parallel"],
         "stage_transfers": transfers,
     }
