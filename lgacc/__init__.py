@@ -91,7 +91,8 @@ module                              job
                                     ``calculators`` (one per claim), ``reading`` (the one paper reading,
                                     its switches, the reading matrix's columns), ``registry`` (every
                                     claim computed under every column, graded under the paper reading,
-                                    kept on disk; the one source of a claim's verdict)
+                                    kept on disk; the one source of a claim's verdict), ``words``
+                                    (a reading in a reader's words)
 ``paper/prose_numbers``             every number of the paper's prose: graded by a claim or excused
 ``paper/artifacts``                 one builder per paper label, compared with ``data/paper``
 ``paper/reproductions/``            one module per table or figure, each defining ``ARTIFACT``

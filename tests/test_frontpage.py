@@ -218,4 +218,4 @@ def test_a_differing_headline_claim_names_the_reading_that_would_reproduce_it():
               "reproduced_by": [{"reading": "infiniband_threshold='implied by ~25 T'", "kind": "scaling",
                                  "reproduced": 2.82e14, "breaks": ["offload_needed_above"]}]}
     item = frontpage._item(record, "80 GB enough up to {paper}")
-    assert "only with infiniband_threshold='implied by ~25 T'" in item
+    assert "only with the InfiniBand threshold that the paper's ~25 T implies" in item

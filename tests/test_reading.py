@@ -97,3 +97,15 @@ def test_the_readings_command_prints_the_matrix(capsys):
     # rows agree with the verdicts: reproduced exactly when the paper reading's cell agrees
     for r in matrix["rows"]:
         assert (r["verdict"] == "reproduced") == r["cells"][0]["agrees"], r["id"]
+
+
+def test_every_reading_of_the_matrix_reads_in_words():
+    """Issue #33 item 7: a reader sees a switch's meaning, never its code name (lgacc.paper.claims.words)."""
+    from lgacc.paper.claims.reading import COLUMNS, PAPER_NAME
+    from lgacc.paper.claims.words import name_in_words
+
+    for reading in COLUMNS:
+        words = name_in_words(reading.name)
+        assert "=" not in words and "_" not in words, (reading.name, words)
+    assert name_in_words(PAPER_NAME) == "the paper reading"
+    assert name_in_words("gb='GB', flops_per_token=6") == "decimal GB and 6 flops per token and parameter (no recomputation)"

@@ -207,5 +207,7 @@ def test_validate_reports_the_degrees_and_precision_of_each_run(capsys):
     assert main(["validate", "--format", "json"]) == 0
     runs = json.loads(capsys.readouterr().out)["runs"]
     assert runs and all({"n_e", "n_c", "precision"} <= set(run) for run in runs)
-    # every shipped run today is dense, without context parallelism, in bf16 (issue #36's runs are still to come)
-    assert {(run["n_e"], run["n_c"], run["precision"]) for run in runs} == {(1, 1, "bf16")}
+    # dense bf16 runs, and the MoE and FP8 runs of issue #36 item 5, each with its own degrees and precision
+    degrees = {(run["n_e"], run["n_c"], run["precision"]) for run in runs}
+    assert (1, 1, "bf16") in degrees and {precision for _, _, precision in degrees} == {"bf16", "fp8"}
+    assert any(n_e > 1 for n_e, _, _ in degrees) and any(n_c > 1 for _, n_c, _ in degrees)

@@ -60,6 +60,7 @@ CLASS_WORDS = {"reproduced": "reproduced", "explained": "explained", "paper inco
 HOLDING = ("reproduced", "explained")
 #: The verdicts' marks, as :mod:`lgacc.paper.findings` defines them (once).
 from lgacc.paper.findings import MARKS as MARK  # noqa: E402
+from lgacc.paper.claims.words import name_in_words  # noqa: E402
 #: A cause longer than this is cut at a word (the claims page gives it whole): the first screen stays one.
 CAUSE_CHARACTERS = 80
 
@@ -230,7 +231,7 @@ def _cause(record: Mapping[str, Any]) -> str:
             return f"with {note}"
         return f"with {head if len(head) <= CAUSE_CHARACTERS // 2 else head.split(', ')[0]}"
     if verdict == "differs":  # the reading of the matrix that would reproduce it, if any (issue #32)
-        readings = [r["reading"] for r in record.get("reproduced_by") or ()]
+        readings = [name_in_words(r["reading"]) for r in record.get("reproduced_by") or ()]
         if not readings:
             return ""
         phrase = f"only with {readings[0]}" + (f" or {len(readings) - 1} more readings" if len(readings) > 1 else "")

@@ -7,6 +7,7 @@ import html
 from typing import Any
 
 from lgacc.paper.findings import readable_value, verdict_mark
+from lgacc.paper.claims.words import name_in_words
 
 __all__ = ["matrix_legend_html", "matrix_marks_html", "matrix_values_html", "readings_summary_markdown"]
 
@@ -61,5 +62,5 @@ def readings_summary_markdown(matrix: dict[str, Any]) -> str:
     lines = []
     for i, s in enumerate(matrix["summary"]):
         broken = ", ".join(f"`{b}`" for b in s["breaks"]) or "none"
-        lines.append(f"- **{i}** `{s['reading']}`: {s['agree']} of {s['of']} claims agree; breaks {broken}.")
+        lines.append(f"- **{i}** {name_in_words(s['reading'])}: {s['agree']} of {s['of']} claims agree; breaks {broken}.")
     return "\n".join(lines)

@@ -69,7 +69,8 @@ VERDICTS = (REPRODUCED, EXPLAINED, PAPER_INCONSISTENT, DIFFERS, NOT_REPRODUCED)
 CONFIRMING = (REPRODUCED, EXPLAINED)
 #: One mark per verdict and what it means: defined once, in :mod:`lgacc.paper.findings` (pure formatting,
 #: read by the book's pages and the front page's legend).
-from ..findings import MARK_MEANINGS, MARKS, verdict_mark  # noqa: E402
+from ..findings import MARK_MEANINGS, MARKS, readable_value, verdict_mark  # noqa: E402
+from .words import name_in_words  # noqa: E402
 
 
 def mark(verdict: str) -> str:
@@ -335,16 +336,18 @@ def grade(claim: PrintedClaim, outcome: Outcome, reading: str = "", others: Sequ
         verdict, explanation = REPRODUCED, f"agrees {claim.tolerance}"
     else:
         verdict = DIFFERS
-        explanation = f"the package gives {outcome.value:.3g} {claim.unit} against the printed {claim.printed}"
+        explanation = (f"the package gives {readable_value(outcome.value, claim.unit)} against the printed "
+                       f"{claim.printed}")
         facts = [r for r in reproduced_by if r["kind"] == "fact" and not r["breaks"]]
         if facts:
             fact = facts[0]
             verdict = EXPLAINED
             alternative = {"assumption": fact["reading"], "reproduced": fact["reproduced"], "agrees": True}
-            explanation = (f"with {fact['reading']} (a documented fact, applied to every claim, which breaks none), "
-                           f"the same computation gives {fact['reproduced']:.3g} {claim.unit}, which agrees")
+            explanation = (f"with {name_in_words(fact['reading'])} (a documented fact, applied to every claim, which "
+                           f"breaks none), the same computation gives {readable_value(fact['reproduced'], claim.unit)}, "
+                           "which agrees")
         elif reproduced_by:
-            named = "; ".join(f"{r['reading']} gives {r['reproduced']:.3g} but breaks "
+            named = "; ".join(f"{name_in_words(r['reading'])} gives {readable_value(r['reproduced'], claim.unit)} but breaks "
                               + (", ".join(r["breaks"]) if r["breaks"] else "nothing")
                               + (" (a fact reading that breaks a reproduced claim)" if r["kind"] == "fact" and r["breaks"] else "")
                               for r in reproduced_by)
