@@ -126,7 +126,7 @@
   // The sparse extension of issue #36 (experts, another attention, no biases or norm bias) is not printed into this
   // page: a model with any sparse field other than its dense default (DATA.sparse_defaults) is refused in one line,
   // never evaluated as a dense model with every expert active. lgacc evaluate computes it.
-  const UNSUPPORTED = "not computed here: the calculator evaluates dense models in bf16 with n_e = n_c = 1 only; lgacc evaluate computes it";
+  const UNSUPPORTED = "not computed here, the calculator evaluates dense models in bf16 with n_e = n_c = 1 only";
   function refuseSparse(owner, dims) {
     const defaults = DATA.sparse_defaults;
     const set = Object.keys(defaults).filter((key) => dims[key] !== undefined && dims[key] !== defaults[key]
@@ -136,7 +136,7 @@
     const what = experts
       ? `a mixture of experts (experts: ${show(dims.experts)}${dims.experts_per_token !== undefined ? `, top-${show(dims.experts_per_token)}` : ""})`
       : `${set.map((key) => `${key}: ${show(dims[key])}`).join(", ")} (counted by the sparse extension)`;
-    const error = new InputError(`${owner} is ${what}: ${UNSUPPORTED} (--model ${dims.file || "FILE.yaml"}, --n-e, --n-c, --precision)`);
+    const error = new InputError(`${owner} is ${what}: ${UNSUPPORTED}; lgacc evaluate --model ${dims.file || "FILE.yaml"} (--n-e, --n-c, --precision) computes it`);
     error.field = experts ? "experts" : set[0];
     error.unsupported = true;
     throw error;
@@ -154,7 +154,7 @@
     if (n_e > 1) fail(`${owner}: n_e=${n_e} needs a model with experts; ${model.name} is dense (experts: 0)`, "n_e");
     if (precision === "fp8" && hardware.peak_fp8_flop_per_s === undefined)
       fail(`${hardware.name}: field 'peak_fp8_flop_per_s': precision fp8 needs the vendor's dense FP8 peak, which this spec does not give`, "precision");
-    const unsupported = (text, field) => { const e = new InputError(`${text}: ${UNSUPPORTED}`); e.field = field; e.unsupported = true; throw e; };
+    const unsupported = (text, field) => { const e = new InputError(`${text}: ${UNSUPPORTED}; lgacc evaluate --${field.replace("_", "-")} computes it`); e.field = field; e.unsupported = true; throw e; };
     if (n_c > 1) unsupported(`n_c=${n_c} (context parallelism)`, "n_c");
     if (precision !== "bf16") unsupported(`precision ${precision} (the dense FP8 peak ${fmtG(hardware.peak_fp8_flop_per_s, 4)} flop/s)`, "precision");
     return { n_e, n_c, precision };
