@@ -15,6 +15,7 @@ import math
 import random
 import shutil
 import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -24,7 +25,7 @@ import yaml
 from lgacc.book import jsgen
 from lgacc.errors import UserInputError
 from lgacc.model.assumptions import Assumptions
-from lgacc.model.config import TrainingConfig
+from lgacc.model.config import TrainingConfig, parse_precision
 from lgacc.model.evaluator import evaluate
 from lgacc.model.hardware import HardwareSpecWarning, available_hardware
 from lgacc.model.transformer import Transformer, named_model
@@ -573,3 +574,77 @@ def test_no_name_or_size_breaks_the_page(module_path):
     fuzz = out["fuzz"]
     assert fuzz["problemCount"] == 0, fuzz["problems"]
     assert fuzz["results"] >= 300 and fuzz["refused"] >= 300, fuzz
+
+
+#: The shipped mixtures of experts: the page lists them but does not compute the sparse extension (issue #36).
+MOE_MODELS = [name for name in jsgen.data({"paper": {}, "exact": {}})["models"]
+              if named_model(name).experts > 0] if NODE else []
+THREE_FUNCTIONS = """
+const out = input.map((q) => ["evaluate", "expected", "fastest"].map((f) => {
+  try { return { ok: lgacc[f](f === "fastest" ? { ...q, n_b: undefined, time_limit_s: 600 } : q) }; }
+  catch (e) { return { error: e.message, name: e.name, field: e.field === undefined ? null : e.field, unsupported: Boolean(e.unsupported) }; }
+}));
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _cli_json(*args: str):
+    out = subprocess.run([sys.executable, "-m", "lgacc", "evaluate", "--format", "json", *args], capture_output=True, text=True)
+    return out.returncode, (json.loads(out.stdout) if out.returncode == 0 else out.stderr.strip())
+
+
+def test_a_mixture_of_experts_is_refused_in_one_line_never_evaluated_as_dense(module_path):
+    """Issue #36: each shipped MoE model (which ``lgacc evaluate`` computes) and a custom one with experts, n_c > 1
+    and FP8 are refused by the page's three functions with one line that says the page does not compute them,
+    never a number; the rules the command line states (n_e > 1 on a dense model, fp8 on a spec without an FP8
+    peak, an unknown precision) are refused with its words."""
+    assert {"DeepSeek-V3", "Mixtral-8x7B"} <= set(MOE_MODELS) and len(MOE_MODELS) >= 6
+    base = {"hardware": "h100-sxm", "method": "baseline", "n_b": 128, "n_l": 16, "n_a": 1, "n_mu": 120, "b_mu": 1}
+    unsupported = [{**base, "model": name} for name in MOE_MODELS]
+    unsupported.append({**base, "model": {"name": "tiny-moe", "d_l": 2, "d_a": 2, "d_h": 4, "d_s": 8, "gated": True,
+                                          "experts": 4, "experts_per_token": 1, "d_e": 8}, "n_l": 1})
+    unsupported.append({**base, "model": {"name": "no-biases", "d_l": 2, "d_a": 2, "d_h": 4, "d_s": 8, "linear_biases": False},
+                        "n_l": 1})
+    unsupported.append({**base, "model": "X160", "n_c": 2})
+    unsupported.append({**base, "model": "X160", "precision": "fp8"})
+    rules = [({**base, "model": "X160", "n_e": 2}, ("--n-e", "2")),
+             ({**base, "model": "X160", "precision": "fp8", "hardware": "a100-80gb"}, ("--precision", "fp8")),
+             ({**base, "model": "X160", "precision": "fp4"}, None)]
+    results = run_node(module_path, THREE_FUNCTIONS, unsupported + [q for q, _ in rules])
+    for q, answers in zip(unsupported, results[:len(unsupported)]):
+        for answer in answers:
+            assert "ok" not in answer, f"{q}: the page computed {answer}"
+            assert answer["name"] == "InputError" and answer["unsupported"] and "\n" not in answer["error"], (q, answer)
+            assert "not computed here" in answer["error"] and "lgacc evaluate" in answer["error"], (q, answer)
+        if isinstance(q["model"], str) and q["model"] in MOE_MODELS:
+            assert "mixture of experts" in answers[0]["error"] and answers[0]["field"] == "experts", answers[0]
+    # the command line computes what the page refuses: the done-when configuration, deepseek-v3 on FP8
+    rc, cli = _cli_json("--model", "deepseek-v3", "--hardware", "h100-sxm", "--method", "baseline", "--n-b", "128",
+                        "--n-l", "16", "--n-a", "1", "--n-e", "64", "--n-mu", "120", "--b-mu", "1", "--precision", "fp8")
+    assert rc == 0 and cli["n_e"] == 64 and cli["precision"] == "fp8" and cli["all_to_all_share"] > 0, cli
+    for (q, flags), answers in zip(rules, results[len(unsupported):]):
+        if flags is None:  # argparse words it as a choice; the library's rule is the page's
+            with pytest.raises(UserInputError) as refused:
+                parse_precision(q["precision"])
+            rule = str(refused.value)
+        else:
+            rc, message = _cli_json("--model", "X160", "--hardware", q["hardware"], "--method", "baseline", "--n-b", "128", *flags)
+            assert rc == 2 and len(message.splitlines()) == 1, (flags, message)
+            rule = message.split("error: ", 1)[1] if "field '" not in message else "field " + message.split("field ", 1)[1]
+        for answer in answers:
+            assert answer["name"] == "InputError" and not answer["unsupported"], (q, answer)
+            assert rule in answer["error"], (rule, answer)
+
+
+def test_a_dense_model_at_the_sparse_defaults_prints_the_command_lines_keys(module_path):
+    """n_e = n_c = 1 in bf16 given explicitly is the page's dense evaluation, with the keys ``lgacc evaluate`` prints
+    for it: no expert or context overhead, no all-to-all."""
+    q = {"model": "X160", "hardware": "a100-80gb", "method": "improved", "n_b": 483, "n_l": 5, "n_a": 16, "n_mu": 5,
+         "b_mu": 1}
+    implicit, explicit = run_node(module_path, EVALUATE_ALL, [q, {**q, "n_e": 1, "n_c": 1, "precision": "bf16"}])
+    rc, cli = _cli_json("--model", "X160", "--hardware", "a100-80gb", "--method", "improved", "--n-b", "483", "--n-l", "5",
+                        "--n-a", "16", "--n-mu", "5", "--n-e", "1", "--n-c", "1", "--precision", "bf16")
+    assert rc == 0
+    keys = ("n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share", "recompute", "efficiency", "step_time_s")
+    for js in (implicit["ok"], explicit["ok"]):
+        assert_same({k: cli[k] for k in keys}, {k: js[k] for k in keys}, "X160 improved at n_e = n_c = 1, bf16")

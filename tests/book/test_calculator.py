@@ -796,3 +796,56 @@ def test_every_bad_x_reads_as_the_families_rule_and_a_named_model_fills_the_dime
     assert [page.input_value(f"#lgacc-{k}") for k in ("d_l", "d_a", "d_h", "d_s")] == [str(m[k]) for k in ("d_l", "d_a", "d_h", "d_s")]
     assert page.is_checked("#lgacc-gated") == bool(m["gated"])
     _reset(page)
+
+
+#: The done-when configuration of issue #36: DeepSeek-V3 on FP8 with 64-way expert parallelism.
+DONE_WHEN = {"model": "deepseek-v3", "method": "baseline", "n_b": 128, "n_l": 16, "n_a": 1, "n_e": 64, "n_mu": 120, "b_mu": 1,
+             "precision": "fp8"}
+
+
+def test_a_mixture_of_experts_shows_one_line_in_the_result_box_and_no_number(page, spec):
+    """Issue #36: the page does not compute the sparse extension, so a shipped mixture of experts (listed as such)
+    fills the result box with one line saying so, and no number is left on the page, not even the last
+    configuration's; ``window.lgacc`` refuses the done-when configuration (DeepSeek-V3 on FP8, n_e = 64), a
+    mixture of experts without expert parallelism and a dense model with n_c = 2 in one line each, while
+    ``lgacc evaluate`` computes all of them."""
+    page, _, errors = page
+    _reset_feasible(page, spec)
+    models = page.evaluate("() => Object.entries(window.lgacc.DATA.models).filter(([, m]) => m.experts).map(([n]) => n)")
+    assert {"DeepSeek-V3", "Mixtral-8x7B"} <= set(models) and len(models) >= 6
+    labels = page.evaluate("() => Object.fromEntries([...document.getElementById('lgacc-named').options].map((o) => [o.value, o.textContent]))")
+    for name in models:
+        assert labels[name] == f"{name} (MoE: not computed here)", labels[name]
+        _set_form(page, name, "baseline", {"n_b": 8, "n_l": 1, "n_a": 1, "n_mu": 1, "b_mu": 1})
+        headline = page.inner_text("#lgacc-headline")
+        assert headline.startswith(f'Model "{name}" is a mixture of experts') and "\n" not in headline, headline
+        assert "not computed here" in headline, headline
+        assert "lgacc evaluate" in headline and page.inner_text("#lgacc-error") == ""
+        for box in ("#lgacc-ideal-value", "#lgacc-expected-value"):
+            assert page.inner_text(box) == "not computed (see the line above)"
+        for shown in ("#lgacc-bar-run", "#lgacc-run-table", "#lgacc-overheads", "#lgacc-reasons", "#lgacc-memory-legend"):
+            assert page.inner_text(shown).strip() == "", (shown, page.inner_text(shown))
+        assert "b_c =" not in page.inner_text("#lgacc-run-default"), page.inner_text("#lgacc-run-default")  # no stale batch
+        record = page.evaluate("n => window.lgacc.DATA.models[n]", name)  # the dimension fields show the file's own
+        assert [page.input_value(f"#lgacc-{k}") for k in ("d_l", "d_a", "d_h", "d_s")] == [str(record[k]) for k in ("d_l", "d_a", "d_h", "d_s")]
+        page.click("#lgacc-fastest")  # the search refuses it the same way
+        assert page.inner_text("#lgacc-headline") == headline and page.inner_text("#lgacc-search-status") == ""
+    _reset_feasible(page, spec)
+    assert page.inner_text("#lgacc-headline").startswith("Feasible")  # a dense model computes again
+    cases = [(DONE_WHEN | {"hardware": "h100-sxm"}, "mixture of experts"),
+             ({"model": "mixtral-8x7b", "hardware": "h100-sxm", "method": "baseline", "n_b": 8, "n_l": 4}, "mixture of experts"),
+             ({"model": "X160", "hardware": spec.key, "method": "improved", "n_b": 483, "n_l": 5, "n_a": 16, "n_mu": 5, "n_c": 2},
+              "n_c=2 (context parallelism)")]
+    for q, words in cases:
+        command = [sys.executable, "-m", "lgacc", "evaluate", "--format", "json"]
+        for key, value in q.items():
+            value = spec.python if key == "hardware" and value == spec.key else value
+            command += [f"--{key.replace('_', '-')}", str(value)]
+        cli = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+        assert cli["efficiency"] > 0 and cli["n_e"] == q.get("n_e", 1) and cli["n_c"] == q.get("n_c", 1), q
+        for function in ("evaluate", "expected"):
+            js = page.evaluate(f"q => {{ try {{ return {{ ok: window.lgacc.{function}(q) }}; }} catch (e) {{ return {{ name: e.name, "
+                               "message: e.message, unsupported: Boolean(e.unsupported) }; } }", q)
+            assert "ok" not in js and js["name"] == "InputError" and js["unsupported"], (q, js)
+            assert words in js["message"] and "not computed here" in js["message"] and "\n" not in js["message"], js
+    assert errors == []

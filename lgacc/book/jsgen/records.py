@@ -24,7 +24,9 @@ from typing import Any
 from lgacc.model import evaluator as evaluator
 from lgacc.model import transformer as models_module
 from lgacc.model.assumptions import CHOICES, DEFAULT_ASSUMPTIONS, FIELDS, GIB_TO_GB
-from lgacc.model.config import Method
+from lgacc.model.config import PRECISIONS, Method
+from lgacc.model.evaluator.recomputation import PAPER_RECOMPUTE
+from lgacc.model.evaluator.sparse import SPARSE_OVERHEADS
 from lgacc.model.evaluator import mapping as evaluation_map
 from lgacc.model.hardware import (
     DEFAULT_HARDWARE,
@@ -45,11 +47,16 @@ from lgacc.search import rules as search_rules
 
 __all__ = ["data"]
 
+#: The dense defaults of the model files' sparse fields (:data:`lgacc.model.transformer.SPARSE_KEYS`).
+SPARSE_DEFAULTS = {key: models_module.Transformer.__dataclass_fields__[key].default for key in models_module.SPARSE_KEYS}
+
 
 def _hardware_record(hardware) -> dict[str, Any]:
     keys = ("name", "description", "peak_flop_per_s", "memory_bytes", *(f for f in QUANTITIES if f.endswith("_bytes_per_s")),
             "gpus_per_node")
     record = {key: getattr(hardware, key) for key in keys}
+    if hardware.peak_fp8_flop_per_s is not None:  # the dense FP8 peak (issue #36): the page names it, and refuses fp8 without it
+        record["peak_fp8_flop_per_s"] = hardware.peak_fp8_flop_per_s
     if getattr(hardware, "kernel_efficiency", None) is not None:  # lgacc.model.evaluator.kernel_efficiency reads it when a spec has it
         record["kernel_efficiency"] = hardware.kernel_efficiency
     return record
@@ -57,7 +64,11 @@ def _hardware_record(hardware) -> dict[str, Any]:
 
 def _model_record(model, stem: str) -> dict[str, Any]:
     keys = ("name", "d_l", "d_m", "d_a", "d_h", "d_s", "d_I", "gated", "d_kv")
-    return {key: getattr(model, key) for key in keys} | {"file": stem}
+    # the sparse fields (issue #36) a model file sets to other than their dense defaults: the page refuses such a
+    # model with one line (runtime.js, makeModel) rather than evaluate it as dense with every expert active
+    sparse = {key: getattr(model, key) for key in models_module.SPARSE_KEYS
+              if getattr(model, key) != SPARSE_DEFAULTS[key]}
+    return {key: getattr(model, key) for key in keys} | sparse | {"file": stem}
 
 
 #: ``key: value  # comment`` in a spec file: the comment says where the value comes from.
@@ -129,6 +140,8 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]], book_hardware:
             "K_c": models_module.critical_batch_constant(),
             # the smallest normal double: a spec value below it is refused as subnormal (lgacc.model.hardware.checks)
             "FLOAT_MIN": sys.float_info.min,
+            # the recomputation the ideal time counts by default (the only one the page computes: no --recompute)
+            "PAPER_RECOMPUTE": PAPER_RECOMPUTE,
         },
         "methods": {m.value: {"layered": m.layered, "default_partitioned": m.default_partitioned} for m in Method},
         "maps": {
@@ -155,6 +168,10 @@ def data(physical: dict[str, dict[str, list[tuple[str, float]]]], book_hardware:
         "models": {name: _model_record(models_module.load_model(str(path)), path.stem)
                    for name, path in models_module.shipped_model_files().items()},
         "model_keys": [*models_module.REQUIRED_KEYS, *models_module.OPTIONAL_KEYS],
+        # the sparse fields and their dense defaults: any other value is refused with one line (issue #36)
+        "sparse_defaults": SPARSE_DEFAULTS,
+        "sparse_overheads": list(SPARSE_OVERHEADS),
+        "precisions": list(PRECISIONS),
         # how the book cites an equation label of a reason: "Eq. (N)", linked to its derivation
         "equations": {label: {"name": equation_name(label), "anchor": equation_anchor(label)}
                       for label in equation_numbers()},

@@ -94,6 +94,7 @@
       fail(`${owner}: d_v=${show(dims.d_v)} must be a whole number >= 0 (0: vocabulary not counted)`, "d_v");
     if (dims.tied_embeddings !== undefined) flag(owner, "tied_embeddings", dims.tied_embeddings, false);
     const m = { name: dims.name };
+    refuseSparse(owner, dims);
     for (const field of ["d_l", "d_a", "d_h", "d_s"]) m[field] = positiveInt(owner, field, dims[field]);
     m.d_m = dims.d_m === undefined || dims.d_m === "" ? m.d_a * m.d_h : positiveInt(owner, "d_m", dims.d_m);
     if (m.d_m !== m.d_a * m.d_h) fail(`${owner}: d_m=${m.d_m} must equal d_a * d_h = ${m.d_a} * ${m.d_h} = ${m.d_a * m.d_h}`, "d_m");
@@ -122,6 +123,43 @@
     return m;
   }
 
+  // The sparse extension of issue #36 (experts, another attention, no biases or norm bias) is not printed into this
+  // page: a model with any sparse field other than its dense default (DATA.sparse_defaults) is refused in one line,
+  // never evaluated as a dense model with every expert active. lgacc evaluate computes it.
+  const UNSUPPORTED = "not computed here, the calculator evaluates dense models in bf16 with n_e = n_c = 1 only";
+  function refuseSparse(owner, dims) {
+    const defaults = DATA.sparse_defaults;
+    const set = Object.keys(defaults).filter((key) => dims[key] !== undefined && dims[key] !== defaults[key]
+      && !(defaults[key] === null && dims[key] === null));
+    if (!set.length) return;
+    const experts = dims.experts !== undefined && dims.experts !== defaults.experts;
+    const what = experts
+      ? `a mixture of experts (experts: ${show(dims.experts)}${dims.experts_per_token !== undefined ? `, top-${show(dims.experts_per_token)}` : ""})`
+      : `${set.map((key) => `${key}: ${show(dims[key])}`).join(", ")} (counted by the sparse extension)`;
+    const error = new InputError(`${owner} is ${what}: ${UNSUPPORTED}; lgacc evaluate --model ${dims.file || "FILE.yaml"} (--n-e, --n-c, --precision) computes it`);
+    error.field = experts ? "experts" : set[0];
+    error.unsupported = true;
+    throw error;
+  }
+
+  // --n-e, --n-c, --precision (issue #36): the rules lgacc evaluate states, then the page's own limit: only the
+  // defaults n_e = n_c = 1 and bf16 are computed here, anything else is refused in one line.
+  function parseSparseInput(input, model, hardware) {
+    const owner = "training configuration";
+    const n_e = positiveInt(owner, "n_e", input.n_e === undefined ? 1 : input.n_e);
+    const n_c = positiveInt(owner, "n_c", input.n_c === undefined ? 1 : input.n_c);
+    const precision = input.precision === undefined ? "bf16" : input.precision;
+    if (!DATA.precisions.includes(precision)) fail(`unknown precision ${typeof precision === "string" ? `'${precision}'` : show(precision)}; expected one of ${DATA.precisions.join(", ")}`, "precision");
+    // lgacc.model.evaluator.sparse.sparse_setup and Hardware.at_precision: the rules a dense model meets first
+    if (n_e > 1) fail(`${owner}: n_e=${n_e} needs a model with experts; ${model.name} is dense (experts: 0)`, "n_e");
+    if (precision === "fp8" && hardware.peak_fp8_flop_per_s === undefined)
+      fail(`${hardware.name}: field 'peak_fp8_flop_per_s': precision fp8 needs the vendor's dense FP8 peak, which this spec does not give`, "precision");
+    const unsupported = (text, field) => { const e = new InputError(`${text}: ${UNSUPPORTED}; lgacc evaluate --${field.replace("_", "-")} computes it`); e.field = field; e.unsupported = true; throw e; };
+    if (n_c > 1) unsupported(`n_c=${n_c} (context parallelism)`, "n_c");
+    if (precision !== "bf16") unsupported(`precision ${precision} (the dense FP8 peak ${fmtG(hardware.peak_fp8_flop_per_s, 4)} flop/s)`, "precision");
+    return { n_e, n_c, precision };
+  }
+
   function parseModel(value) {
     if (isRecord(value)) {
       const dims = { ...value };  // spread: an own "__proto__" key stays data
@@ -142,6 +180,7 @@
     const squash = (s) => s.toLowerCase().replace(/[-_]/g, "");
     for (const [name, dims] of Object.entries(DATA.models)) {
       if (squash(name) === squash(text) || squash(dims.file) === squash(text)) {
+        refuseSparse(`model ${JSON.stringify(dims.name)}`, dims);  // with its file's name, for the command to type
         const copy = { ...dims };
         delete copy.file;
         return makeModel(copy);
@@ -249,6 +288,12 @@
       if (k < DATA.constants.FLOAT_MIN) fail(`${origin}: field 'kernel_efficiency': ${pyRepr(k)} is subnormal; expected a positive number`, "kernel_efficiency");
       hw.kernel_efficiency = k;
     }
+    // optional: the dense FP8 peak (lgacc.model.hardware.checks: a positive number in the peak's accepted range, no warning)
+    if (present("peak_fp8_flop_per_s")) {
+      const p8 = positiveNumber(origin, "peak_fp8_flop_per_s", value.peak_fp8_flop_per_s, false);
+      checkRange(origin, "peak_fp8_flop_per_s", "peak_flop_per_s", p8, fmtG(p8), []);
+      hw.peak_fp8_flop_per_s = p8;
+    }
     if (hw.gpus_per_node > Number.MAX_SAFE_INTEGER)  // the loader takes up to 2**62; a double is exact only to 2**53
       fail(`${origin}: field 'gpus_per_node': ${pyRepr(hw.gpus_per_node)} exceeds the largest supported count 2**53 - 1 = ${Number.MAX_SAFE_INTEGER} (a larger number is not exact in a double)`, "gpus_per_node");
     return hw;
@@ -283,7 +328,7 @@
 
   const INPUT_KEYS = ["model", "hardware", "method", "n_b", "n_l", "n_a", "n_mu", "b_mu", "offload", "partitioned",
                       "schedule", "n_v", "max_overhead", "steps", "form", "assumptions", "tokens", "global_batch",
-                      "price_per_gpu_hour"];
+                      "price_per_gpu_hour", "n_e", "n_c", "precision"];
 
   // A positive finite number or unset (the run's token budget, the price of a GPU-hour): --tokens and --gpu-hour-price.
   function positiveOrUnset(field, value, what) {
@@ -352,6 +397,7 @@
     const b_c = model.critical_batch * A.critical_batch_scale;
     if (!(b_c < 2 ** 53))
       fail(`the critical batch b_c = ${fmtG(b_c, 4)} of ${model.name} (critical_batch_scale=${fmtG(A.critical_batch_scale)}) is beyond the supported range (below 2**53)`, "critical_batch_scale");
+    Object.assign(c, parseSparseInput(input, model, hardware));
     const run = parseRun(input, model, A, c, steps);
     return { model, hardware, A, method, c, maxOverhead, steps, form, warnings, run };
   }
@@ -559,6 +605,9 @@
       overheads, feasible: r.feasible && why.length === 0, reasons: why,
       schedule: c.schedule === null || c.schedule === undefined ? own(DATA.schedules.default, String(method_layered(c))) : c.schedule,
       n_v: c.n_v === undefined ? 1 : c.n_v,
+      // the dense configuration the page computes (parseSparseInput refuses any other): no expert or context exchange
+      n_e: 1, n_c: 1, precision: "bf16", sparse_overheads: Object.fromEntries(DATA.sparse_overheads.map((name) => [name, 0])),
+      all_to_all_share: 0, recompute: DATA.constants.PAPER_RECOMPUTE,
       warnings: warnings === undefined ? [] : [...warnings],
     };
     checkNumbers(model, r, s);
