@@ -337,6 +337,12 @@ def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> lis
             *("| " + " | ".join(clean(v) for v in row) + " |" for row in rows), ""]
 
 
+def _printed_plain(text: str) -> str:
+    from .findings import printed_plain  # lazily, as readable_value below
+
+    return printed_plain(text)
+
+
 def _number(value: float | None, unit: str = "") -> str:
     """A claim's value as a reader reads it (``42.8 %``, ``122 trillion parameters``)."""
     from .findings import readable_value
@@ -346,7 +352,7 @@ def _number(value: float | None, unit: str = "") -> str:
     # "122 trillion": the printed column already says "parameters", and the table must fit the text column
     if unit in ("fraction", "parameters"):
         return readable_value(value, unit).removesuffix(" parameters")
-    return f"{value:.3g}"
+    return readable_value(value, unit).removesuffix(f" {unit}") if unit else readable_value(value, unit).strip()
 
 
 def effects_markdown(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect], hardware_name: str,
@@ -384,13 +390,13 @@ def effects_markdown(cells: Sequence[CellEffect], claims: Sequence[ClaimEffect],
             lines += [f"`{table}`", ""]
             lines += _markdown_table(
                 ["row", "cell", "printed", "default", "switched"],
-                [(c.row, c.cell.replace("_", " "), c.printed, c.default + ("" if c.default_agrees else " ✗"),
+                [(c.row, c.cell.replace("_", " "), _printed_plain(c.printed), c.default + ("" if c.default_agrees else " ✗"),
                   c.switched + ("" if c.switched_agrees else " ✗")) for c in mine if c.table == table],
             )
         if tried:
             lines += _markdown_table(
                 ["claim", "tried as", "printed", "default", "switched"],
-                [(c.claim.replace("_", " "), c.tried, c.printed, _number(c.default, c.unit),
+                [(c.claim.replace("_", " "), c.tried, _printed_plain(c.printed), _number(c.default, c.unit),
                   _number(c.switched, c.unit) + (" ✓" if c.agrees else " ✗") + ("" if c.moves else " (unmoved)"))
                  for c in tried],
             )

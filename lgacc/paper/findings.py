@@ -105,6 +105,14 @@ def claim_verdict(record: dict) -> str:
 
 
 _SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: A power of ten as the paper prints it in LaTeX ("6.24\\times 10^{24}").
+_PRINTED_POWER = re.compile(r"(\d[\d.]*)\s*\\times\s*10\^\{?(-?\d+)\}?")
+
+
+def printed_plain(text: str) -> str:
+    """The paper's printed text with its LaTeX powers of ten in plain characters, for places no math is typeset
+    (a table cell, a summary): ``6.24\\times 10^{24} flop`` -> ``6.24 × 10²⁴ flop``."""
+    return _PRINTED_POWER.sub(lambda m: f"{m.group(1)} × 10{m.group(2).translate(_SUPERSCRIPTS)}", text)
 
 
 def findings_markdown(card: pd.DataFrame, records: list[dict], hardware_name: str, built_for: str | None = None) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from lgacc.paper.findings import readable_value, verdict_mark
+from lgacc.paper.findings import printed_plain, readable_value, verdict_mark
 from lgacc.paper.claims.words import name_in_words
 
 __all__ = ["matrix_legend_html", "matrix_marks_html", "matrix_values_html", "readings_summary_markdown"]
@@ -52,7 +52,7 @@ def matrix_values_html(matrix: dict[str, Any]) -> str:
             f"<li>{i}: {html.escape(_short(c['value'], r['unit']))} {'✓' if c['agrees'] else '✗'}</li>"
             for i, c in enumerate(r["cells"]))
         blocks.append(f"<details><summary>{verdict_mark(r['verdict'])} {html.escape(r['id'])} — printed "
-                      f"<i>{html.escape(r['printed'])}</i> ({html.escape(r['rule'])}; {html.escape(r['unit'])})</summary>"
+                      f"<i>{html.escape(printed_plain(r['printed']))}</i> ({html.escape(r['rule'])}; {html.escape(r['unit'])})</summary>"
                       f"<ul>{items}</ul></details>")
     return "".join(blocks)
 
