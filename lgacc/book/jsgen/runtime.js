@@ -210,14 +210,14 @@
     else if (c.n_c > 1) { text = `n_c=${c.n_c} (context parallelism)`; field = "n_c"; }
     else if (c.precision !== "bf16") { text = `precision ${c.precision}`; field = "precision"; }
     if (text === null) return;
-    const error = new InputError(`${what}: ${text}: ${UNSUPPORTED}; lgacc ${what === "calibrated" ? "evaluate" : "optimize"} computes it`);
+    const error = new InputError(`${what}: ${UNSUPPORTED} (${text}); lgacc ${what === "calibrated" ? "evaluate" : "optimize"} computes it`);
     error.field = field;
     error.unsupported = true;
     throw error;
   }
 
-  // --n-e, --n-c, --precision (issue #36): the rules lgacc evaluate states, then the page's own limit: only the
-  // defaults n_e = n_c = 1 and bf16 are computed here, anything else is refused in one line.
+  // --n-e, --n-c, --precision (issue #36): the rules lgacc evaluate states (lgacc.model.evaluator.sparse.sparse_setup,
+  // Hardware.at_precision); compose then evaluates the sparse extension as evaluate_many does.
   function parseSparseInput(input, model, hardware) {
     const owner = "training configuration";
     const n_e = positiveInt(owner, "n_e", input.n_e === undefined ? 1 : input.n_e);
