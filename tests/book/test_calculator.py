@@ -810,6 +810,9 @@ SPARSE_CASES = [
     {"model": "mixtral-8x7b", "method": "baseline", "n_b": 8, "n_l": 1, "n_a": 1, "n_e": 8, "n_mu": 4, "b_mu": 1,
      "precision": "bf16"},
     {"model": "X160", "method": "improved", "n_b": 8, "n_l": 4, "n_a": 8, "n_c": 2, "n_mu": 8, "b_mu": 1, "precision": "bf16"},
+    # a feasible mixture of experts, for the calibrated box's line beside a computed ideal bound
+    {"model": "mixtral-8x7b", "method": "improved", "n_b": 8, "n_l": 2, "n_a": 4, "n_e": 2, "n_mu": 2, "b_mu": 1,
+     "precision": "bf16"},
 ]
 #: The ideal keys the page shares with ``lgacc evaluate --format json``, the sparse extension's included.
 SPARSE_IDEAL_KEYS = ("b", "n_gpu", "efficiency", "time_days", "step_time_s", "memory_gib", "overheads", "feasible", "reasons",
@@ -828,6 +831,7 @@ def test_a_mixture_of_experts_context_parallelism_and_fp8_are_computed_as_lgacc_
     assert {"DeepSeek-V3", "Mixtral-8x7B"} <= set(models) and len(models) >= 6
     assert all(labels[name] == f"{name} (MoE)" for name in models), labels
     page.select_option("#lgacc-hardware", "h100-sxm")
+    feasible = 0
     try:
         for q in SPARSE_CASES:
             command = [sys.executable, "-m", "lgacc", "evaluate", "--format", "json", "--hardware", "h100-sxm"]
@@ -853,7 +857,9 @@ def test_a_mixture_of_experts_context_parallelism_and_fp8_are_computed_as_lgacc_
             headline = page.inner_text("#lgacc-headline")
             first = cli["reasons"][0] if cli["reasons"] else None
             assert (first is None and headline.startswith("Feasible")) or headline.startswith("Not feasible"), headline
+            feasible += cli["feasible"]
             if cli["feasible"]:
+                assert page.inner_text("#lgacc-ideal-value").startswith(page.evaluate("x => window.lgacc.fmtG(x, 3)", cli["time_days"]))
                 assert page.inner_text("#lgacc-expected-value").startswith("calibrated: not computed here for experts/context/FP8")
             expected = page.evaluate("q => { try { return window.lgacc.expected(q); } catch (e) { return e.message; } }",
                                      q | {"hardware": "h100-sxm"})
@@ -861,4 +867,4 @@ def test_a_mixture_of_experts_context_parallelism_and_fp8_are_computed_as_lgacc_
     finally:
         page.select_option("#lgacc-hardware", spec.key)
         _reset(page)
-    assert errors == []
+    assert feasible >= 1 and errors == []
