@@ -27,8 +27,8 @@ from lgacc.errors import UserInputError
 from lgacc.model.assumptions import Assumptions
 from lgacc.model.config import TrainingConfig, parse_precision
 from lgacc.model.evaluator import evaluate
-from lgacc.model.hardware import HardwareSpecWarning, available_hardware
-from lgacc.model.transformer import Transformer, named_model
+from lgacc.model.hardware import HardwareSpecError, HardwareSpecWarning, available_hardware
+from lgacc.model.transformer import Transformer, model_from_mapping, named_model
 from lgacc.search import fastest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -576,7 +576,7 @@ def test_no_name_or_size_breaks_the_page(module_path):
     assert fuzz["results"] >= 300 and fuzz["refused"] >= 300, fuzz
 
 
-#: The shipped mixtures of experts: the page lists them but does not compute the sparse extension (issue #36).
+#: The shipped mixtures of experts: the page computes the ideal model's sparse extension for them (issue #36).
 MOE_MODELS = [name for name in jsgen.data({"paper": {}, "exact": {}})["models"]
               if named_model(name).experts > 0] if NODE else []
 THREE_FUNCTIONS = """
@@ -586,6 +586,17 @@ const out = input.map((q) => ["evaluate", "expected", "fastest"].map((f) => {
 }));
 process.stdout.write(JSON.stringify(out));
 """
+#: The ideal keys of the sparse extension, beside :data:`KEYS`.
+SPARSE_KEYS = ("n_e", "n_c", "precision", "sparse_overheads", "all_to_all_share", "recompute")
+#: The issue's configurations: its done-when (deepseek-v3 on FP8), mixtral-8x7b with n_e = 8, X160 with n_c = 2.
+ISSUE_CASES = [
+    {"model": "deepseek-v3", "hardware": "h100-sxm", "method": "baseline", "n_b": 128, "n_l": 16, "n_a": 1, "n_e": 64,
+     "n_mu": 120, "b_mu": 1, "precision": "fp8"},
+    {"model": "mixtral-8x7b", "hardware": "h100-sxm", "method": "baseline", "n_b": 8, "n_l": 1, "n_a": 1, "n_e": 8,
+     "n_mu": 4, "b_mu": 1},
+    {"model": "X160", "hardware": "h100-sxm", "method": "improved", "n_b": 8, "n_l": 4, "n_a": 8, "n_c": 2, "n_mu": 8,
+     "b_mu": 1},
+]
 
 
 def _cli_json(*args: str):
@@ -593,35 +604,96 @@ def _cli_json(*args: str):
     return out.returncode, (json.loads(out.stdout) if out.returncode == 0 else out.stderr.strip())
 
 
-def test_a_mixture_of_experts_is_refused_in_one_line_never_evaluated_as_dense(module_path):
-    """Issue #36: each shipped MoE model (which ``lgacc evaluate`` computes) and a custom one with experts, n_c > 1
-    and FP8 are refused by the page's three functions with one line that says the page does not compute them,
-    never a number; the rules the command line states (n_e > 1 on a dense model, fp8 on a spec without an FP8
-    peak, an unknown precision) are refused with its words."""
+def _flags(q: dict) -> list[str]:
+    return [text for key, value in q.items() for text in (f"--{key.replace('_', '-')}", str(value))]
+
+
+def sparse_summary(q: dict) -> dict:
+    """The library's ideal keys for ``q`` with its expert and context degrees and precision."""
+    config = TrainingConfig(q["method"], n_b=q["n_b"], n_l=q["n_l"], n_a=q["n_a"], n_mu=q["n_mu"], b_mu=q["b_mu"],
+                            offload=q.get("offload", False), partitioned=q.get("partitioned"), n_e=q.get("n_e", 1),
+                            n_c=q.get("n_c", 1), precision=q.get("precision", "bf16"))
+    model = q["model"] if isinstance(q["model"], str) else model_from_mapping(q["model"])
+    summary = evaluate(model, q["hardware"], config, form=q.get("form", "paper")).summary()
+    return {key: summary[key] for key in KEYS + SPARSE_KEYS}
+
+
+def test_the_issues_sparse_configurations_agree_with_lgacc_evaluate(module_path):
+    """Issue #36's three configurations: the page's ideal keys are those ``lgacc evaluate --format json`` prints, to 1e-9,
+    with a non-zero all-to-all on deepseek-v3 (FP8, n_e = 64) and mixtral-8x7b (n_e = 8)."""
+    results = run_node(module_path, EVALUATE_ALL, ISSUE_CASES)
+    for q, js in zip(ISSUE_CASES, results):
+        rc, cli = _cli_json(*_flags(q))
+        assert rc == 0, (q, cli)
+        assert "ok" in js, f"{q}: javascript refuses: {js}"
+        assert_same({k: cli[k] for k in KEYS + SPARSE_KEYS}, {k: js["ok"][k] for k in KEYS + SPARSE_KEYS}, json.dumps(q))
+    deepseek, mixtral, x160 = (js["ok"] for js in results)
+    assert deepseek["precision"] == "fp8" and deepseek["n_e"] == 64 and deepseek["all_to_all_share"] > 0.5
+    assert 0 < mixtral["sparse_overheads"]["expert"] < 1 and x160["n_c"] == 2 and x160["n_gpu"] == 8 * 4 * 8 * 2
+
+
+def _sparse_case(rng: random.Random) -> dict:
+    model = rng.choice([*MOE_MODELS, "X32", "X64", "X160", "Llama-3-8B", "Mistral-7B", "BLOOM-176B"])
+    q = {"model": model, "hardware": rng.choice(["h100-sxm", "b200", "a100-80gb"]),
+         "method": rng.choice(["baseline", "partitioned", "improved"]), "n_b": rng.choice([1, 2, 4, 8, 16, 64]),
+         "n_l": rng.choice([1, 2, 4]), "n_a": rng.choice([1, 2, 4, 8]), "n_mu": rng.choice([1, 4, 8]),
+         "b_mu": rng.choice([1, 2]), "n_c": rng.choice([1, 1, 2, 4, 8]), "precision": rng.choice(["bf16", "fp8"]),
+         "offload": rng.random() < 0.15}
+    if model in MOE_MODELS:
+        q["n_e"] = rng.choice([1, 2, 4, 8, 16, 32, 3])
+    if rng.random() < 0.2:
+        q["form"] = "exact"
+    return q
+
+
+def test_120_random_sparse_configurations_agree_with_the_python_evaluator(module_path):
+    """Every shipped mixture of experts, dense models of the extension (no biases, grouped keys) and the X family,
+    with random expert and context degrees, FP8 and offload: the page's ideal keys equal the library's to 1e-9 (the
+    expert and context overheads, the all-to-all's share, the held and partitioned state, the reasons word for word),
+    and both refuse the same inputs (fp8 on a spec without an FP8 peak)."""
     assert {"DeepSeek-V3", "Mixtral-8x7B"} <= set(MOE_MODELS) and len(MOE_MODELS) >= 6
+    rng = random.Random(36)
+    cases = [_sparse_case(rng) for _ in range(120)]
+    cases.append({"model": {"name": "tiny-moe", "d_l": 2, "d_m": 8, "d_a": 2, "d_h": 4, "d_s": 8, "gated": True, "experts": 4,
+                            "experts_per_token": 1, "d_e": 8}, "hardware": "h100-sxm", "method": "baseline", "n_b": 4,
+                  "n_l": 1, "n_a": 1, "n_mu": 1, "b_mu": 1, "n_e": 2, "n_c": 2})
+    cases.append({"model": {"name": "no-biases", "d_l": 2, "d_m": 8, "d_a": 2, "d_h": 4, "d_s": 8, "linear_biases": False},
+                  "hardware": "h100-sxm", "method": "improved", "n_b": 2, "n_l": 2, "n_a": 1, "n_mu": 2, "b_mu": 1})
+    results = run_node(module_path, EVALUATE_ALL, cases)
+    compared = expert = context = 0
+    for q, js in zip(cases, results):
+        try:
+            expected = sparse_summary(q)
+        except (UserInputError, HardwareSpecError) as error:
+            assert "error" in js, f"{q}: python refuses ({error}), javascript returns {js}"
+            continue
+        assert "ok" in js, f"{q}: javascript refuses: {js}"
+        assert_same(expected, {k: js["ok"][k] for k in KEYS + SPARSE_KEYS}, json.dumps(q))
+        compared += 1
+        expert += expected["sparse_overheads"]["expert"] > 0
+        context += expected["sparse_overheads"]["context"] > 0
+    assert compared >= 90 and expert >= 10 and context >= 10, (compared, expert, context)
+
+
+def test_the_calibrated_model_and_the_search_refuse_the_sparse_cases_in_one_line(module_path):
+    """The page's calibrated model and search do not compute experts, context parallelism or FP8: each refuses such an
+    input with one line ("not computed here for experts/context/FP8"), never a number, while the ideal evaluation
+    computes it; the rules the command line states (n_e > 1 on a dense model, fp8 on a spec without an FP8 peak, an
+    unknown precision) are refused by all three with its words."""
     base = {"hardware": "h100-sxm", "method": "baseline", "n_b": 128, "n_l": 16, "n_a": 1, "n_mu": 120, "b_mu": 1}
     unsupported = [{**base, "model": name} for name in MOE_MODELS]
-    unsupported.append({**base, "model": {"name": "tiny-moe", "d_l": 2, "d_a": 2, "d_h": 4, "d_s": 8, "gated": True,
-                                          "experts": 4, "experts_per_token": 1, "d_e": 8}, "n_l": 1})
-    unsupported.append({**base, "model": {"name": "no-biases", "d_l": 2, "d_a": 2, "d_h": 4, "d_s": 8, "linear_biases": False},
-                        "n_l": 1})
     unsupported.append({**base, "model": "X160", "n_c": 2})
     unsupported.append({**base, "model": "X160", "precision": "fp8"})
     rules = [({**base, "model": "X160", "n_e": 2}, ("--n-e", "2")),
              ({**base, "model": "X160", "precision": "fp8", "hardware": "a100-80gb"}, ("--precision", "fp8")),
              ({**base, "model": "X160", "precision": "fp4"}, None)]
     results = run_node(module_path, THREE_FUNCTIONS, unsupported + [q for q, _ in rules])
-    for q, answers in zip(unsupported, results[:len(unsupported)]):
-        for answer in answers:
+    for q, (ideal, *others) in zip(unsupported, results[:len(unsupported)]):
+        assert "ok" in ideal, (q, ideal)
+        for answer in others:
             assert "ok" not in answer, f"{q}: the page computed {answer}"
             assert answer["name"] == "InputError" and answer["unsupported"] and "\n" not in answer["error"], (q, answer)
-            assert "not computed here" in answer["error"] and "lgacc evaluate" in answer["error"], (q, answer)
-        if isinstance(q["model"], str) and q["model"] in MOE_MODELS:
-            assert "mixture of experts" in answers[0]["error"] and answers[0]["field"] == "experts", answers[0]
-    # the command line computes what the page refuses: the done-when configuration, deepseek-v3 on FP8
-    rc, cli = _cli_json("--model", "deepseek-v3", "--hardware", "h100-sxm", "--method", "baseline", "--n-b", "128",
-                        "--n-l", "16", "--n-a", "1", "--n-e", "64", "--n-mu", "120", "--b-mu", "1", "--precision", "fp8")
-    assert rc == 0 and cli["n_e"] == 64 and cli["precision"] == "fp8" and cli["all_to_all_share"] > 0, cli
+            assert "not computed here for experts/context/FP8" in answer["error"], (q, answer)
     for (q, flags), answers in zip(rules, results[len(unsupported):]):
         if flags is None:  # argparse words it as a choice; the library's rule is the page's
             with pytest.raises(UserInputError) as refused:

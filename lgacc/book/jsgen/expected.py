@@ -180,6 +180,7 @@ EXPECTED_JS = r"""
     if (input === null || typeof input !== "object") fail("input must be an object with keys model, hardware, method, n_b, ...");
     const { recipe: recipeInput, ...rest } = input;
     const q = parseInput(rest);
+    refuseSparseCase(q, "calibrated");  // lgacc evaluate computes the calibrated model's sparse extension
     const R = parseRecipe(recipeInput);
     const c = q.c, hw = q.hardware, m = q.model;
     const layered = DATA.methods[c.method].layered;

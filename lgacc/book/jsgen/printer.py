@@ -32,7 +32,7 @@ from lgacc.model.formulas import model as model_formulas
 from lgacc.model.formulas.overlap import not_overlapped_overhead, paper_overlapped_overhead
 
 __all__ = ["ARGUMENTS", "expressions", "javascript_function", "expressions_js", "schedules_js", "model_js", "rules_js",
-           "ring_js"]
+           "ring_js", "sparse_js"]
 
 #: Arguments of every generated function, in the order the evaluator calls its generated functions.
 ARGUMENTS = evaluation_map.ARGUMENTS
@@ -126,4 +126,17 @@ def ring_js() -> str:
     names = evaluation_map.RING_ARGUMENTS
     lines = [f"    {name}: {javascript_function(tuple(args), names[name], expr)},"
              for name, (args, expr) in evaluator_functions().items()]
+    return "{\n" + "\n".join(lines) + "\n  }"
+
+
+def sparse_js() -> str:
+    """The sparse extension's counts (issue #36), one function per variant, printed from the same sympy expressions as
+    the committed ``lgacc/model/generated/sparse_models.py`` (:func:`lgacc.model.transformer._build_sparse`), with its
+    argument names (``_SPARSE_ARGUMENTS``)."""
+    from lgacc.model import transformer
+
+    names = transformer._SPARSE_ARGUMENTS
+    functions, _ = transformer._build_sparse()
+    lines = [f"    {json.dumps(name)}: {javascript_function(tuple(args), names, expr)},"
+             for name, (args, expr) in functions.items()]
     return "{\n" + "\n".join(lines) + "\n  }"

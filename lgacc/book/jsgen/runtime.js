@@ -94,10 +94,10 @@
       fail(`${owner}: d_v=${show(dims.d_v)} must be a whole number >= 0 (0: vocabulary not counted)`, "d_v");
     if (dims.tied_embeddings !== undefined) flag(owner, "tied_embeddings", dims.tied_embeddings, false);
     const m = { name: dims.name };
-    refuseSparse(owner, dims);
     for (const field of ["d_l", "d_a", "d_h", "d_s"]) m[field] = positiveInt(owner, field, dims[field]);
+    sparseFields(owner, dims, m);
     m.d_m = dims.d_m === undefined || dims.d_m === "" ? m.d_a * m.d_h : positiveInt(owner, "d_m", dims.d_m);
-    if (m.d_m !== m.d_a * m.d_h) fail(`${owner}: d_m=${m.d_m} must equal d_a * d_h = ${m.d_a} * ${m.d_h} = ${m.d_a * m.d_h}`, "d_m");
+    if (m.d_m !== m.d_a * m.d_h && !(m.decoupled_heads || m.latent)) fail(`${owner}: d_m=${m.d_m} must equal d_a * d_h = ${m.d_a} * ${m.d_h} = ${m.d_a * m.d_h}`, "d_m");
     m.gated = flag(owner, "gated", dims.gated, false);
     m.d_kv = dims.d_kv === undefined || dims.d_kv === null ? m.d_a : positiveInt(owner, "d_kv", dims.d_kv);
     if (m.d_a % m.d_kv) fail(`${owner}: d_a=${m.d_a} must be divisible by d_kv=${m.d_kv} (key/value heads)`, "d_kv");
@@ -112,38 +112,112 @@
     }
     if (!Number.isSafeInteger(m.d_I)) fail(`${owner}: d_I = n_I d_m = ${fmtG(m.d_I, 4)} exceeds the largest supported count 2**53 - 1`, "d_I");
     const suffix = m.gated ? "_gated" : "";
-    m.layer_weights = MODEL[`layer_weights${suffix}`](m.d_m, m.d_h, m.d_kv, m.d_I);
-    m.p_l = MODEL[`p_l${suffix}`](m.d_m, m.d_h, m.d_kv, m.d_I);
+    if (m.extended) {
+      // lgacc.model.transformer.Transformer's counts of the sparse extension (SPARSE, printed from its sympy)
+      m.p_leading = Math.round(sparseCount(m, "weights"));
+      m.p = m.p_leading + Math.round(sparseCount(m, "vectors"));
+      m.layer_weights = m.p_leading / m.d_l;
+      m.p_l = m.p / m.d_l;
+      if (!(isFinite(m.p) && m.p < 2 ** 53)) fail(`${owner}: the parameter or flop counts of these dimensions are beyond the supported range (below 2**53 in a double)`);
+    } else {
+      m.layer_weights = MODEL[`layer_weights${suffix}`](m.d_m, m.d_h, m.d_kv, m.d_I);
+      m.p_l = MODEL[`p_l${suffix}`](m.d_m, m.d_h, m.d_kv, m.d_I);
+      m.p = m.d_l * m.p_l;
+      m.p_leading = m.d_l * m.layer_weights;
+    }
     m.n_I = (m.layer_weights / (m.d_m * m.d_m) - 4) / 2;
-    m.p = m.d_l * m.p_l;
-    m.p_leading = m.d_l * m.layer_weights;
-    m.critical_batch = MODEL.critical_batch(DATA.constants.K_c, m.p_leading, m.d_s);
+    activeModel(m);
+    m.critical_batch = MODEL.critical_batch(DATA.constants.K_c, m.p_active_leading, m.d_s);
     if (!(isFinite(m.p) && isFinite(m.critical_batch) && m.critical_batch > 0))
       fail(`${owner}: ${fmtG(m.p, 4)} parameters are beyond the range the page computes in (doubles up to 1.8e+308)`);
     return m;
   }
 
-  // The sparse extension of issue #36 (experts, another attention, no biases or norm bias) is not printed into this
-  // page: a model with any sparse field other than its dense default (DATA.sparse_defaults) is refused in one line,
-  // never evaluated as a dense model with every expert active. lgacc evaluate computes it.
-  const UNSUPPORTED = "not computed here, the calculator evaluates dense models in bf16 with n_e = n_c = 1 only";
-  function refuseSparse(owner, dims) {
-    const defaults = DATA.sparse_defaults;
-    const set = Object.keys(defaults).filter((key) => dims[key] !== undefined && dims[key] !== defaults[key]
-      && !(defaults[key] === null && dims[key] === null));
-    if (!set.length) return;
-    const experts = dims.experts !== undefined && dims.experts !== defaults.experts;
-    const what = experts
-      ? `a mixture of experts (experts: ${show(dims.experts)}${dims.experts_per_token !== undefined ? `, top-${show(dims.experts_per_token)}` : ""})`
-      : `${set.map((key) => `${key}: ${show(dims[key])}`).join(", ")} (counted by the sparse extension)`;
-    const error = new InputError(`${owner} is ${what}: ${UNSUPPORTED}; lgacc evaluate --model ${dims.file || "FILE.yaml"} (--n-e, --n-c, --precision) computes it`);
-    error.field = experts ? "experts" : set[0];
+  // The sparse extension of issue #36 (experts, multi-head latent attention, no biases or norm bias), as
+  // lgacc.model.transformer.Transformer checks and counts it: the counts are SPARSE's (printed from the same sympy as
+  // lgacc/model/generated/sparse_models.py); only the glue between them (p_active, p_held) is written here.
+  const LATENT = ["q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"];
+  function sparseFields(owner, dims, m) {
+    const given = (key) => dims[key] !== undefined && dims[key] !== null && dims[key] !== "";
+    for (const key of ["decoupled_heads", "linear_biases", "layer_norm"])
+      m[key] = given(key) ? flag(owner, key, dims[key], false) : DATA.sparse_defaults[key];
+    for (const key of ["experts", "experts_per_token", "shared_experts", "dense_layers"]) {
+      const v = given(key) ? dims[key] : 0;
+      if (v === 0 || v === "0") m[key] = 0;
+      else if (typeof v === "boolean" || !(typeof v === "number" || typeof v === "string")) fail(`${owner}: ${key}=${show(v)} must be a whole number >= 0`, key);
+      else m[key] = positiveInt(owner, key, v);
+    }
+    m.d_e = given("d_e") ? dims.d_e : null;
+    if (m.experts) {
+      if (!(1 <= m.experts_per_token && m.experts_per_token <= m.experts))
+        fail(`${owner}: experts_per_token=${m.experts_per_token} must be between 1 and experts=${m.experts} (top-k routing)`, "experts_per_token");
+      if (m.d_e === null) fail(`${owner}: d_e (a routed expert's width) is required with experts=${m.experts}`, "d_e");
+      m.d_e = positiveInt(owner, "d_e", m.d_e);
+      if (m.dense_layers >= m.d_l) fail(`${owner}: dense_layers=${m.dense_layers} must be below d_l=${m.d_l} (at least one MoE layer)`, "dense_layers");
+    } else {
+      for (const key of ["experts_per_token", "shared_experts", "dense_layers", "d_e"])
+        if (m[key] !== 0 && m[key] !== null) fail(`${owner}: ${key}=${show(m[key])} needs experts > 0 (experts: 0 is a dense model)`, key);
+    }
+    const latent = LATENT.filter(given);
+    if (latent.length && latent.length < LATENT.length) {
+      const missing = LATENT.find((key) => !given(key));
+      fail(`${owner}: ${missing} is missing; latent attention needs all of ${LATENT.join(", ")}`, missing);
+    }
+    for (const key of LATENT) m[key] = latent.length ? positiveInt(owner, key, dims[key]) : null;
+    m.latent = latent.length > 0;
+    m.sparse = m.experts > 0;
+    m.extended = m.sparse || m.latent || m.decoupled_heads || !m.linear_biases || !m.layer_norm;
+  }
+  const pyTruth = (v) => (v ? "True" : "False");
+  // lgacc.model.transformer.Transformer._sparse_args, with k, n_e and n_c as given
+  function sparseArgs(m, k, n_e, n_c) {
+    return [m.d_m, m.d_a, m.d_h, m.d_kv, m.d_I, m.d_l, m.d_s, m.experts, k, m.d_e || 1, m.shared_experts,
+      m.sparse ? m.dense_layers : m.d_l, ...LATENT.map((key) => m[key] || 1), n_e, n_c];
+  }
+  function sparseCount(m, what, n_e) {
+    const tag = [m.gated, m.latent, m.linear_biases, m.layer_norm].map(pyTruth).join(":");
+    return SPARSE[`${what}:${tag}`](...sparseArgs(m, m.experts_per_token, n_e === undefined ? 1 : n_e, 1));
+  }
+  // p_active_leading, p_active, p_held(n_e) and the active model's feed-forward factor, as Transformer's properties
+  // and lgacc.model.evaluator.sparse._active_n_I compute them.
+  function activeModel(m) {
+    m.moe_layers = m.sparse ? m.d_l - m.dense_layers : 0;
+    if (!m.sparse) {
+      m.p_active_leading = m.p_leading;
+      m.p_active = m.p;
+      m.n_I_active = m.n_I;
+      m.p_held = () => m.p;
+      return;
+    }
+    m.p_active_leading = Math.round(sparseCount(m, "active"));
+    const oneExpertVectors = m.linear_biases ? (m.gated ? 2 : 1) * m.d_e + m.d_m : 0;
+    const unused = m.moe_layers * (m.experts - m.experts_per_token) * oneExpertVectors;
+    m.p_active = m.p - (m.p_leading - m.p_active_leading) - unused;
+    m.n_I_active = (m.p_active_leading / m.d_l / m.d_m ** 2 - 4) / 2;
+    const routedVectors = m.moe_layers * m.experts * oneExpertVectors;
+    m.p_held = (n_e) => sparseCount(m, "held", n_e) + (m.p - m.p_leading) - routedVectors * (1 - 1 / n_e);
+  }
+  // Transformer.expert_bytes_per_token and context_bytes_per_token (0 at n_e = 1, n_c = 1).
+  const expertBytes = (m, n_e) => SPARSE[`expert_bytes:${pyTruth(m.latent)}`](...sparseArgs(m, m.sparse ? m.experts_per_token : 0, n_e, 1));
+  const contextBytes = (m, n_c) => SPARSE[`context_bytes:${pyTruth(m.latent)}`](...sparseArgs(m, m.experts_per_token, 1, n_c));
+
+  // The calibrated model and the search do not compute the sparse extension here: they refuse it in one line.
+  const UNSUPPORTED = "not computed here for experts/context/FP8";
+  function refuseSparseCase(q, what) {
+    const m = q.model, c = q.c;
+    let text = null, field;
+    if (m.extended) { text = m.sparse ? `${m.name} is a mixture of experts (experts: ${m.experts}, top-${m.experts_per_token})` : `${m.name} is counted by the sparse extension`; field = "model"; }
+    else if (c.n_c > 1) { text = `n_c=${c.n_c} (context parallelism)`; field = "n_c"; }
+    else if (c.precision !== "bf16") { text = `precision ${c.precision}`; field = "precision"; }
+    if (text === null) return;
+    const error = new InputError(`${what}: ${UNSUPPORTED} (${text}); lgacc ${what === "calibrated" ? "evaluate" : "optimize"} computes it`);
+    error.field = field;
     error.unsupported = true;
     throw error;
   }
 
-  // --n-e, --n-c, --precision (issue #36): the rules lgacc evaluate states, then the page's own limit: only the
-  // defaults n_e = n_c = 1 and bf16 are computed here, anything else is refused in one line.
+  // --n-e, --n-c, --precision (issue #36): the rules lgacc evaluate states (lgacc.model.evaluator.sparse.sparse_setup,
+  // Hardware.at_precision); compose then evaluates the sparse extension as evaluate_many does.
   function parseSparseInput(input, model, hardware) {
     const owner = "training configuration";
     const n_e = positiveInt(owner, "n_e", input.n_e === undefined ? 1 : input.n_e);
@@ -151,12 +225,9 @@
     const precision = input.precision === undefined ? "bf16" : input.precision;
     if (!DATA.precisions.includes(precision)) fail(`unknown precision ${typeof precision === "string" ? `'${precision}'` : show(precision)}; expected one of ${DATA.precisions.join(", ")}`, "precision");
     // lgacc.model.evaluator.sparse.sparse_setup and Hardware.at_precision: the rules a dense model meets first
-    if (n_e > 1) fail(`${owner}: n_e=${n_e} needs a model with experts; ${model.name} is dense (experts: 0)`, "n_e");
+    if (n_e > 1 && !model.sparse) fail(`${owner}: n_e=${n_e} needs a model with experts; ${model.name} is dense (experts: 0)`, "n_e");
     if (precision === "fp8" && hardware.peak_fp8_flop_per_s === undefined)
       fail(`${hardware.name}: field 'peak_fp8_flop_per_s': precision fp8 needs the vendor's dense FP8 peak, which this spec does not give`, "precision");
-    const unsupported = (text, field) => { const e = new InputError(`${text}: ${UNSUPPORTED}; lgacc evaluate --${field.replace("_", "-")} computes it`); e.field = field; e.unsupported = true; throw e; };
-    if (n_c > 1) unsupported(`n_c=${n_c} (context parallelism)`, "n_c");
-    if (precision !== "bf16") unsupported(`precision ${precision} (the dense FP8 peak ${fmtG(hardware.peak_fp8_flop_per_s, 4)} flop/s)`, "precision");
     return { n_e, n_c, precision };
   }
 
@@ -180,7 +251,6 @@
     const squash = (s) => s.toLowerCase().replace(/[-_]/g, "");
     for (const [name, dims] of Object.entries(DATA.models)) {
       if (squash(name) === squash(text) || squash(dims.file) === squash(text)) {
-        refuseSparse(`model ${JSON.stringify(dims.name)}`, dims);  // with its file's name, for the command to type
         const copy = { ...dims };
         delete copy.file;
         return makeModel(copy);
@@ -449,8 +519,11 @@
   }
 
   // One configuration, as lgacc.model.evaluator.evaluate_many computes it.
-  function compose(model, hw, method, c, A, maxOverhead, steps, form) {
+  function compose(model, hwGiven, method, c, A, maxOverhead, steps, form) {
     const f = FUNCTIONS[form];
+    // lgacc.model.evaluator.sparse.sparse_setup: FP8 computes at the spec's dense FP8 peak (Hardware.at_precision)
+    const n_e = c.n_e === undefined ? 1 : c.n_e, n_c = c.n_c === undefined ? 1 : c.n_c;
+    const hw = c.precision === "fp8" ? { ...hwGiven, peak_flop_per_s: hwGiven.peak_fp8_flop_per_s } : hwGiven;
     const sched = c.schedule === undefined ? null : c.schedule;
     const n_v = c.n_v === undefined ? 1 : c.n_v;
     const pipelined = c.n_l > 1;
@@ -458,10 +531,17 @@
     const off = c.offload;
     const { n_b, n_l, n_a, n_mu, b_mu } = c;
     const b = n_b * n_mu * b_mu;
-    const n_gpu = n_b * n_l * n_a;
+    const n_gpu = n_b * n_l * n_a;  // the compute terms' GPUs; the configuration's count is n_gpu n_c
     const overlap = n_mu > n_l;
-    const args = [model.d_s, model.d_m, model.d_l, model.d_a, model.n_I, model.p, model.p_l, b, n_b, n_l, n_a, n_mu];
+    // the three shapes of lgacc.model.evaluator.sparse: the compute terms read the active model on its sequence
+    // shard, the state the parameters a GPU holds, the partitioned state the whole model (over n_c below)
+    const p_active = model.p_active;
+    const held = model.p_held(n_e);
+    const args = [model.d_s / n_c, model.d_m, model.d_l, model.d_a, model.n_I_active, p_active, p_active / model.d_l, b, n_b, n_l, n_a, n_mu];
+    const stateArgs = [model.d_s, model.d_m, model.d_l, model.d_a, model.n_I, held, held / model.d_l, b, n_b, n_l, n_a, n_mu];
+    const baseArgs = [model.d_s, model.d_m, model.d_l, model.d_a, model.n_I, model.p, model.p_l, b, n_b, n_l, n_a, n_mu];
     const call = (name) => f[name](...args);
+    const data_scale = p_active / held;
     // the schedule's terms (lgacc.model.evaluator.mapping.SCHEDULE_TERMS), read only where n_l > 1
     const term = (name) => SCHEDULE_FUNCTIONS[form][`${name}:${sched}`](...args, n_v);
     // a schedule whose reduction window spans every micro-batch accumulates layer by layer
@@ -477,9 +557,9 @@
     const nu_ib = threshold(hw, "infiniband");
     const nu_nvlink = threshold(hw, "nvlink");
 
-    const state = part ? call("state_part") : call("state");
+    const state = part ? f.state_part(...baseArgs) / n_c : f.state(...stateArgs);
     const checkpoint = call("checkpoint_memory") * (sched !== null && pipelined ? term("checkpoint_share") : 1.0);
-    const buffers = call("buffers");
+    const buffers = f.buffers(...stateArgs);
     const activations = call("activations");
     const offloadable = state + checkpoint;
     const non_offloadable = buffers + activations;
@@ -506,7 +586,7 @@
     const dataCase = pick(DATA.maps.data, { layered, partitioned: part, pipelined: n_l > 1 });
     // a layered schedule hides the reduction behind its window, relative to the modular pipeline's
     const window = sched !== null && pipelined && layered ? term("data_window") : 1.0;
-    const nu_data = n_b > 1 ? call(dataCase.derivation) * window : Infinity;
+    const nu_data = n_b > 1 ? call(dataCase.derivation) * data_scale * window : Infinity;
     // assumption dp_network: the threshold the paper's per-GPU nu_b meets, the share of its bytes through the card
     const dp = dataNetwork(hw, A, n_b, n_a * (pipe_on_nvlink ? n_l : 1), nu_ib, nu_nvlink);
     const ratio_data = dp.threshold / nu_data;
@@ -531,8 +611,22 @@
     const pcie = off ? RULES.overlapped(threshold(hw, "pcie") * loss / nu_pcie) : 0.0;
 
     const overheads = { bubble, tensor, pipeline, data, state_offload, checkpoint_offload, pcie };
+
+    // lgacc.model.evaluator.sparse.expert_overhead and context_overhead: the link a group spans (NVLink within a node)
+    const link = (group) => (group > hw.gpus_per_node ? nu_ib : nu_nvlink);
+    let expert = 0.0, nu_expert = Infinity, context = 0.0, nu_context = Infinity;
+    if (model.sparse && n_e > 1) {
+      nu_expert = 8.0 * p_active / (model.moe_layers * expertBytes(model, n_e));
+      expert = link(n_e * n_a) / nu_expert;
+    }
+    if (n_c > 1) {
+      nu_context = (8.0 * p_active / model.d_l) / contextBytes(model, n_c);
+      context = Math.max(0.0, link(n_c * n_a) * loss / nu_context - 1);
+    }
+    const sparse_overheads = { expert, context };
     let efficiency = 1.0;
     for (const name of DATA.overheads) efficiency = efficiency / (1 + overheads[name]);
+    for (const name of DATA.sparse_overheads) efficiency = efficiency / (1 + sparse_overheads[name]);
 
     const b_c = model.critical_batch * A.critical_batch_scale;
     const kernel = hw.kernel_efficiency === undefined ? 1.0 : hw.kernel_efficiency;
@@ -551,11 +645,16 @@
       ok_heads_divide: !A.divisible_heads || model.d_a % n_a === 0 || (n_a > model.d_a && n_a % model.d_a === 0),
       // memory_limit "output": memory is reported, not a rule (lgacc.model.evaluator.rules)
       ok_memory: A.memory_limit === "output" || (off ? non_offloadable <= limit : offloadable + non_offloadable <= limit),
-      ok_overheads: DATA.capped.every((name) => overheads[name] <= maxOverhead),
+      ok_overheads: DATA.capped.every((name) => overheads[name] <= maxOverhead) && expert <= maxOverhead && context <= maxOverhead,
       ok_schedule: scheduleAllows(model, A, sched, n_v, n_l, n_mu),
+      // lgacc.model.evaluator.evaluate._sparse_feasibility
+      ok_experts: Math.max(model.experts, 1) % n_e === 0 && (n_b * n_c) % n_e === 0,
+      ok_context: model.d_s % n_c === 0,
+      ok_sparse_offload: !(off && (model.sparse || n_c > 1)),
     };
     return {
-      b, n_gpu, efficiency, time_days, step_time_s, state, checkpoint, buffers, activations, offloadable, non_offloadable,
+      b, n_gpu: n_gpu * n_c, n_e, n_c, sparse_overheads, expert_share: expert / (1 + expert),
+      expert_intensity: nu_expert, context_intensity: nu_context, efficiency, time_days, step_time_s, state, checkpoint, buffers, activations, offloadable, non_offloadable,
       total: offloadable + non_offloadable, overheads, ok, feasible: Object.values(ok).every(Boolean), critical_batch: b_c,
       intensities: { data: nu_data, pipeline: nu_pipe, tensor: nu_tensor, state_offload: nu_state,
                      checkpoint_offload: nu_checkpoint, pcie: off ? nu_pcie : Infinity },
@@ -580,10 +679,14 @@
       if (c.offload) out.push(`non-offloadable memory ${fmtG(r.non_offloadable / GIB, 3)} GiB exceeds the GPU's ${fmtG(limit)} GiB`);
       else out.push(`memory ${fmtG(r.total / GIB, 3)} GiB exceeds the GPU's ${fmtG(limit)} GiB without offload`);
     }
-    for (const name of DATA.capped) {
-      if (!isFinite(r.overheads[name])) out.push(`${name} overhead is unbounded (larger than a float holds) and exceeds the maximum ${fmtG(maxOverhead)} (eq:overhead_condition)`);
-      else if (r.overheads[name] > maxOverhead) out.push(`${name} overhead ${fmtG(r.overheads[name], 3)} exceeds the maximum ${fmtG(maxOverhead)} (eq:overhead_condition)`);
+    const all = { ...r.overheads, ...r.sparse_overheads };
+    for (const name of [...DATA.capped, ...DATA.sparse_overheads]) {
+      if (!isFinite(all[name])) out.push(`${name} overhead is unbounded (larger than a float holds) and exceeds the maximum ${fmtG(maxOverhead)} (eq:overhead_condition)`);
+      else if (all[name] > maxOverhead) out.push(`${name} overhead ${fmtG(all[name], 3)} exceeds the maximum ${fmtG(maxOverhead)} (eq:overhead_condition)`);
     }
+    if (!r.ok.ok_experts) out.push(`n_e=${c.n_e} must divide the experts (${model.experts}) and n_b n_c = ${c.n_b * c.n_c} (expert parallelism folds into the data- and context-parallel ranks)`);
+    if (!r.ok.ok_context) out.push(`n_c=${c.n_c} does not divide the sequence d_s=${model.d_s} (context parallelism)`);
+    if (!r.ok.ok_sparse_offload) out.push("offload is not modelled with experts or context parallelism");
     return out;
   }
 
@@ -605,9 +708,9 @@
       overheads, feasible: r.feasible && why.length === 0, reasons: why,
       schedule: c.schedule === null || c.schedule === undefined ? own(DATA.schedules.default, String(method_layered(c))) : c.schedule,
       n_v: c.n_v === undefined ? 1 : c.n_v,
-      // the dense configuration the page computes (parseSparseInput refuses any other): no expert or context exchange
-      n_e: 1, n_c: 1, precision: "bf16", sparse_overheads: Object.fromEntries(DATA.sparse_overheads.map((name) => [name, 0])),
-      all_to_all_share: 0, recompute: DATA.constants.PAPER_RECOMPUTE,
+      n_e: r.n_e, n_c: r.n_c, precision: c.precision,
+      sparse_overheads: Object.fromEntries(DATA.sparse_overheads.map((name) => [name, finite(r.sparse_overheads[name])])),
+      all_to_all_share: finite(r.expert_share), recompute: DATA.constants.PAPER_RECOMPUTE,
       warnings: warnings === undefined ? [] : [...warnings],
     };
     checkNumbers(model, r, s);

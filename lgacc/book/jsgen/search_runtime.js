@@ -43,6 +43,7 @@
     const limitS = input.time_limit_s === undefined ? SEARCH_TIME_LIMIT_S : input.time_limit_s;
     if (typeof limitS !== "number" || !(limitS > 0) || !isFinite(limitS)) fail(`time_limit_s=${show(limitS)} must be a positive number of seconds`, "time_limit_s");
     const q = parseInput(base);
+    refuseSparseCase(q, "search");  // lgacc optimize explores n_e and n_c; this search does not
     const { model, hardware, A, method, maxOverhead, steps } = q;
     let evaluated = 0, listed = 0;
     function range(lo, hi) { const out = []; for (let i = lo; i <= hi; i++) { tick(); out.push(i); } return out; }
