@@ -1,0 +1,55 @@
+"""Reader prose names what a thing is, never its module path (issue #33, item 7).
+
+The book's markdown (``book/*.md`` and the notebooks' markdown cells) is read by people who read the paper, not
+the package: ``lgacc.paper.claims.verdict_of`` means nothing to them. Code (fenced blocks, folded code cells) may
+name modules; prose may name a command a reader types (``lgacc reproduce claims``), and the few command lines
+that run a module (``python -m lgacc.book.run``) are allowed by name below.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: A dotted module path: ``lgacc.<package>.<anything>``.
+MODULE_PATH = re.compile(r"lgacc\.[a-z_]+\.")
+
+#: Command lines a reader types, which run a module by its path.
+ALLOWED = ("python -m lgacc.book.run", "python -m lgacc.model.regenerate", "python -m lgacc.studies.validation.fit")
+
+_FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$", re.S | re.M)
+
+
+def prose(text: str) -> str:
+    """``text`` without its fenced code blocks and the allowed command lines."""
+    text = _FENCE.sub("", text)
+    for command in ALLOWED:
+        text = text.replace(command, "")
+    return text
+
+
+def _pages() -> list[tuple[str, str]]:
+    pages = [(str(p.relative_to(ROOT)), p.read_text()) for p in sorted((ROOT / "book").glob("*.md"))]
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        text = "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        pages.append((str(path.relative_to(ROOT)), text))
+    return pages
+
+
+def test_the_scan_finds_a_module_path_and_spares_code_and_commands():
+    text = ("The verdict comes from `lgacc.paper.claims.verdict_of`.\n\n```python\nimport lgacc.paper.claims\n```\n"
+            "Run `python -m lgacc.book.run` or `lgacc reproduce claims`.\n")
+    assert MODULE_PATH.findall(prose(text)) == ["lgacc.paper."]
+    assert not MODULE_PATH.findall(prose(text.split("\n\n", 1)[1]))
+
+
+@pytest.mark.parametrize("name,text", _pages(), ids=[name for name, _ in _pages()])
+def test_no_module_path_in_reader_prose(name, text):
+    lines = [line.strip() for line in prose(text).splitlines() if MODULE_PATH.search(line)]
+    assert not lines, f"{name}: module paths in reader prose: {lines}"
