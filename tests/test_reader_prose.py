@@ -53,3 +53,13 @@ def test_the_scan_finds_a_module_path_and_spares_code_and_commands():
 def test_no_module_path_in_reader_prose(name, text):
     lines = [line.strip() for line in prose(text).splitlines() if MODULE_PATH.search(line)]
     assert not lines, f"{name}: module paths in reader prose: {lines}"
+
+
+def test_a_bound_sentence_reads_its_parameter_counts_in_words():
+    """The scaling bounds write e-notation (they know no page units); the claims' explanations read it in words."""
+    from lgacc.paper.claims.limits import in_words
+
+    text = "the floor reaches 80 GB at 2.05e+14 parameters (between X442 and X444; 2.42e+14 read log-log)"
+    assert in_words(text) == ("the floor reaches 80 GB at 205 trillion parameters (between X442 and X444; "
+                              "242 trillion parameters read log-log)")
+    assert in_words("X160 at 25 % overhead") == "X160 at 25 % overhead"
