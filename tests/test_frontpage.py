@@ -118,7 +118,7 @@ def test_measured_runs_read_whatever_the_summary_holds():
     summary = measured_summary(frame, {})
     assert summary["expected_lopo_error"] == pytest.approx(0.15) and summary["bound_holds_ring"] == 3
     held = measured_sentence(summary)
-    assert "in 2 of 3 runs (all with the gradients' all-reduce timed as a ring through each node)" in held
+    assert "in 2 of 3 runs (all with a ring all-reduce through each node)" in held
     assert "the calibrated model is off by 15% on unseen publications" in held
 
 

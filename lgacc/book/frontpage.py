@@ -391,7 +391,7 @@ def measured_sentence(measured: Mapping[str, Any] | None) -> str | None:
              f"measured step in {count(holds)} runs")
     if "bound_holds_ring" in measured:
         ring = measured["bound_holds_ring"]
-        text += (f" ({'all' if ring == runs else ring} with the gradients' all-reduce timed as a ring through each node)"
+        text += (f" ({'all' if ring == runs else ring} with a ring all-reduce through each node)"
                  if ring != holds else "")
     if _finite(measured.get("expected_lopo_error")):
         text += f"; the calibrated model is off by {measured['expected_lopo_error']:.0%} on unseen publications"

@@ -31,7 +31,7 @@ MARK_MEANINGS = {
     "reproduced": "agrees with the printed number under the paper reading",
     "explained": "agrees once a documented fact outside the analysis is applied to every claim, breaking none",
     "differs": "does not agree under the paper reading; the readings that would reproduce it are named",
-    "paper inconsistent": "no reading reaches the printed number, with the demonstration",
+    "paper inconsistent": "no choice where the paper is silent reaches the printed number, and a computation shows it",
     "not reproduced": "nothing computed",
     "built": "a figure with no printed values: it builds, nothing to grade",
 }
