@@ -63,3 +63,19 @@ def test_a_bound_sentence_reads_its_parameter_counts_in_words():
     assert in_words(text) == ("the floor reaches 80 GB at 205 trillion parameters (between X442 and X444; "
                               "242 trillion parameters read log-log)")
     assert in_words("X160 at 25 % overhead") == "X160 at 25 % overhead"
+
+
+def test_a_claims_sentence_shows_no_e_notation():
+    """The claims page's sentence reads the record's "how" and explanation in the page's numbers."""
+    from lgacc.book.notebook.claims import claim_markdown
+    from lgacc.paper.findings import numbers_in_words
+
+    assert numbers_in_words("X160 (1.65e+11 parameters) is the largest; at 1e+10") == (
+        "X160 (165 billion parameters) is the largest; at 1 × 10¹⁰")
+    assert numbers_in_words("X1e5, eq:a1e2 and 2.5 d") == "X1e5, eq:a1e2 and 2.5 d"  # names are not numbers
+    record = {"verdict": "differs", "printed": "25 T", "reproduced": 2.3e13, "unit": "parameters",
+              "where": "sec:scaling", "tolerance": "at the printed digits",
+              "how": "X640 (2.1e+13 parameters) and X660 (2.3e+13)", "explanation": "the floor is 2.42e+14 parameters"}
+    text = claim_markdown(record)
+    assert not re.search(r"\de[+-]?\d", text), text
+    assert "21 trillion parameters" in text and "242 trillion parameters" in text

@@ -96,6 +96,18 @@ def readable_value(value: float, unit: str) -> str:
     return f"{value:.3g} {unit}"
 
 
+_E_NOTATION = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?e[+-]?\d+)( parameters)?(?![\w.])")
+
+
+def numbers_in_words(text: str) -> str:
+    """A sentence's e-notation as the page writes numbers (:func:`readable_value`): ``"X160 (1.65e+11
+    parameters)"`` -> ``"X160 (165 billion parameters)"``, ``"at 1e+10"`` -> ``"at 1 × 10¹⁰"``; the rest untouched."""
+    def replace(match: re.Match) -> str:
+        value = float(match.group(1))
+        return readable_value(value, "parameters") if match.group(2) else readable_value(value, "").strip()
+    return _E_NOTATION.sub(replace, text)
+
+
 def claim_verdict(record: dict) -> str:
     """A claim record's verdict (:mod:`lgacc.paper.claims`); a record without one: reproduced when it agrees."""
     verdict = record.get("verdict")

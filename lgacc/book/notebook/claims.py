@@ -23,17 +23,17 @@ def claim_markdown(record: dict) -> str:
 
     ``record`` is a row of :func:`lgacc.paper.claims.claims_records`.
     """
-    from lgacc.paper.findings import CONFIRMING, claim_verdict, readable_value
+    from lgacc.paper.findings import CONFIRMING, claim_verdict, numbers_in_words, readable_value
 
     verdict = claim_verdict(record)
     mark = verdict_mark(verdict)
     printed = printed_math(str(record["printed"]))
     value = "not computed" if record.get("reproduced") is None else readable_value(record["reproduced"], record["unit"])
-    how = str(record.get("how") or "").strip()
+    how = numbers_in_words(str(record.get("how") or "").strip())  # the page's numbers, never e-notation
     text = (f"- {mark} *{verdict}* — **{record['where']}** — the paper: *{printed}*; the package: **{value}** "
             f"({record['tolerance']}).{' ' + how if how else ''}")
     if verdict != "reproduced" and record.get("explanation"):
-        text += f" **Verdict:** {record['explanation']}."
+        text += f" **Verdict:** {numbers_in_words(str(record['explanation']))}."
     return text
 
 
