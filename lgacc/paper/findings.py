@@ -80,8 +80,9 @@ NUMBER_WORDS = ((1e18, "quintillion"), (1e15, "quadrillion"), (1e12, "trillion")
 def readable_value(value: float, unit: str) -> str:
     """``1.22e14 parameters`` -> ``122 trillion parameters``; ``0.428 fraction`` -> ``42.8 %``; ``1.976 ratio`` -> ``1.98×``; ``2417.5 samples``
     -> ``2,417 samples``; ``6.23e24 flop`` -> ``6.23 × 10²⁴ flop`` (never e-notation)."""
-    if unit == "fraction":
-        return f"{100 * value:.3g} %"
+    if unit == "fraction":  # 42.8 %, 3,390 % (three digits, never e-notation)
+        percent = float(f"{100 * value:.3g}")
+        return f"{percent:,.0f} %" if abs(percent) >= 1000 else f"{percent:.3g} %"
     if unit == "ratio" or unit.startswith("ratio ("):  # 1.98×, 0.971× (time without partition / ...)
         return f"{value:.3g}×{unit[len('ratio'):]}"
     if unit == "parameters":

@@ -91,11 +91,12 @@ def switches_table(records: Sequence[dict]) -> pd.DataFrame:
     under the switch (in the claim's unit; "no change" where the switch does not move it) and whether it
     then agrees.  From :func:`lgacc.paper.claims.switch_effects`; HTML cells, as :func:`claims_table`."""
     from lgacc.paper.claims import switch_effects
+    from lgacc.paper.claims.words import name_in_words
 
     units = {r["id"]: r["unit"] for r in records}
     return pd.DataFrame([{
         "claim": _breakable_id(e["claim"]),
-        "switch": html.escape(str(e["switch"])).replace(", ", ",<br>").replace("_", "_<wbr>").replace("=", "=<wbr>"),
+        "switch": html.escape(name_in_words(str(e["switch"]))),  # its meaning, not its code name
         "default": _value(e["default"], units[e["claim"]]),
         "with the switch": _value(e["switched"], units[e["claim"]]) if e["moves"] else "no change",
         "agrees": AGREE_MARK if e["agrees"] else DIFFER_MARK,
