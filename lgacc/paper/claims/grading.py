@@ -373,7 +373,7 @@ def _inconsistent(claim: PrintedClaim, shown: Demonstration) -> tuple[str, str, 
     record = {"statement": shown.statement, "readings": readings, "needed": shown.needed}
     if any(r["agrees"] for r in readings) or any(r["reproduced"] is None for r in readings):
         return DIFFERS, f"{shown.statement} (a reading of the demonstration agrees or could not be computed)", record
-    values = "; ".join(f"{r['assumption']}: {readable_value(r['reproduced'], claim.unit)}" for r in readings)
+    values = "; ".join(f"{name_in_words(r['assumption'])}: {readable_value(r['reproduced'], claim.unit)}" for r in readings)
     text = (f"{shown.statement}. No column of the reading matrix agrees" + (f"; {values}" if values else "")
             + f", none {claim.tolerance}")
     if shown.needed:
