@@ -65,6 +65,7 @@ def test_findings_count_verdicts_from_status_and_keep_the_classes_apart():
     assert "table:b </generated/b>`: 1 of 2 printed cells agree (*differs*)." in text
     assert "2 claims: 1 *paper inconsistent*, 1 *withdrawn*." in text  # an unknown class under its own name
     assert readable_value(0.428, "fraction") == "42.8 %"
+    assert readable_value(33.9, "fraction") == "3,390 %"  # not 3.39e+03 % (issue #33 item 7)
     assert readable_value(2417.2, "samples") == "2,417 samples"
     assert readable_value(1.976, "ratio") == "1.98×"
     assert readable_value(6.2298e24, "flop") == "6.23 × 10²⁴ flop"  # never e-notation

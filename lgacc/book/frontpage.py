@@ -60,7 +60,7 @@ CLASS_WORDS = {"reproduced": "reproduced", "explained": "explained", "paper inco
 HOLDING = ("reproduced", "explained")
 #: The verdicts' marks, as :mod:`lgacc.paper.findings` defines them (once).
 from lgacc.paper.findings import MARKS as MARK  # noqa: E402
-from lgacc.paper.claims.words import name_in_words  # noqa: E402
+from lgacc.paper.claims.words import WORDS, name_in_words  # noqa: E402
 #: A cause longer than this is cut at a word (the claims page gives it whole): the first screen stays one.
 CAUSE_CHARACTERS = 80
 
@@ -225,6 +225,9 @@ def _cause(record: Mapping[str, Any]) -> str:
     alternative = record.get("alternative") or {}
     if verdict == "explained" and alternative.get("assumption"):
         assumption = str(alternative["assumption"])
+        if all(part in WORDS for part in assumption.split(", ")):  # switches of the reading matrix: their meaning
+            words = name_in_words(assumption)
+            return f"with {words}" if len(words) <= CAUSE_CHARACTERS else f"with {words[:CAUSE_CHARACTERS].rsplit(' ', 1)[0]}…"
         head, _, note = assumption.partition(" (")
         note = note.rstrip(")")
         if "=" in head and note and len(note) <= CAUSE_CHARACTERS // 2:
@@ -384,10 +387,12 @@ def measured_sentence(measured: Mapping[str, Any] | None) -> str | None:
     elif improved:
         text += f"{improved} of the {runs} measured runs use the paper's new methods. "
     source = "" if improved is not None else f" ({runs} runs, {measured['publications']} publications)"
-    text += f"Real steps take a median {measured['ratio_median']:.2f}× the ideal bound{source}, which no run beats on {count(holds)}"
+    text += (f"Real steps take a median {measured['ratio_median']:.2f}× the ideal bound{source}, which is below the "
+             f"measured step in {count(holds)} runs")
     if "bound_holds_ring" in measured:
         ring = measured["bound_holds_ring"]
-        text += f" ({'all' if ring == runs else ring} with a ring through the node)" if ring != holds else ""
+        text += (f" ({'all' if ring == runs else ring} with a ring all-reduce through each node)"
+                 if ring != holds else "")
     if _finite(measured.get("expected_lopo_error")):
         text += f"; the calibrated model is off by {measured['expected_lopo_error']:.0%} on unseen publications"
     elif _finite(measured.get("expected_mean_abs_error")):

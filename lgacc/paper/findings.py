@@ -31,7 +31,7 @@ MARK_MEANINGS = {
     "reproduced": "agrees with the printed number under the paper reading",
     "explained": "agrees once a documented fact outside the analysis is applied to every claim, breaking none",
     "differs": "does not agree under the paper reading; the readings that would reproduce it are named",
-    "paper inconsistent": "no reading reaches the printed number, with the demonstration",
+    "paper inconsistent": "no choice where the paper is silent reaches the printed number, and a computation shows it",
     "not reproduced": "nothing computed",
     "built": "a figure with no printed values: it builds, nothing to grade",
 }
@@ -80,8 +80,9 @@ NUMBER_WORDS = ((1e18, "quintillion"), (1e15, "quadrillion"), (1e12, "trillion")
 def readable_value(value: float, unit: str) -> str:
     """``1.22e14 parameters`` -> ``122 trillion parameters``; ``0.428 fraction`` -> ``42.8 %``; ``1.976 ratio`` -> ``1.98×``; ``2417.5 samples``
     -> ``2,417 samples``; ``6.23e24 flop`` -> ``6.23 × 10²⁴ flop`` (never e-notation)."""
-    if unit == "fraction":
-        return f"{100 * value:.3g} %"
+    if unit == "fraction":  # 42.8 %, 3,390 % (three digits, never e-notation)
+        percent = float(f"{100 * value:.3g}")
+        return f"{percent:,.0f} %" if abs(percent) >= 1000 else f"{percent:.3g} %"
     if unit == "ratio" or unit.startswith("ratio ("):  # 1.98×, 0.971× (time without partition / ...)
         return f"{value:.3g}×{unit[len('ratio'):]}"
     if unit == "parameters":
@@ -94,6 +95,18 @@ def readable_value(value: float, unit: str) -> str:
         mantissa, exponent = f"{value:.2e}".split("e")
         return f"{float(mantissa):.3g} × 10{str(int(exponent)).translate(_SUPERSCRIPTS)} {unit}"
     return f"{value:.3g} {unit}"
+
+
+_E_NOTATION = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?e[+-]?\d+)( parameters)?(?![\w.])")
+
+
+def numbers_in_words(text: str) -> str:
+    """A sentence's e-notation as the page writes numbers (:func:`readable_value`): ``"X160 (1.65e+11
+    parameters)"`` -> ``"X160 (165 billion parameters)"``, ``"at 1e+10"`` -> ``"at 1 × 10¹⁰"``; the rest untouched."""
+    def replace(match: re.Match) -> str:
+        value = float(match.group(1))
+        return readable_value(value, "parameters") if match.group(2) else readable_value(value, "").strip()
+    return _E_NOTATION.sub(replace, text)
 
 
 def claim_verdict(record: dict) -> str:

@@ -159,6 +159,7 @@ def score_claims(hardware: Hardware) -> list[ScoreRow]:
     """One row per prose claim of the paper, graded by :mod:`lgacc.paper.claims`."""
     from .claims import reproduce_claims
 
+    from .claims.words import name_in_words
     from .findings import readable_value
 
     rows = []
@@ -170,7 +171,7 @@ def score_claims(hardware: Hardware) -> list[ScoreRow]:
         if claim.agrees and claim.rule not in ("exact",) and not claim.rule.startswith("digits"):
             status = f"agrees ({claim.tolerance})"
         if claim.verdict == V_EXPLAINED:
-            status = f"{DIFFERS}, explained by {claim.alternative['assumption']}"
+            status = f"{DIFFERS}, explained by {name_in_words(claim.alternative['assumption'])}"
         elif claim.verdict == V_INCONSISTENT:
             status = f"{DIFFERS}: the paper's own rules do not reach it"
         rows.append(

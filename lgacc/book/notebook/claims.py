@@ -23,17 +23,17 @@ def claim_markdown(record: dict) -> str:
 
     ``record`` is a row of :func:`lgacc.paper.claims.claims_records`.
     """
-    from lgacc.paper.findings import CONFIRMING, claim_verdict, readable_value
+    from lgacc.paper.findings import CONFIRMING, claim_verdict, numbers_in_words, readable_value
 
     verdict = claim_verdict(record)
     mark = verdict_mark(verdict)
     printed = printed_math(str(record["printed"]))
     value = "not computed" if record.get("reproduced") is None else readable_value(record["reproduced"], record["unit"])
-    how = str(record.get("how") or "").strip()
+    how = numbers_in_words(str(record.get("how") or "").strip())  # the page's numbers, never e-notation
     text = (f"- {mark} *{verdict}* — **{record['where']}** — the paper: *{printed}*; the package: **{value}** "
             f"({record['tolerance']}).{' ' + how if how else ''}")
     if verdict != "reproduced" and record.get("explanation"):
-        text += f" **Verdict:** {record['explanation']}."
+        text += f" **Verdict:** {numbers_in_words(str(record['explanation']))}."
     return text
 
 
@@ -91,11 +91,12 @@ def switches_table(records: Sequence[dict]) -> pd.DataFrame:
     under the switch (in the claim's unit; "no change" where the switch does not move it) and whether it
     then agrees.  From :func:`lgacc.paper.claims.switch_effects`; HTML cells, as :func:`claims_table`."""
     from lgacc.paper.claims import switch_effects
+    from lgacc.paper.claims.words import name_in_words
 
     units = {r["id"]: r["unit"] for r in records}
     return pd.DataFrame([{
         "claim": _breakable_id(e["claim"]),
-        "switch": html.escape(str(e["switch"])).replace(", ", ",<br>").replace("_", "_<wbr>").replace("=", "=<wbr>"),
+        "switch": html.escape(name_in_words(str(e["switch"]))),  # its meaning, not its code name
         "default": _value(e["default"], units[e["claim"]]),
         "with the switch": _value(e["switched"], units[e["claim"]]) if e["moves"] else "no change",
         "agrees": AGREE_MARK if e["agrees"] else DIFFER_MARK,

@@ -308,10 +308,6 @@ def as_outcome(raw: Any) -> Outcome:
     return Outcome(None if value is None else float(value), how, raw[2] if len(raw) > 2 else None)
 
 
-def _shown(value: float | None) -> str:
-    return "nothing" if value is None else f"{value:.3g}"
-
-
 def _cells(claim: PrintedClaim, cells: Sequence[tuple[str, float | None]]) -> list[dict]:
     return [{"assumption": name, "reproduced": value, "agrees": claim.agrees(value)} for name, value in cells]
 
@@ -377,8 +373,8 @@ def _inconsistent(claim: PrintedClaim, shown: Demonstration) -> tuple[str, str, 
     record = {"statement": shown.statement, "readings": readings, "needed": shown.needed}
     if any(r["agrees"] for r in readings) or any(r["reproduced"] is None for r in readings):
         return DIFFERS, f"{shown.statement} (a reading of the demonstration agrees or could not be computed)", record
-    values = "; ".join(f"{r['assumption']}: {_shown(r['reproduced'])}" for r in readings)
-    text = (f"{shown.statement}. No column of the reading matrix agrees" + (f"; {values} {claim.unit}" if values else "")
+    values = "; ".join(f"{name_in_words(r['assumption'])}: {readable_value(r['reproduced'], claim.unit)}" for r in readings)
+    text = (f"{shown.statement}. No column of the reading matrix agrees" + (f"; {values}" if values else "")
             + f", none {claim.tolerance}")
     if shown.needed:
         text += f"; {shown.needed}"

@@ -13,6 +13,7 @@ configuration beats, read on every model and on the grid.
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable
 
 from lgacc.model.hardware import Hardware
@@ -26,6 +27,7 @@ from lgacc.scaling import (
     time_limit,
 )
 
+from ..findings import readable_value
 from .grading import Alternative, Demonstration, Outcome
 from .reading import PAPER_CAP, PAPER_READING, PaperReading, column_name
 
@@ -58,21 +60,34 @@ def _read(limit, quantity: str, reading: PaperReading):
     return {"p": limit.p, "memory": memory, "years": limit.time_days / ONE_YEAR_DAYS}[quantity]
 
 
+_E_NUMBER = re.compile(r"\b(\d+(?:\.\d+)?e[+-]?\d+)(?: parameters)?")
+
+
+def in_words(text: str) -> str:
+    """``"at 2.34e+13 parameters"`` -> ``"at 23.4 trillion parameters"``: a sentence from the scaling bounds
+    (which know no page units, and whose every number in e-notation is a parameter count) as the page writes it."""
+    return _E_NUMBER.sub(lambda m: readable_value(float(m.group(1)), "parameters"), text)
+
+
 def _bound_demonstration(kind: str, hardware: Hardware, scenario: str, days: float | None) -> Demonstration | None:
     """The readings computed and the floor's limit: no configuration within the paper's rules goes beyond it."""
     bound = bound_limit("memory" if kind == "feasible" else "time", hardware, scenario, days)
     if bound is None:
         return None
     third = bound_limit("memory" if kind == "feasible" else "time", hardware, scenario, days, max_overhead=THIRD_CAP)
-    what = ("its non-offloadable memory, (6 p_l + d_s m_0) / n_a at b_mu = 1 and the largest n_a the 25 % cap allows"
-            if kind == "feasible" else
-            "its time with floor(b_c) n_a GPUs at no overhead but the tensor all-reduces, at the best n_a the 25 % cap "
-            "allows")
-    statement = (f"No configuration within the paper's rules beats {what}; {bound.how}, so no choice of the other "
-                 f"degrees, read on either grid, reaches beyond {bound.p:.3g} parameters")
+    first, what = (("No configuration under the paper's rules fits a larger model in memory",
+                    "the memory that cannot be offloaded, (6 p_l + d_s m_0) / n_a with one sample per micro-batch "
+                    "(b_mu = 1) and the largest n_a the 25 % overhead cap allows")
+                   if kind == "feasible" else
+                   ("No configuration under the paper's rules trains a larger model in time",
+                    "the time on floor(b_c) n_a GPUs with no overhead but the tensor all-reduces, at the best n_a the "
+                    "25 % overhead cap allows"))
+    statement = (f"{first}; its floor is {what}; {in_words(bound.how)}, so no choice of the other degrees, read on "
+                 f"either grid, reaches beyond {readable_value(bound.p, 'parameters')}")
     readings = (Alternative("the floor, the more favourable of every model and the 2^k grid", bound.p),)
     needed = "" if third is None else (f"the printed number needs more than the paper's cap: with a cap of a third "
-                                       f"(an efficiency of 75 %) the floor reaches {third.p:.3g}")
+                                       f"(an efficiency of 75 %) the floor reaches "
+                                       f"{readable_value(third.p, 'parameters')}")
     return Demonstration(statement, readings, needed)
 
 
