@@ -317,9 +317,8 @@ def overall_sentence(facts: Facts) -> str:
     graded = {v: n for v, n in facts.counts.items() if v != "built"}
     built = facts.counts.get("built", 0)
     total = sum(graded.values())
-    return (f"**Overall.** Of {total} graded items ({facts.tables - built} tables and figures, {len(facts.records)} numbers "
-            f"in prose): {_counts_phrase(graded)}" + (f"; {built} figures without printed values are built apart" if built else "")
-            + f" ({_link('overall', 'scorecard')}).")
+    return (f"**Overall.** Of {total} graded items ({facts.tables - built} tables and figures, {len(facts.records)} prose "
+            f"numbers): {_counts_phrase(graded)} ({_link('overall', 'scorecard')}).")  # built figures: in the details
 
 
 def conclusion_sentences(facts: Facts) -> list[str]:
@@ -388,14 +387,14 @@ def measured_sentence(measured: Mapping[str, Any] | None) -> str | None:
     elif improved:
         text += f"{improved} of the {runs} measured runs use the paper's new methods. "
     source = "" if improved is not None else f" ({runs} runs, {measured['publications']} publications)"
-    text += (f"Real steps take a median {measured['ratio_median']:.2f}× the ideal bound{source}, which is below the "
+    text += (f"Real steps take a median {measured['ratio_median']:.2f}× the ideal bound{source}, below the "
              f"measured step in {count(holds)} runs")
     if "bound_holds_ring" in measured:
         ring = measured["bound_holds_ring"]
         text += (f" ({'all' if ring == runs else ring} with ring all-reduce)"
                  if ring != holds else "")
     if _finite(measured.get("expected_lopo_error")):
-        text += f"; the calibrated model is off by {measured['expected_lopo_error']:.0%} on unseen publications (dense runs)"
+        text += f"; the calibrated model is off by {measured['expected_lopo_error']:.0%} on unseen publications"
     elif _finite(measured.get("expected_mean_abs_error")):
         text += f"; the calibrated prediction is off by {measured['expected_mean_abs_error']:.0%} on average (fitted on these runs)"
     elif _finite(measured.get("lopo_mean_abs_error")) and _finite(measured.get("kernel_efficiency")):

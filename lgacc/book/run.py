@@ -293,10 +293,15 @@ def _execute(tasks: list[tuple], jobs: int, scratch: Path, output_dir: Path) -> 
             result = dataclasses.replace(result, output=output_dir / result.output.relative_to(scratch))
             print(result.describe(), flush=True)
             results.append(result)
-        pool.close()
-    finally:
+    except BaseException:
         pool.terminate()  # an interrupted build stops its workers at once (their kernels follow them)
         pool.join()
+        raise
+    # A finished build lets its idle workers leave on the pool's own end-of-tasks message.  Terminating them
+    # instead sent SIGTERM to workers waiting on the task queue, and a worker that never ran its handler left
+    # the build hanging after its last notebook (seen twice, with every notebook done).
+    pool.close()
+    pool.join()
     return results
 
 
