@@ -274,7 +274,21 @@ vary:
     split_links: [divided, kept]
   - gpus_per_node: [8, 16, 72, 576]
     memory_gib: [5, 20, 80]
+    peak_tflop_per_s: [156, 312, 624, 1248, 2496]
 """
+
+
+def _interrupt_after_the_first_chunk(path, folder):
+    """Start the sweep, send SIGINT once its first chunk is kept; ``(returncode, stderr)``."""
+    process = subprocess.Popen([sys.executable, "-m", "lgacc", "codesign", "--sweep", str(path), "--workers", "1",
+                                "--format", "json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    deadline = time.monotonic() + 90
+    while not list(folder.glob("chunk-*.json")) and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    return process.returncode, err
 
 
 def test_an_interrupted_sweep_resumes_without_computing_its_finished_chunks(tmp_path):
@@ -283,15 +297,12 @@ def test_an_interrupted_sweep_resumes_without_computing_its_finished_chunks(tmp_
     folder = ChunkStore(sweep, chunk_size(sweep)).folder
     total = len(list(chunks(sweep)))
     try:
-        process = subprocess.Popen([sys.executable, "-m", "lgacc", "codesign", "--sweep", str(path), "--workers", "1",
-                                    "--format", "json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True)
-        deadline = time.monotonic() + 90
-        while not list(folder.glob("chunk-*.json")) and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.01)
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=60)
-        assert process.returncode == 130, err
+        for _ in range(3):  # a fast machine may finish the sweep before the signal lands: start it afresh
+            returncode, err = _interrupt_after_the_first_chunk(path, folder)
+            if returncode != 0:
+                break
+            shutil.rmtree(folder, ignore_errors=True)
+        assert returncode == 130, err
         assert err.strip().splitlines() == ["lgacc codesign: interrupted"]
         finished = {p.name: p.stat().st_mtime_ns for p in folder.glob("chunk-*.json")}
         assert 1 <= len(finished) < total

@@ -294,7 +294,8 @@ def _execute(tasks: list[tuple], jobs: int, scratch: Path, output_dir: Path) -> 
             print(result.describe(), flush=True)
             results.append(result)
     except BaseException:
-        pool.terminate()  # an interrupted build stops its workers at once (their kernels follow them)
+        _kill_workers(pool)  # an interrupted build stops its workers, and their kernels, at once
+        pool.terminate()
         pool.join()
         raise
     # A finished build lets its idle workers leave on the pool's own end-of-tasks message.  Terminating them
@@ -303,6 +304,24 @@ def _execute(tasks: list[tuple], jobs: int, scratch: Path, output_dir: Path) -> 
     pool.close()
     pool.join()
     return results
+
+
+def _kill_workers(pool) -> None:
+    """SIGKILL every worker of ``pool`` and its notebook's kernel.  The pool's own SIGTERM reaches a worker's
+    Python handler only when its main thread wakes: a worker blocked on the task queue while the signal is taken
+    by one of its kernel client's threads never ran it, and the build hung in ``join`` (seen under load)."""
+    for worker in list(getattr(pool, "_pool", ())):
+        try:
+            import psutil
+
+            for child in psutil.Process(worker.pid).children(recursive=True):
+                child.kill()
+        except Exception:  # noqa: BLE001 - psutil missing or the process gone: the kernel's poller remains
+            pass
+        try:
+            worker.kill()
+        except (OSError, ValueError, AttributeError):  # already gone
+            pass
 
 
 def _worker_setup(runner: int) -> None:
