@@ -19,6 +19,9 @@ def _terminate(signum, frame):
 def run() -> int:
     """The ``lgacc`` command's entry point."""
     try:
+        # Ctrl-C raises KeyboardInterrupt even when the process was started with SIGINT ignored (a parent's
+        # setting, inherited: a non-interactive shell's background job, a test runner)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, _terminate)
         from lgacc.cli import main
 
@@ -30,6 +33,10 @@ def run() -> int:
 
         command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
         print(f"lgacc{' ' + command if command and command.isidentifier() else ''}: interrupted", file=sys.stderr)
+        # the process ends here; called in-process, it leaves the signals as a fresh interpreter has them, so
+        # that no later child inherits an ignored Ctrl-C
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         return interrupt_exit_code(interrupt)
 
 

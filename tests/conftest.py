@@ -53,3 +53,15 @@ def pytest_sessionfinish(session, exitstatus):
     stats["total cases"] = sum(sum(counter.values()) for counter in fuzzing.STATS.values())
     (ROOT / "build").mkdir(exist_ok=True)
     (ROOT / "build" / "fuzz_stats.json").write_text(json.dumps(stats, indent=2) + "\n")
+
+
+@pytest.fixture(autouse=True)
+def _signals_as_a_fresh_interpreter_has_them():
+    """A test that runs a command in-process may change the process's signal handlers (an interrupted command
+    ignores further signals while it reports); restore them, so that no later test's child process inherits an
+    ignored Ctrl-C (two interrupt tests hung in the full suite, never alone)."""
+    import signal
+
+    yield
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

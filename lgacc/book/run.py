@@ -419,6 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=MAX_JOBS, help=f"notebooks at once (1 to {MAX_JOBS})")
     args = parser.parse_args(argv)
     start = time.perf_counter()
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored (inherited)
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops a build as Ctrl-C does
     try:
         results = run_all(args.hardware, args.notebooks or None, args.output_dir, args.kernel, args.timeout, args.jobs)
