@@ -159,8 +159,8 @@ SWITCHES: tuple[Switch, ...] = (
            "'activation checkpoints at the output of each transformer layer' and 'a 33% increase in computation': "
            "the paper's step is 8 flops per token and parameter (derivation compute_per_batch, 8 b d_s p)."),
     Switch("critical_batch", ("printed",), FACT,
-           "The critical batch of X160 as computed (2417.5) or rounded as the paper prints it (2420).",
-           "eq:critical_batch computes it; the paper prints 'around 2420'."),
+           "The critical batch of X160 as computed by eq:critical_batch, or rounded as the paper prints it.",
+           "eq:critical_batch computes it; the paper prints it rounded ('around', data/paper/claims.yaml)."),
     Switch("gb", ("GB",), FACT,
            "The paper's 'GB': binary (GiB) or decimal.",
            "table:hardware_bandwidth and every printed memory of the tables come out only with GiB; some prose "

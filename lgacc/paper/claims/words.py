@@ -20,7 +20,7 @@ WORDS: dict[str, str] = {
     "infiniband_threshold='implied by ~25 T'": "the InfiniBand threshold ~25 T implies",
     "cluster_target='printed'": "the printed time as target",
     "flops_per_token=6": "6 flops per token and parameter (no recomputation)",
-    "critical_batch='printed'": "the critical batch rounded as printed (2420)",
+    "critical_batch='printed'": "the critical batch rounded as the paper prints it",
     "gb='GB'": "decimal GB",
 }
 
