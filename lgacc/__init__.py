@@ -29,7 +29,8 @@ module                              job
                                     keyed by input values, sources and data/), ``jsondata`` (the
                                     data-only JSON results are kept in), ``sealed`` (every entry with
                                     an HMAC of its content under a per-user secret, read only from
-                                    regular files, checked on load)
+                                    regular files, checked on load), ``prune`` (what has not been
+                                    used for a month, then the oldest beyond 2 GiB, removed)
 **model/**                          the resource model: the paper's appendix, as numbers
 ``model/symbols``                   the paper's notation as sympy symbols, the glossary
 ``model/formulas/``                 sympy derivations, one per equation label (``eq:...`` literally):

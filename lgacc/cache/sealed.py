@@ -14,7 +14,9 @@ larger than the caller's bound: a symlink (to ``/dev/zero`` or elsewhere), a FIF
 oversized file is skipped (and replaced by the next write).  Nothing here raises on a bad file.
 
 Writes are atomic (a temporary file in the same directory, then :func:`os.replace`): a concurrent
-reader sees the old entry or the new one, never half of one.
+reader sees the old entry or the new one, never half of one.  An entry served is marked used (its
+modification time), and once a day a write into the cache directory prunes what has not been used for a
+month (:mod:`.prune`), so orphaned entries of earlier package versions do not pile up.
 """
 
 from __future__ import annotations
@@ -166,7 +168,12 @@ def read_sealed(path: Path, kind: str, key: str, limit: int | None = None) -> st
         text = data.decode("utf-8")  # no newline translation: the digest sees the bytes
     except UnicodeDecodeError:
         return None
-    return unseal(text, kind, key)
+    content = unseal(text, kind, key)
+    if content is not None:
+        from .prune import touch
+
+        touch(Path(path))  # used now: pruning removes what has not been used for a month (.prune)
+    return content
 
 
 def write_sealed(path: Path, kind: str, key: str, content: str) -> bool:
@@ -184,6 +191,21 @@ def write_sealed(path: Path, kind: str, key: str, content: str) -> bool:
         except BaseException:
             Path(scratch).unlink(missing_ok=True)
             raise
-        return True
     except OSError:
         return False
+    _prune_after_write(path)
+    return True
+
+
+def _prune_after_write(path: Path) -> None:
+    """Once a day, after a write into the cache directory, drop what it no longer uses (:mod:`.prune`)."""
+    from .codegen import cache_dir
+    from .prune import maybe_prune
+
+    root = cache_dir()
+    try:
+        inside = path.resolve().is_relative_to(root.resolve())
+    except OSError:
+        return
+    if inside:
+        maybe_prune(root)
