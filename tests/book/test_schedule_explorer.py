@@ -133,6 +133,32 @@ def test_the_explorer_fits_a_phone_with_readable_text(browser, server):
         phone.close()
 
 
+def test_a_phone_shows_the_micro_batch_numbers(browser, server):
+    """Issue #33: on a phone the blocks narrower than 13 px lost their micro-batch numbers (all of them at the
+    default sizes); each block now carries its number wherever the number fits, at the chart's smallest size."""
+    phone = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        phone.add_init_script("""{
+            const fill = CanvasRenderingContext2D.prototype.fillText;
+            window.__texts = [];
+            CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+                window.__texts.push(String(text)); return fill.call(this, text, ...rest); };
+        }""")
+        phone.goto(f"{server}/schedule_explorer.html", wait_until="networkidle")
+        phone.wait_for_function("() => document.getElementById('lgacc-explorer').dataset.state === 'drawn'")
+        phone.select_option("#lgacc-explorer-schedule", "modular")
+        phone.evaluate("() => { window.__texts = []; }")
+        phone.select_option("#lgacc-explorer-n_mu", "4")  # a redraw, recorded
+        texts = phone.evaluate("() => window.__texts")
+        n_l = int(phone.input_value("#lgacc-explorer-n_l"))
+        numbers = [t for t in texts if t in {"0", "1", "2", "3"}]  # the time axis adds one "0" at most
+        # every micro-batch 0..3, forward and backward, on every device
+        assert {"1", "2", "3"} <= set(numbers), texts
+        assert len(numbers) >= 2 * 4 * n_l + 1, (len(numbers), texts)
+    finally:
+        phone.close()
+
+
 FUZZ = """
 (seed) => {
   let state = seed;
