@@ -117,6 +117,8 @@ module                              job
                                     leave one publication out), ``onefactor``, ``tables``, ``figures``,
                                     ``fit`` (the fit kept as data), ``chapter`` (the chapter's sentences),
                                     ``peers`` (side by side with SimuMax, Calculon), ``recipe_effects``
+``studies/gpu_measured``            the calibrated model's kernel constants and one-GPU training
+                                    steps against an H100's measurements (data/calibrated/measured)
 ``studies/zero``                    the paper's verdict on ZeRO (partitioned vs baseline and improved)
                                     re-graded per data-parallel network reading; more columns plug in
 ``studies/codesign/``               the hardware co-design sweep (``lgacc codesign``): ``sweep`` (the
@@ -128,7 +130,8 @@ module                              job
 **book/**                           the book's machinery
 ``book/notebook/``                  formatting for the notebooks: ``display``, ``formats``,
                                     ``typeset``, ``tables``, ``downloads``, ``figures``,
-                                    ``comparisons``, ``claims``, ``hardware``, ``readings``
+                                    ``comparisons``, ``claims``, ``hardware``, ``readings``,
+                                    ``gpu_measured``
 ``book/frontpage``                  the front page's first screen: what holds and why, in at most
                                     eight sentences and one figure, every number a library call
 ``book/run``                        the notebook runner (``python -m lgacc.book.run``)

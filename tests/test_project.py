@@ -50,7 +50,7 @@ def test_a_reader_sees_no_code_unless_asked(path):
 #: the build's hardware: the runner reuses their executed copy for every spec (lgacc.book.notebookcache).
 HARDWARE_FREE = {"against_measured_runs", "claims", "derivations", "evaluation_check", "fig_gradient_accumulation",
                  "fig_gradient_accumulation_partitioned", "fig_pipeline_comparison", "glossary", "mixed_buffering", "readings",
-                 "sensitivity", "x_model", "sparse_models", "hardware_implications"}
+                 "sensitivity", "x_model", "sparse_models", "hardware_implications", "measured_gpu"}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -1,0 +1,151 @@
+"""What the calibrated model assumes, against what one GPU measured (issue #35 item 7).
+
+``benchmarks/gpu/measure.py`` ran on a lent H100 writes ``data/calibrated/measured/<folder>/``: matrix-multiply
+time by shape and precision, fused attention by sequence and head size, copy bandwidth by size, the time per
+kernel, and a GPT-like training step on one GPU (peak memory allocated and reserved, step time).  This module
+reads those tables and sets each of the calibrated model's kernel constants beside the value measured
+(:func:`assumed_against_measured`), and the model's expected memory and step time beside each measured
+training step (:func:`training_against_calibrated`).  Nothing here is fitted: the comparison is out of sample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from lgacc.errors import UserInputError
+from lgacc.model.calibrated.expected import expected
+from lgacc.model.calibrated.parameters import fitted_calibration
+from lgacc.model.calibrated.recipe import Recipe
+from lgacc.model.config import TrainingConfig
+from lgacc.model.hardware import load_hardware
+from lgacc.model.transformer import Transformer
+from lgacc.paths import DATA
+
+__all__ = ["MEASURED", "Measurement", "measurements", "read_measurement", "assumed_against_measured",
+           "training_against_calibrated", "training_model"]
+
+#: Where the measurements are kept, one folder per GPU and date.
+MEASURED = DATA / "calibrated" / "measured"
+_TABLES = ("gemm", "attention", "bandwidth", "launch", "training")
+#: Transformer-layer GEMMs counted as "a real layer's": at least this many tokens and this hidden width.
+_LAYER_TOKENS, _LAYER_WIDTH = 2048, 2048
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """The tables of one folder (``gemm``, ``attention``, ``bandwidth``, ``launch``, ``training``) and the name of
+    the hardware spec it is compared with."""
+
+    folder: Path
+    hardware: str
+    tables: tuple[tuple[str, pd.DataFrame], ...]
+
+    def table(self, name: str) -> pd.DataFrame:
+        return dict(self.tables)[name].copy()
+
+
+def measurements() -> list[Path]:
+    """The measurement folders kept with the package."""
+    return sorted(p for p in MEASURED.iterdir() if p.is_dir()) if MEASURED.is_dir() else []
+
+
+def read_measurement(folder: Path | str) -> Measurement:
+    """The tables of ``folder``; its hardware spec is the name before the date (``h100-sxm-2026-11-26``)."""
+    folder = Path(folder)
+    missing = [name for name in _TABLES if not (folder / f"{name}.csv").is_file()]
+    if missing:
+        raise UserInputError(f"measurement folder {folder}: {', '.join(n + '.csv' for n in missing)} missing")
+    hardware = "-".join(folder.name.split("-")[:-3]) or folder.name
+    return Measurement(folder, hardware, tuple((name, pd.read_csv(folder / f"{name}.csv")) for name in _TABLES))
+
+
+def _layer_gemms(gemm: pd.DataFrame) -> pd.DataFrame:
+    layer = gemm[gemm["label"].str.contains("_tp") & (gemm["precision"] == "bf16")].copy()
+    layer["width"] = layer["label"].str.extract(r"_d(\d+)$")[0].astype(int)
+    return layer[(layer["M"] >= _LAYER_TOKENS) & (layer["width"] >= _LAYER_WIDTH)]
+
+
+def assumed_against_measured(measurement: Measurement) -> pd.DataFrame:
+    """One row per constant of the calibrated model: ``quantity``, ``assumed`` (the model's value), ``measured``,
+    ``ratio`` (measured over assumed) and ``how`` (what was measured)."""
+    hw = load_hardware(measurement.hardware)
+    cal = fitted_calibration()
+    gemm, attention = measurement.table("gemm"), measurement.table("attention")
+    bandwidth, launch = measurement.table("bandwidth"), measurement.table("launch")
+    peak = hw.peak_flop_per_s
+    efficiency = gemm["flops"] / gemm["seconds"] / peak
+    bf16 = efficiency[gemm["precision"] == "bf16"]
+    layer = _layer_gemms(gemm)
+    layer_efficiency = (layer["flops"] / layer["seconds"] / peak).median()
+    long = attention[(attention["seq"] >= 2048) & (attention["pass"] == "forward+backward")]
+    by_backend = (long["flops"] / long["seconds"] / peak).groupby(long["backend"]).median()
+    large = bandwidth[(bandwidth["operation"] == "copy") & (bandwidth["bytes_per_tensor"] >= 256 * 2 ** 20)]
+    hbm = (large["bytes_moved"] / large["seconds"]).median() / hw.gpu_memory_bandwidth_bytes_per_s
+    per_kernel = dict(zip(launch["what"], launch["seconds_per_kernel"]))
+    graph = next((v for k, v in per_kernel.items() if "graph" in k), float("nan"))
+    eager = next((v for k, v in per_kernel.items() if "back to back" in k), float("nan"))
+    rows = [
+        ("best bf16 matrix multiply over peak (the spec's gemm_max_efficiency)", hw.gemm_max_efficiency,
+         float(bf16.max()), f"the fastest of {len(bf16)} bf16 shapes"),
+        ("a transformer layer's bf16 matrix multiplies over peak (kappa × gemm_max_efficiency)",
+         cal.kappa * hw.gemm_max_efficiency, float(layer_efficiency),
+         f"median of {len(layer)} layer GEMMs (QKV, projection, MLP; whole and split 8 ways; "
+         f"≥ {_LAYER_TOKENS} tokens, width ≥ {_LAYER_WIDTH})"),
+    ]
+    for backend, value in by_backend.items():
+        rows.append((f"causal fused attention, forward and backward, over peak (kappa × attention_efficiency): "
+                     f"{backend}", cal.kappa * cal.attention_efficiency, float(value),
+                     "median over sequences of 2,048 to 16,384 tokens, heads of 64 and 128"))
+    rows += [
+        ("share of the HBM bandwidth a copy reaches (hbm_efficiency)", cal.hbm_efficiency, float(hbm),
+         "device-to-device copies of 256 MiB to 2 GiB, bytes read and written"),
+        ("fixed time per kernel, seconds (kernel_latency_s): replayed in a CUDA graph", cal.kernel_latency_s,
+         float(graph), "a tiny kernel, 100 of them in one graph"),
+        ("fixed time per kernel, seconds (kernel_latency_s): launched one by one from Python", cal.kernel_latency_s,
+         float(eager), "a tiny kernel, 2,000 back to back (the host's launch rate sets the pace)"),
+    ]
+    if getattr(hw, "peak_fp8_flop_per_s", None):
+        fp8 = gemm[gemm["precision"] == "fp8"]
+        if len(fp8):
+            rows.append(("best fp8 matrix multiply over the FP8 peak (the model uses gemm_max_efficiency)",
+                         hw.gemm_max_efficiency, float((fp8["flops"] / fp8["seconds"]).max() / hw.peak_fp8_flop_per_s),
+                         f"the fastest of {len(fp8)} fp8 shapes (torch._scaled_mm, e4m3, one scale per tensor)"))
+    frame = pd.DataFrame(rows, columns=["quantity", "assumed", "measured", "how"])
+    frame["ratio"] = frame["measured"] / frame["assumed"]
+    return frame[["quantity", "assumed", "measured", "ratio", "how"]]
+
+
+def training_model(row: pd.Series) -> Transformer:
+    """The GPT of one measured training step (``benchmarks/gpu/measure.py``'s ``GPT``: untied embeddings, a
+    4x MLP, learned positions, which the model does not count)."""
+    d_m, d_a = int(row["d_m"]), int(row["d_a"])
+    return Transformer(name=f"measured GPT d_m={d_m} d_l={int(row['d_l'])} d_s={int(row['d_s'])}",
+                       d_l=int(row["d_l"]), d_m=d_m, d_a=d_a, d_h=d_m // d_a, d_s=int(row["d_s"]),
+                       d_v=int(row["vocab"]), tied_embeddings=False, source="benchmarks/gpu/measure.py")
+
+
+def training_against_calibrated(measurement: Measurement) -> pd.DataFrame:
+    """Each measured training step beside the calibrated model's expectation for it (one GPU, the recipe's
+    recomputation as measured, the model's default recipe otherwise): memory against the peak allocated and
+    the peak reserved, step time against the measured median."""
+    out = []
+    for _, row in measurement.table("training").iterrows():
+        recompute = "full" if row["recompute"] == "full" else "none"
+        config = TrainingConfig(method="baseline", n_b=1, n_l=1, n_a=1, n_mu=1, b_mu=int(row["b_mu"]))
+        e = expected(training_model(row), measurement.hardware, config, recipe=Recipe(recompute=recompute))
+        out.append({
+            "d_m": int(row["d_m"]), "d_l": int(row["d_l"]), "d_s": int(row["d_s"]), "b_mu": int(row["b_mu"]),
+            "recompute": recompute, "parameters": int(row["parameters"]),
+            "measured_allocated_gib": row["peak_allocated_bytes"] / 2 ** 30,
+            "measured_reserved_gib": row["peak_reserved_bytes"] / 2 ** 30,
+            "expected_memory_gib": e.memory_bytes / 2 ** 30,
+            "memory_ratio": e.memory_bytes / row["peak_allocated_bytes"],
+            "static_bytes_per_parameter": row["static_allocated_bytes"] / row["parameters"],
+            "measured_step_s": float(row["step_seconds"]),
+            "expected_step_s": e.step_time_s,
+            "time_ratio": e.step_time_s / float(row["step_seconds"]),
+        })
+    return pd.DataFrame(out)

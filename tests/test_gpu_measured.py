@@ -1,0 +1,101 @@
+"""The H100 measurements kept as data (issue #35 item 7) and what the study reads from them: the tables hold what
+benchmarks/gpu/measure.py says they hold, and each is checked against facts that do not come from the study's code
+(flops of a shape, bytes of a copy, the GPU's datasheet, the optimizer's bytes per parameter)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from lgacc.model.hardware import load_hardware
+from lgacc.studies.gpu_measured import (assumed_against_measured, measurements, read_measurement,
+                                        training_against_calibrated)
+
+FOLDERS = measurements()
+
+
+def test_a_measurement_is_kept_with_the_command_that_made_it():
+    assert FOLDERS, "no folder under data/calibrated/measured/"
+    for folder in FOLDERS:
+        env = json.loads((folder / "environment.json").read_text())
+        assert env["device"] == "cuda" and "H100" in env["gpu"] and env["torch"]
+        readme = (folder.parent / "README.md").read_text()
+        assert "benchmarks/gpu/measure.py" in readme and folder.name in readme
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_each_table_is_consistent_with_its_own_definition(folder):
+    m = read_measurement(folder)
+    hw = load_hardware(m.hardware)
+    gemm = m.table("gemm")
+    assert (gemm["flops"] == 2.0 * gemm["M"] * gemm["N"] * gemm["K"]).all()
+    tflops = gemm["flops"] / gemm["seconds"] / 1e12
+    assert ((tflops - gemm["tflops"]).abs() <= 0.006 + 1e-3 * tflops).all()
+    bf16 = gemm[gemm["precision"] == "bf16"]
+    assert (bf16["flops"] / bf16["seconds"] < hw.peak_flop_per_s).all()  # no product beats the datasheet's peak
+    fp8 = gemm[gemm["precision"] == "fp8"]
+    assert (fp8["flops"] / fp8["seconds"] < hw.peak_fp8_flop_per_s).all()
+    copy = m.table("bandwidth")
+    assert (copy.loc[copy["operation"] == "copy", "bytes_moved"] == 2 * copy.loc[copy["operation"] == "copy", "bytes_per_tensor"]).all()
+    large = copy[copy["bytes_per_tensor"] >= 256 * 2 ** 20]  # past the 50 MB L2: HBM, under its datasheet rate
+    assert (large["bytes_moved"] / large["seconds"] < hw.gpu_memory_bandwidth_bytes_per_s).all()
+    attention = m.table("attention")
+    pairs = attention.pivot_table(index=["backend", "seq", "head_dim"], columns="pass", values="flops")
+    assert (pairs["forward+backward"] == 3.5 * pairs["forward"]).all()  # the backward pass is 2.5 forwards
+    training = m.table("training")
+    assert (training["peak_reserved_bytes"] >= training["peak_allocated_bytes"]).all()
+    assert (training["peak_allocated_bytes"] > training["static_allocated_bytes"]).all()
+
+
+def _gpt_parameters(d, layers, seq, vocab):
+    """A hand count of benchmarks/gpu/measure.py's GPT: per block two LayerNorms (4 d), QKV (3 d^2 + 3 d), the
+    projection (d^2 + d), the MLP (8 d^2 + 5 d); token and position embeddings, a final LayerNorm, an untied head."""
+    return layers * (12 * d * d + 13 * d) + vocab * d + seq * d + 2 * d + vocab * d
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_the_training_rows_are_the_models_they_name(folder):
+    training = read_measurement(folder).table("training")
+    for _, row in training.iterrows():
+        assert row["parameters"] == _gpt_parameters(row["d_m"], row["d_l"], row["d_s"], row["vocab"])
+        # between steps: fp32 weights and AdamW's two fp32 moments, 12 bytes per parameter, and a little more
+        # (the allocator's rounding, the token tensors): never less, at most 3 % more
+        assert 12 <= row["static_allocated_bytes"] / row["parameters"] <= 12 * 1.03
+    # full recomputation keeps less at its peak than none, at the same sizes
+    paired = training.pivot_table(index=["d_m", "d_s", "b_mu"], columns="recompute", values="above_static_bytes")
+    assert (paired["full"] < paired["none"]).all()
+
+
+def test_the_comparison_reads_the_model_and_the_spec_not_itself():
+    m = read_measurement(FOLDERS[-1])
+    frame = assumed_against_measured(m)
+    hw = load_hardware(m.hardware)
+    best = frame[frame["quantity"].str.startswith("best bf16")].iloc[0]
+    assert best["assumed"] == hw.gemm_max_efficiency
+    gemm = m.table("gemm")
+    bf16 = gemm[gemm["precision"] == "bf16"]
+    assert best["measured"] == pytest.approx((bf16["flops"] / bf16["seconds"]).max() / 989.0e12)  # the datasheet's peak
+    assert (frame["ratio"] == frame["measured"] / frame["assumed"]).all()
+    assert frame["measured"].notna().all() and (frame["measured"] > 0).all()
+
+
+def test_the_training_comparison_has_one_row_per_step_and_both_models_memory_in_gib():
+    m = read_measurement(FOLDERS[-1])
+    frame = training_against_calibrated(m)
+    training = m.table("training")
+    assert len(frame) == len(training)
+    assert frame["measured_allocated_gib"].tolist() == pytest.approx((training["peak_allocated_bytes"] / 2 ** 30).tolist())
+    assert (frame["expected_memory_gib"] > 0).all() and (frame["expected_step_s"] > 0).all()
+    # the expected memory grows with the micro-batch at fixed model and sequence
+    big = frame[(frame["d_s"] == 2048) & (frame["recompute"] == "none")].sort_values("b_mu")
+    for _, group in big.groupby("d_m"):
+        assert group["expected_memory_gib"].is_monotonic_increasing
+
+
+def test_a_folder_without_its_tables_is_one_clear_error(tmp_path):
+    from lgacc.errors import UserInputError
+
+    with pytest.raises(UserInputError, match="gemm.csv"):
+        read_measurement(tmp_path)
