@@ -48,8 +48,9 @@ class Measurement:
 
 
 def measurements() -> list[Path]:
-    """The measurement folders kept with the package."""
-    return sorted(p for p in MEASURED.iterdir() if p.is_dir()) if MEASURED.is_dir() else []
+    """The measurement folders kept with the package, oldest first (by the date that ends each name)."""
+    folders = [p for p in MEASURED.iterdir() if p.is_dir()] if MEASURED.is_dir() else []
+    return sorted(folders, key=lambda p: ("-".join(p.name.split("-")[-3:]), p.name))
 
 
 def read_measurement(folder: Path | str) -> Measurement:
