@@ -25,11 +25,22 @@ def test_month_old_entries_and_old_layout_code_go_and_recent_ones_stay(tmp_path)
     fresh = _file(tmp_path / "results" / "a-1.json", age_days=29, now=now)
     old = _file(tmp_path / "results" / "a-2.json", age_days=31, now=now)
     lock = _file(tmp_path / "results" / "a-2.lock", age_days=40, now=now)
-    code = _file(tmp_path / "models-0123.py", age_days=0, now=now)  # format 2 kept generated code here
+    code = _file(tmp_path / "models-4ae47d292b7f5d2339f467bc.py", age_days=0, now=now)  # format 2 kept code here
     nested_py = _file(tmp_path / "notebooks" / "x.py", age_days=0, now=now)  # only the top level's .py are code
     removed = prune(tmp_path, now=now)
     assert sorted(removed) == sorted([old, lock, code])
     assert fresh.exists() and nested_py.exists()
+
+
+def test_what_the_package_did_not_write_is_never_touched(tmp_path):
+    """LGACC_CACHE_DIR may name a folder that holds other things: only the package's own entries are pruned."""
+    now = time.time()
+    mine = [_file(tmp_path / "notes.py", age_days=400, now=now), _file(tmp_path / "data.json", age_days=400, now=now),
+            _file(tmp_path / "project" / "results" / "r.json", age_days=400, now=now),
+            _file(tmp_path / "models-notahexkey.py", age_days=400, now=now)]
+    ours = _file(tmp_path / "results" / "claims-0123456789abcdef0123456789abcdef.json", age_days=400, now=now)
+    assert prune(tmp_path, now=now, max_bytes=0) == [ours]
+    assert all(path.exists() for path in mine)
 
 
 def test_beyond_the_size_bound_the_least_recently_used_go_first(tmp_path):
@@ -45,7 +56,7 @@ def test_links_are_removed_as_names_never_followed(tmp_path):
     outside = _file(tmp_path / "outside" / "precious.txt", age_days=100, now=now)
     cache = tmp_path / "cache"
     cache.mkdir()
-    link = cache / "results-link.json"
+    link = cache / "claims-0123456789abcdef.json"
     link.symlink_to(outside)
     os.utime(link, (now - 100 * DAY, now - 100 * DAY), follow_symlinks=False)
     folder_link = cache / "results"
@@ -59,7 +70,7 @@ def test_links_are_removed_as_names_never_followed(tmp_path):
 def test_empty_folders_go_and_a_missing_cache_prunes_nothing(tmp_path):
     _file(tmp_path / "codesign" / "k" / "chunk-0-1.json", age_days=90)
     prune(tmp_path)
-    assert not (tmp_path / "codesign").exists()
+    assert not (tmp_path / "codesign" / "k").exists()
     assert prune(tmp_path / "nowhere") == []
 
 
@@ -87,6 +98,6 @@ def test_pruning_runs_at_most_once_a_day(tmp_path):
 def test_a_write_into_the_cache_prunes_it_once_a_day(tmp_path, monkeypatch):
     monkeypatch.setenv("LGACC_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("LGACC_SECRET_FILE", str(tmp_path.parent / "secret-prune-test2"))
-    legacy = _file(tmp_path / "evaluate-paper-abc.py")
+    legacy = _file(tmp_path / "evaluate-paper-96d7bcbade95dfe3c960d0d9.py")
     assert write_sealed(tmp_path / "results" / "n-k.json", "n", "k", "1")
     assert not legacy.exists() and (tmp_path / "results" / "n-k.json").exists()

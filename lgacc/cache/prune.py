@@ -2,7 +2,9 @@
 
 Every entry's key covers the package's sources (:func:`lgacc.cache.results.inputs_digest`), so each
 change of the package orphans the entries of the one before: without pruning, a working copy that
-changes often fills the disk.  :func:`prune` removes, under the cache directory:
+changes often fills the disk.  :func:`prune` removes, under the cache directory, only what the package
+writes there (the folders ``results/``, ``notebooks/`` and ``codesign/``, and at the top level the files
+named ``<kind>-<hex key>.<suffix>``; anything else a user keeps in that directory is never touched):
 
 * the **code files of older layouts** (``*.py`` at its top level: formats 1 and 2 kept generated numpy
   code there; nothing reads them now, and the cache holds data only);
@@ -18,6 +20,7 @@ write; every error is ignored (a read-only or vanished cache prunes nothing).
 from __future__ import annotations
 
 import os
+import re
 import stat
 import time
 from pathlib import Path
@@ -30,6 +33,9 @@ MAX_AGE_S = 30 * 86400
 MAX_BYTES = 2 * 1024 ** 3
 _INTERVAL_S = 86400
 _STAMP = ".pruned"
+#: The folders the package fills (every file in them is its own) and the shape of its top-level entries.
+_OWN_FOLDERS = ("results", "notebooks", "codesign")
+_OWN_TOP_LEVEL = re.compile(r"[a-z][a-z_-]*-[0-9a-f]{16,64}\.(?:py|json|lock|kept)(?:[^/]*\.tmp)?")
 
 
 def touch(path: Path) -> None:
@@ -41,15 +47,26 @@ def touch(path: Path) -> None:
 
 
 def _files(root: Path) -> list[tuple[Path, os.stat_result]]:
-    """Every non-directory under ``root`` with its ``lstat``, without following a link."""
+    """Every non-directory the package owns under ``root`` with its ``lstat``, without following a link."""
     found = []
-    for folder, directories, names in os.walk(root, followlinks=False):
-        for name in names + [d for d in directories if os.path.islink(os.path.join(folder, d))]:
-            path = Path(folder, name)
-            try:
-                found.append((path, os.lstat(path)))
-            except OSError:
-                pass
+
+    def add(path: Path) -> None:
+        try:
+            found.append((path, os.lstat(path)))
+        except OSError:
+            pass
+
+    for entry in os.scandir(root):
+        if _OWN_TOP_LEVEL.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):
+            add(Path(entry.path))
+    for own in _OWN_FOLDERS:
+        top = root / own
+        if top.is_symlink():
+            add(top)
+            continue
+        for folder, directories, names in os.walk(top, followlinks=False):
+            for name in names + [d for d in directories if os.path.islink(os.path.join(folder, d))]:
+                add(Path(folder, name))
     return found
 
 
@@ -86,12 +103,13 @@ def prune(root: Path, now: float | None = None, max_age_s: float = MAX_AGE_S,
         if _remove(path):
             removed.append(path)
             total -= size
-    for folder, directories, _ in os.walk(root, topdown=False, followlinks=False):
-        for name in directories:
-            try:
-                os.rmdir(os.path.join(folder, name))  # only when empty
-            except OSError:
-                pass
+    for own in _OWN_FOLDERS:
+        for folder, directories, _ in os.walk(root / own, topdown=False, followlinks=False):
+            for name in directories:
+                try:
+                    os.rmdir(os.path.join(folder, name))  # only when empty
+                except OSError:
+                    pass
     return removed
 
 
