@@ -28,7 +28,6 @@ from ..hardware import Hardware, load_hardware
 from ..transformer import Transformer
 from ..evaluator.inputs import as_count, as_model, check_chunks, check_config, check_schedule
 from ..evaluator.mapping import default_schedule
-from .attention import attention_efficiency
 from .parameters import Calibration, fitted_calibration
 from .program import Program, run
 from .recipe import DEFAULT_RECIPE, Recipe, zero_stage
@@ -154,6 +153,7 @@ def inputs(
     values.update(_calibration_inputs(calibration))
     values.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
     # the fused attention's efficiency: the recipe's kernel as measured on this GPU at this sequence length
+    from .attention import attention_efficiency  # here: python -m lgacc.model.calibrated.attention runs cleanly
     values["e_att"] = attention_efficiency(hw.name, recipe.attention_kernel, model.d_s, calibration.attention_efficiency)
     values.update(run(programs()[f"schedule:{name}"], values))
     return values
