@@ -59,8 +59,9 @@ def test_leave_one_publication_out_within_the_issues_target(frame):
     # issue #35: two physical fitted parameters (kappa; xi, the overlap's residual cost; eta and the NVLink latency from
     # a published NCCL benchmark; no constant per-step T_0).  The issue's target (6 % mean, 20 % worst) is not reached.
     # Regression guard: on the runs of the files that were in the set before the last round of data (105 time runs,
-    # 7.7 % with Megatron-LM's gradient buckets and the per-kernel time of memory-bound kernels), the level of the
-    # previous rounds (8.0 %, then 7.5 %) holds within the 10 % bound
+    # 7.7 % with Megatron-LM's gradient buckets and the per-kernel time of memory-bound kernels; 8.7 % since a
+    # data-parallel group inside one node stays on NVLink, which removed the InfiniBand time that had hidden SimuMax's
+    # uniform B200 gap), the level of the previous rounds (8.0 %, then 7.5 %) holds within the 10 % bound
     before = _runs_of(PREVIOUS_ROUND_FILES)
     timed = frame[frame["uses"].str.contains("time")]
     previous = timed[timed["id"].isin(before)]
