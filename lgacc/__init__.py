@@ -64,7 +64,8 @@ module                              job
                                     efficiency), ``kernels`` (memory-bound kernels), ``collectives``,
                                     ``step`` (physical composition), ``memory`` (framework memory),
                                     ``recipe``, ``parameters`` (fitted and fixed), ``links`` (alpha-beta
-                                    from a published NCCL benchmark), ``program`` (the
+                                    from a published NCCL benchmark), ``attention`` (fused
+                                    attention from published kernel speeds), ``program`` (the
                                     expressions as data), ``store`` (kept on disk, verified),
                                     ``expected`` (evaluation), ``sparse`` (experts, context, FP8)
 **schedule/**                       event simulation of the training schedules: ``operations``,

@@ -96,6 +96,18 @@ def test_hierarchical_data_parallel_time():
     assert flat == pytest.approx(float(per_gpu))
 
 
+def test_a_data_parallel_group_inside_one_node_never_crosses_infiniband():
+    size, beta_ib, beta_nvl, eta, alpha_nvl = 4e9, 25e9, 300e9, 0.8, 7e-6
+    values = {S.beta_ib: beta_ib, S.beta_nvl: beta_nvl, S.eta: eta, S.alpha_ib: 1.0, S.alpha_nvl: alpha_nvl,
+              S.pg: 0, S.G: 8, n_a: 2}
+    # 4 data-parallel peers and a tensor pair fill one 8-GPU node: one NVLink ring, by hand, at the NVLink latency
+    inside = float(data_parallel_time(size, 2).subs({**values, n_b: 4}))
+    assert inside == pytest.approx(alpha_nvl + 2 * 3 / 4 * size / (eta * beta_nvl))
+    # twice as many peers span two nodes: the InfiniBand card of each peer is the slowest link again
+    across = float(data_parallel_time(size, 2).subs({**values, n_b: 8}))
+    assert across == pytest.approx(1.0 + 2 * 7 / 8 * size / (4 * eta * beta_ib))
+
+
 def test_the_program_computes_what_sympy_computes():
     # the flat program (data, run with NumPy) against sympy's own evaluation of the expressions it came from
     from lgacc.model.calibrated.expected import inputs, programs
@@ -250,3 +262,31 @@ def test_each_memory_bound_kernel_pays_the_fixed_time_per_kernel():
     assert int(layer_forward_kernels().subs(S.fa, 1)) == 5
     assert float(launch.subs({S.fa: 1, S.t_k: 3e-6})) == pytest.approx(30e-6)
     assert float(launch.subs({S.fa: 0, S.t_k: 3e-6})) == pytest.approx(42e-6)
+
+
+def test_the_attention_efficiency_is_the_published_kernel_speeds_combined_as_the_model_spends_them():
+    from lgacc.errors import UserInputError
+    from lgacc.model.calibrated import Recipe
+    from lgacc.model.calibrated.attention import attention_efficiency
+
+    # FlashAttention-3's paper, H100, head dim 128, sequence 2k: FlashAttention-2 362 TFLOP/s forward, 291 backward;
+    # the backward executes 2.5 times the forward's flops, so the pair runs 3.5 units of work in 1/362 + 2.5/291
+    by_hand = 3.5 / (989 / 362 + 2.5 * 989 / 291)
+    assert attention_efficiency("h100-sxm", "fa2", 2048, 0.55) == pytest.approx(by_hand)
+    assert attention_efficiency("h100-sxm", "fa2", 3000, 0.55) == pytest.approx(by_hand)  # the largest length not above
+    assert attention_efficiency("h100-sxm", "fa2", 256, 0.55) == pytest.approx(3.5 / (989 / 309 + 2.5 * 989 / 214))
+    assert attention_efficiency("h100-sxm", "cudnn", 8192, 0.55) == pytest.approx(3.5 / (989 / 600 + 2.5 * 989 / 518))
+    # no measured kernels for the GPU: the calibration's own value
+    assert attention_efficiency("a100-sxm-80gb", "cudnn", 2048, 0.55) == 0.55
+    with pytest.raises(UserInputError, match="attention_kernel"):
+        Recipe(attention_kernel="flash3")
+    # on H100 FlashAttention-2 is the slower kernel: the same configuration takes longer with it
+    from lgacc.model.calibrated.expected import expected
+    from lgacc.model.config import TrainingConfig
+
+    config = TrainingConfig(method="baseline", n_b=8, n_l=1, n_a=8, n_mu=1, b_mu=1)
+    fast = expected("X_160", "h100-sxm", config, recipe=Recipe(attention_kernel="cudnn")).step_time_s
+    slow = expected("X_160", "h100-sxm", config, recipe=Recipe(attention_kernel="fa2")).step_time_s
+    assert slow > fast
+    same = expected("X_160", "a100-80gb", config, recipe=Recipe(attention_kernel="fa2")).step_time_s
+    assert same == expected("X_160", "a100-80gb", config, recipe=Recipe(attention_kernel="cudnn")).step_time_s

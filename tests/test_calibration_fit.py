@@ -59,16 +59,19 @@ def test_leave_one_publication_out_within_the_issues_target(frame):
     # issue #35: two physical fitted parameters (kappa; xi, the overlap's residual cost; eta and the NVLink latency from
     # a published NCCL benchmark; no constant per-step T_0).  The issue's target (6 % mean, 20 % worst) is not reached.
     # Regression guard: on the runs of the files that were in the set before the last round of data (105 time runs,
-    # 7.7 % with Megatron-LM's gradient buckets and the per-kernel time of memory-bound kernels), the level of the
-    # previous rounds (8.0 %, then 7.5 %) holds within the 10 % bound
+    # 7.7 % with Megatron-LM's gradient buckets and the per-kernel time of memory-bound kernels; 8.7 % since a
+    # data-parallel group inside one node stays on NVLink, which removed the InfiniBand time that had hidden SimuMax's
+    # uniform B200 gap), the level of the previous rounds (8.0 %, then 7.5 %) holds within the 10 % bound
     before = _runs_of(PREVIOUS_ROUND_FILES)
     timed = frame[frame["uses"].str.contains("time")]
     previous = timed[timed["id"].isin(before)]
     assert len(previous) >= 100
     assert np.abs(previous["lopo_ratio"] - 1).mean() <= 0.10
-    # the full set: 12.8 % over 222 runs of 12 publications; the runs added last round are harder (a single-node
-    # tutorial whose steps have a floor of about 5 ms per layer and micro-batch that no launch latency explains, 25 %;
-    # LLM Foundry's small models on H100, predicted too fast): its honest value, rounded up to the next percent
+    # the full set: 12.7 % over 222 runs of 12 publications (12.8 % before a data-parallel group inside one node
+    # stayed on NVLink and H100's fused attention ran at its kernel's published speed); the runs added last round are
+    # harder (a single-node tutorial whose steps have a floor of about 4 ms per layer and micro-batch that no launch
+    # latency explains, 25 %; LLM Foundry's small models on H100, predicted too fast): its honest value, rounded up
+    # to the next percent
     assert numbers["lopo_mean_error"] <= 0.13
     assert numbers["within_publication_error"] < numbers["lopo_mean_error"]
     # memory: allocated (SimuMax, 8 runs) and reserved (torchtitan, 2 runs) told apart, the issue's 8 % mean

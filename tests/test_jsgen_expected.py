@@ -78,7 +78,8 @@ def _case(rng: random.Random):
     recipe = {}
     for field, choices in (("recompute", ["full", "selective", "none", "op", "alternate"]), ("sequence_parallel", [True, False]),
                            ("flash_attention", [True, False]), ("zero_stage", [None, 0, 1, 3]), ("dp_network", ["ring", "per-gpu"]),
-                           ("tp_overlap", [True, False]), ("grad_reduce_bytes", [2, 4])):
+                           ("tp_overlap", [True, False]), ("grad_reduce_bytes", [2, 4]),
+                           ("attention_kernel", ["cudnn", "fa2"])):
         if rng.random() < 0.5:
             recipe[field] = rng.choice(choices)
     if recipe:

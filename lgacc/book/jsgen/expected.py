@@ -21,7 +21,8 @@ from typing import Any
 from lgacc.model.calibrated import MEMORY_PARTS, STEP_PARTS, fitted_calibration
 from lgacc.model.calibrated.expected import SECONDS_PER_DAY, programs
 from lgacc.model.calibrated.program import Program
-from lgacc.model.calibrated.recipe import DEFAULT_RECIPE, DP_NETWORKS, FIELDS, RECOMPUTE
+from lgacc.model.calibrated.attention import attention_tables
+from lgacc.model.calibrated.recipe import ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, RECOMPUTE
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
 from lgacc.model.transformer import load_model, shipped_model_files
 
@@ -106,6 +107,9 @@ def expected_data() -> dict[str, Any]:
         "recipe_fields": list(FIELDS),
         "recompute": list(RECOMPUTE),
         "dp_networks": list(DP_NETWORKS),
+        "attention_kernels": list(ATTENTION_KERNELS),
+        "attention_tables": [{"gpus": list(t["gpus"]), "sequence_lengths": list(t["sequence_lengths"]),
+                              "kernels": {k: list(v) for k, v in t["kernels"].items()}} for t in attention_tables()],
         "step_parts": list(STEP_PARTS),
         "memory_parts": list(MEMORY_PARTS),
         "seconds_per_day": SECONDS_PER_DAY,
@@ -150,6 +154,7 @@ EXPECTED_JS = r"""
     for (const key of ["sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap"])
       if (R[key] !== true && R[key] !== false) fail(`recipe ${key}=${pyRepr(R[key])} must be true or false`);
     if (R.zero_stage !== null && ![0, 1, 2, 3].includes(R.zero_stage)) fail(`recipe zero_stage=${pyRepr(R.zero_stage)} must be one of 0, 1, 2, 3 (or unset)`);
+    if (!EXPECTED_DATA.attention_kernels.includes(R.attention_kernel)) fail(`recipe attention_kernel=${pyRepr(R.attention_kernel)} must be one of ${EXPECTED_DATA.attention_kernels.join(", ")}`);
     if (!EXPECTED_DATA.dp_networks.includes(R.dp_network)) fail(`recipe dp_network=${pyRepr(R.dp_network)} must be one of ${EXPECTED_DATA.dp_networks.join(", ")}`);
     for (const key of ["grad_reduce_bytes", "main_grad_bytes"])
       if (![2, 4].includes(R[key])) fail(`recipe ${key}=${pyRepr(R[key])} must be 2 or 4`);
@@ -176,6 +181,21 @@ EXPECTED_JS = r"""
     return known === undefined ? EXPECTED_DATA.default_gemm_max_efficiency : known;
   }
 
+  // the fused attention's efficiency (lgacc.model.calibrated.attention.attention_efficiency): the kernel's measured
+  // speeds on this GPU at the largest tabulated sequence length not above d_s, else the calibration's
+  function attentionEfficiency(name, kernel, d_s, fallback) {
+    const lower = String(name).toLowerCase();
+    for (const t of EXPECTED_DATA.attention_tables) {
+      if (!t.gpus.some((prefix) => lower.startsWith(prefix))) continue;
+      const values = t.kernels[kernel];
+      if (values === undefined) return fallback;
+      let index = 0;
+      t.sequence_lengths.forEach((length, i) => { if (length <= d_s) index = i; });
+      return values[index];
+    }
+    return fallback;
+  }
+
   function expected(input) {
     if (input === null || typeof input !== "object") fail("input must be an object with keys model, hardware, method, n_b, ...");
     const { recipe: recipeInput, ...rest } = input;
@@ -200,6 +220,7 @@ EXPECTED_JS = r"""
       gamma_G: R.grad_reduce_bytes, gamma_M: R.main_grad_bytes, ov_dp: R.dp_overlap ? 1 : 0, ov_tp: R.tp_overlap ? 1 : 0,
       pg: R.dp_network === "per-gpu" ? 1 : 0, improved: c.method === "improved" ? 1 : 0,
     }, EXPECTED_DATA.calibration);
+    x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, EXPECTED_DATA.calibration.e_att);
     Object.assign(x, EXPECTED_PROGRAMS[`schedule:${schedule}`](x));
     const r = EXPECTED_PROGRAMS.main(x);
     const GIB = EXPECTED_DATA.gib;

@@ -19,6 +19,8 @@ cards, and the rest crosses NVLink::
 
     t_DP(S, f) = alpha_IB + f (n_b - 1)/n_b S max( 1 / (g eta beta_IB), (g - 1) / (g eta beta_NVL) )
 
+and a group that lies inside one node (``g = n_b``) is one ring over NVLink, no InfiniBand (:func:`data_parallel_time`)
+
 with ``f = 2`` for an all-reduce and 1 for a reduce-scatter or an all-gather.  ``g = 1`` is the
 paper's per-GPU count (every GPU's full volume through its own card): the recipe's ``dp_network``
 reading ``per-gpu`` (``pg = 1``) for an implementation whose collectives do not use the node's
@@ -73,7 +75,14 @@ def data_peers_per_node() -> sympy.Expr:
 
 
 def data_parallel_time(size_bytes, volume: int) -> sympy.Expr:
-    """One hierarchical data-parallel collective of ``size_bytes`` per GPU (``volume`` 2: all-reduce, 1: one half)."""
+    """One hierarchical data-parallel collective of ``size_bytes`` per GPU (``volume`` 2: all-reduce, 1: one half).
+
+    A group that spans several nodes (``n_b / g >= 2``) crosses InfiniBand as the module's docstring says; a group
+    that lies inside one node (``g = n_b``: nothing leaves the node) is one ring over NVLink, ``alpha_NVL + f (n_b -
+    1)/n_b S / (eta beta_NVL)``: ``across = min(1, n_b / g - 1)`` picks between the two (0 inside a node, 1 across)."""
     g = data_peers_per_node()
-    per_byte = maximum(1 / (g * eta * beta_ib), (g - 1) / (g * eta * beta_nvl))
-    return present(n_b) * alpha_ib + volume * (n_b - 1) / n_b * size_bytes * per_byte
+    across = present(n_b / g)
+    per_byte = (across * maximum(1 / (g * eta * beta_ib), (g - 1) / (g * eta * beta_nvl))
+                + (1 - across) / (eta * beta_nvl))
+    latency = across * alpha_ib + (1 - across) * alpha_nvl
+    return present(n_b) * latency + volume * (n_b - 1) / n_b * size_bytes * per_byte

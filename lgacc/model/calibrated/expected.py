@@ -152,6 +152,9 @@ def inputs(
     values.update(_hardware_inputs(hw))
     values.update(_calibration_inputs(calibration))
     values.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
+    # the fused attention's efficiency: the recipe's kernel as measured on this GPU at this sequence length
+    from .attention import attention_efficiency  # here: python -m lgacc.model.calibrated.attention runs cleanly
+    values["e_att"] = attention_efficiency(hw.name, recipe.attention_kernel, model.d_s, calibration.attention_efficiency)
     values.update(run(programs()[f"schedule:{name}"], values))
     return values
 

@@ -21,7 +21,8 @@ the linear layers is exactly twice the forward (:func:`linear_backward_is_twice_
 Fused attention (FlashAttention, Dao 2023) keeps no ``d_s x d_s`` tensor: a causal mask skips half
 of the blocks, so the forward kernel executes half of the scores and attention-over-values flops,
 and the backward 2.5 times that (it recomputes the scores: five products against two), at the
-kernel's own efficiency ``kappa e_att``.
+kernel's own efficiency ``kappa e_att`` (``e_att``: the recipe's kernel as measured on the GPU at the run's
+sequence length, :mod:`.attention`).
 """
 
 from __future__ import annotations

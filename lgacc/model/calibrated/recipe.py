@@ -20,7 +20,7 @@ from typing import Any, Iterable
 
 from lgacc.errors import UserInputError
 
-__all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "zero_stage"]
+__all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "ATTENTION_KERNELS", "zero_stage"]
 
 RECOMPUTE = ("full", "selective", "none", "op", "alternate")
 ZERO_STAGES = (0, 1, 2, 3)
@@ -39,10 +39,15 @@ FIELDS: dict[str, str] = {
     "main_grad_bytes": "bytes of a stored gradient (2 or 4)",
     "dp_overlap": "the data-parallel reduction overlaps the backward pass",
     "tp_overlap": "the tensor-parallel collectives overlap the layer's matrix products",
+    "attention_kernel": "fused attention kernel: cudnn (cuDNN's flash attention, Transformer Engine's choice on Hopper "
+                        "and later; the default) or fa2 (FlashAttention-2 and the Triton kernels of its generation); "
+                        "their measured speeds by GPU and sequence length set the attention's efficiency "
+                        "(data/calibrated/attention_kernels.yaml)",
     "dp_network": "data-parallel collectives: ring (hierarchical: NVLink and all the node's cards, as NCCL's rings "
                   "move them; the default) or per-gpu (every GPU's volume through its own card, the paper's count)",
 }
 DP_NETWORKS = ("ring", "per-gpu")
+ATTENTION_KERNELS = ("cudnn", "fa2")
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,7 @@ class Recipe:
     dp_overlap: bool = True
     tp_overlap: bool = False
     dp_network: str = "ring"
+    attention_kernel: str = "cudnn"
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
@@ -69,6 +75,9 @@ class Recipe:
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
         if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):
             raise UserInputError(f"recipe zero_stage={self.zero_stage!r} must be one of 0, 1, 2, 3 (or unset)")
+        if self.attention_kernel not in ATTENTION_KERNELS:
+            raise UserInputError(f"recipe attention_kernel={self.attention_kernel!r} must be one of "
+                                 f"{', '.join(ATTENTION_KERNELS)}")
         if self.dp_network not in DP_NETWORKS:
             raise UserInputError(f"recipe dp_network={self.dp_network!r} must be one of {', '.join(DP_NETWORKS)}")
         for name in ("grad_reduce_bytes", "main_grad_bytes"):
@@ -102,7 +111,7 @@ class Recipe:
 
 def _parse(key: str, text: str) -> Any:
     lowered = text.lower()
-    if key in ("recompute", "dp_network"):
+    if key in ("recompute", "dp_network", "attention_kernel"):
         return lowered
     if key == "zero_stage":
         if lowered in ("", "none", "unset", "default"):

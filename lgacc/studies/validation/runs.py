@@ -10,7 +10,8 @@ batch:
   breadth-first pipeline);
 * the recipe (:data:`READING_FIELDS`): ``schedule``, ``n_v``, ``micro_batch_size``,
   ``recomputation``, ``sequence_parallel``, ``flash_attention``, ``dropout``, ``zero_stage``,
-  ``grad_reduce_bytes``, ``dp_overlap``, ``tp_overlap``: each stated, or ``"not stated"``;
+  ``grad_reduce_bytes``, ``dp_overlap``, ``tp_overlap``, ``dp_network``, ``attention_kernel``: each stated, or
+  ``"not stated"``;
 * ``reported``: the iteration time (printed, or derived from a printed throughput and said so),
   or TFLOP/s per GPU; the measured memory per GPU where the source gives it (``memory_gib_per_gpu``);
 * ``use``: what the run is compared on (``time``, ``memory``; default: time, and memory where
@@ -72,6 +73,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "dp_overlap": (True, False),
     "tp_overlap": (True, False),
     "dp_network": ("ring", "per-gpu"),
+    "attention_kernel": ("fa2", "cudnn"),
 }
 
 
@@ -107,6 +109,9 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
     "tp_overlap": (False, "tensor-parallel collectives not overlapped (the paper's and Megatron-LM's default)",
                    lambda r: (True,) if r["n_a"] > 1 else ()),
     "dp_network": ("ring", "NCCL's rings and trees use the node's NVLink and all its network cards", lambda r: ()),
+    "attention_kernel": ("fa2", "FlashAttention-2 (Dao 2023), the fused kernel of the frameworks that name one; a "
+                         "Transformer Engine run on Hopper says cudnn in its file (it only matters on a GPU with "
+                         "measured kernels, data/calibrated/attention_kernels.yaml)", lambda r: ()),
 }
 
 
@@ -188,7 +193,7 @@ class Run:
                   "recomputation": self.recipe.recompute}
         values.update({name: getattr(self.recipe, name) for name in
                        ("sequence_parallel", "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes",
-                        "dp_overlap", "tp_overlap", "dp_network")})
+                        "dp_overlap", "tp_overlap", "dp_network", "attention_kernel")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -438,7 +443,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
     recipe = Recipe(recompute=values["recomputation"], sequence_parallel=values["sequence_parallel"],
                     flash_attention=values["flash_attention"], dropout=values["dropout"],
                     zero_stage=values["zero_stage"], grad_reduce_bytes=values["grad_reduce_bytes"],
-                    dp_overlap=values["dp_overlap"], tp_overlap=values["tp_overlap"], dp_network=values["dp_network"])
+                    dp_overlap=values["dp_overlap"], tp_overlap=values["tp_overlap"], dp_network=values["dp_network"],
+                    attention_kernel=values["attention_kernel"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,

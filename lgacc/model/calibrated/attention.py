@@ -1,0 +1,90 @@
+"""Fused attention's efficiency from its authors' measured speeds, by GPU, kernel and sequence length.
+
+``data/calibrated/attention_kernels.yaml`` holds the published forward and backward speeds of the fused
+attention kernels (FlashAttention-2 and cuDNN's, FlashAttention-3's paper, H100) by sequence length.  The
+calibrated model spends ``F`` executed flops forward and ``2.5 F`` backward (:func:`.gemm.flash_times`) at one
+rate ``kappa e_att c``; :func:`attention_efficiency` gives ``e_att`` of a run as the kernel's measured forward and
+backward speeds at the run's sequence length, combined in that proportion::
+
+    e_att = 3.5 / (c / fwd + 2.5 c / bwd)
+
+(the largest sequence length of the table not above the run's; the first one below the table).  A GPU without
+a table keeps the calibration's ``attention_efficiency`` (FlashAttention-2 on A100, Dao 2023).  ``kappa``
+multiplies it as it multiplies the GEMMs' best efficiency: the share of a kernel's best that training reaches.
+
+``python -m lgacc.model.calibrated.attention`` prints each table's efficiencies.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from typing import Any
+
+from lgacc.errors import UserInputError
+from lgacc.paths import DATA
+from lgacc.yamlfile import load_yaml_mapping
+
+__all__ = ["ATTENTION_FILE", "KERNELS", "attention_tables", "attention_efficiency", "combined_efficiency", "main"]
+
+ATTENTION_FILE = DATA / "calibrated" / "attention_kernels.yaml"
+#: The fused-attention kernels a recipe may name (``attention_kernel``).
+KERNELS = ("fa2", "cudnn")
+
+
+def combined_efficiency(forward_tflops: float, backward_tflops: float, peak_tflops: float) -> float:
+    """``3.5 / (c / fwd + 2.5 c / bwd)``: the share of the peak of a forward and its backward (2.5 times the flops)."""
+    return 3.5 / (peak_tflops / forward_tflops + 2.5 * peak_tflops / backward_tflops)
+
+
+@cache
+def attention_tables() -> tuple[dict[str, Any], ...]:
+    """The tables of the data file, checked: ``gpus``, ``sequence_lengths`` and per kernel the efficiency at each."""
+    data = load_yaml_mapping(ATTENTION_FILE, "attention kernel file")
+    out = []
+    for table in data.get("tables") or ():
+        lengths = [int(x) for x in table["sequence_lengths"]]
+        if lengths != sorted(lengths):
+            raise UserInputError(f"{ATTENTION_FILE.name}: sequence_lengths must increase")
+        peak = float(table["peak_tflops"])
+        kernels = {}
+        for kernel, speeds in table["kernels"].items():
+            if kernel not in KERNELS or len(speeds["forward"]) != len(lengths) or len(speeds["backward"]) != len(lengths):
+                raise UserInputError(f"{ATTENTION_FILE.name}: kernel {kernel!r} must be one of {', '.join(KERNELS)} "
+                                     "with a forward and a backward speed per sequence length")
+            kernels[kernel] = tuple(combined_efficiency(float(f), float(b), peak)
+                                    for f, b in zip(speeds["forward"], speeds["backward"]))
+        out.append({"gpus": tuple(str(g) for g in table["gpus"]), "sequence_lengths": tuple(lengths),
+                    "kernels": kernels})
+    return tuple(out)
+
+
+def _table_for(hardware_name: str) -> dict[str, Any] | None:
+    name = hardware_name.lower()
+    for table in attention_tables():
+        if any(name.startswith(prefix) for prefix in table["gpus"]):
+            return table
+    return None
+
+
+def attention_efficiency(hardware_name: str, kernel: str, d_s: float, default: float) -> float:
+    """``e_att`` of ``kernel`` on the GPU called ``hardware_name`` at sequence length ``d_s``; ``default`` (the
+    calibration's) where no table covers the GPU or the kernel."""
+    table = _table_for(hardware_name)
+    if table is None or kernel not in table["kernels"]:
+        return default
+    values = table["kernels"][kernel]
+    index = max([0] + [i for i, length in enumerate(table["sequence_lengths"]) if length <= d_s])
+    return values[index]
+
+
+def main(argv: list[str] | None = None) -> int:
+    for table in attention_tables():
+        for kernel, values in table["kernels"].items():
+            cells = ", ".join(f"{n}: {e:.3f}" for n, e in zip(table["sequence_lengths"], values))
+            print(f"{'/'.join(table['gpus'])} {kernel}: e_att by sequence length {cells}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
