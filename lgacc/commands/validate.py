@@ -152,9 +152,10 @@ def run(args: argparse.Namespace) -> int:
                 f"{100 * headline['lopo_max_error']:.1f} %")
     else:
         held = "no leave-one-publication-out error: the runs come from one publication"
-    memory = (f"memory {100 * headline['memory_mean_error']:.1f} % over {headline['memory_runs']} measured runs"
-              if headline["memory_runs"] else "no measured memory")
-    print(f"\ncalibrated model, {held} ({headline['time_runs']} runs of {headline['publications']} sources); fitted on "
+    memory = (f"memory {100 * headline['memory_mean_error']:.1f} % over {headline['memory_runs']} measured runs of "
+              f"{headline['memory_publications']} sources (predicting allocated memory: a lower bound on reserved and "
+              "device memory)" if headline["memory_runs"] else "no measured memory")
+    print(f"\ncalibrated model, {held} ({headline['time_runs']} runs of {headline['time_publications']} sources); fitted on "
           f"all: {100 * headline['fitted_mean_error']:.1f} %; within publication "
           f"{100 * headline['within_publication_error']:.1f} % (Calculon: 3.65 %); {memory}")
     print("ideal model an upper bound on speed: "

@@ -25,7 +25,8 @@ def runs_sentence(numbers: Mapping[str, Any]) -> str:
     return (f"**{numbers['runs']} runs from {numbers['publications']} publications and benchmark suites**: "
             + ", ".join(f"{v['runs']} of the {k} method ({v['publications']} sources)" for k, v in methods.items())
             + f". {numbers['time_runs']} are compared on their step time, {numbers['memory_runs']} on their measured "
-            "memory (torchtitan's H100 runs of unknown peak flop/s on memory only).")
+            "memory (torchtitan's H100 runs of unknown peak flop/s and BigScience's topology probes on memory "
+            "only).")
 
 
 def bound_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str:
@@ -62,7 +63,7 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
             f"{parameters.nvlink_latency_s * 1e6:.0f} µs come from an α–β fit to a published NCCL all-reduce benchmark, "
             f"and no constant time per step is fitted. **Leave one publication out: "
             f"{numbers['lopo_mean_error']:.1%} mean, {numbers['lopo_max_error']:.1%} worst** over {numbers['time_runs']} "
-            f"runs of {numbers['publications']} sources; fitted on all: {numbers['fitted_mean_error']:.1%}; within "
+            f"runs of {numbers.get('time_publications', numbers['publications'])} sources; fitted on all: {numbers['fitted_mean_error']:.1%}; within "
             f"publication: {numbers['within_publication_error']:.1%}, beside Calculon's {CALCULON_ERROR:.2%}. Memory: "
             f"{numbers['memory_mean_error']:.1%} mean, {numbers['memory_max_error']:.1%} worst over the "
             f"{numbers['memory_runs']} runs whose source measured it.")

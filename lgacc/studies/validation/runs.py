@@ -167,7 +167,8 @@ class Run:
     @property
     def memory_statistic(self) -> str:
         """What the measured memory is: ``allocated`` (the allocator's live tensors, ``max_memory_allocated``),
-        ``reserved`` (its pool, ``max_memory_reserved``) or ``not stated``."""
+        ``reserved`` (its pool, ``max_memory_reserved``), ``device`` (NVML's used memory: nvidia-smi, gpustat) or
+        ``not stated``."""
         return str(self.reported.get("memory_statistic", NOT_STATED))
 
     @property
@@ -334,8 +335,10 @@ def _uses(where: str, spec: Mapping[str, Any], reported: Mapping[str, Any]) -> t
     return tuple(uses)
 
 
-#: What a measured peak memory may be: the allocator's live tensors or its reserved pool (or unsaid).
-MEMORY_STATISTICS = ("allocated", "reserved", NOT_STATED)
+#: What a measured peak memory may be: the allocator's live tensors (``max_memory_allocated``), its reserved pool
+#: (``max_memory_reserved``), the device memory in use as NVML reports it (``device``: nvidia-smi, gpustat: the
+#: reserved pool plus the CUDA context and the communication library's buffers), or unsaid.
+MEMORY_STATISTICS = ("allocated", "reserved", "device", NOT_STATED)
 
 
 def _peers(where: str, table: Any) -> dict[str, dict[str, float]]:

@@ -1,0 +1,113 @@
+"""Issue #35, memory: the measured peak-memory runs and the statistic each one is (allocated, reserved, device),
+checked against what their sources print; the ordering rule the comparison states, on a made-up frame."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lgacc.errors import UserInputError
+from lgacc.studies.validation import load_runs
+from lgacc.studies.validation.runs import MEMORY_STATISTICS
+from lgacc.studies.validation.tables import _reserved_beside_allocated
+
+PROBES = "BigScience tr11 topology probes (2022)"
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return load_runs()
+
+
+def _cells(citation: str) -> list[str]:
+    """The cells of the markdown table row a citation quotes (after its last colon)."""
+    row = citation[citation.index("|"):]
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def test_each_bigscience_probe_is_the_table_row_it_quotes(runs):
+    probes = [run for run in runs if run.publication == PROBES]
+    assert len(probes) >= 35 and all(run.uses == ("memory",) for run in probes)
+    for run in probes:
+        cells = _cells(run.citation)
+        # Mem is printed in whole GB (nvidia-smi MiB / 1024): the run carries it unchanged
+        (mem,) = [cell for cell in cells if cell.endswith("GB")]
+        assert float(mem[:-2]) == run.measured_memory_gib, run.id
+        # the degrees and the micro-batch are consecutive cells (TP, PP, MBS), after the nodes (or GPUs) and the size
+        first = int(cells[0])
+        assert run.n_gpu in (first, 8 * first), run.id
+        joined = "|".join(cells)
+        assert f"|{run.n_a}|{run.n_l}|{run.b_mu}|" in joined, run.id
+        heading = run.citation[:run.citation.index("|")]
+        assert str(run.b) in cells or f"GBS={run.b}" in heading, run.id
+        # the heading states NHIDDEN and NLAYERS of the model (the single-node table prints the layers in a column)
+        assert f"NHIDDEN={run.model.d_m}" in heading, run.id
+        if "Max possible TFLOPs" in heading:
+            assert cells[2] == str(run.model.d_l), run.id
+        else:
+            assert f"NLAYERS={run.model.d_l}" in heading, run.id
+        # the rule the file states: even stages (the first holds d_l / n_l layers and the embedding), no saturated card
+        assert run.model.d_l % run.n_l == 0 and run.measured_memory_gib < 80
+        assert run.memory_statistic == "device" and run.model.d_v == 250880
+        assert run.precision == "bf16" and run.recipe.grad_reduce_bytes == 2  # fp16: two-byte gradients
+
+
+def test_the_statistics_are_told_apart(runs):
+    measured = [run for run in runs if run.measured_memory_gib is not None]
+    assert {run.memory_statistic for run in measured} <= set(MEMORY_STATISTICS)
+    by = {}
+    for run in measured:
+        by.setdefault(run.memory_statistic, set()).add(run.publication)
+    # SimuMax: max_memory_allocated; torchtitan: max_reserved; nvidia-smi / gpustat: device
+    assert by["allocated"] >= {"SimuMax B200 release v1.2 (2026)"}
+    assert by["device"] >= {PROBES, "vuiseng9/megatron-tutorials (2025-2026)"}
+    assert by["reserved"] >= {"torchtitan performance docs (2024)"}
+
+
+def test_an_unknown_statistic_is_one_clear_line(tmp_path):
+    text = (Path(__file__).parents[1] / "data/validation/bigscience2022_probes.yaml").read_text()
+    head, _, rest = text.partition("runs:\n")
+    first = rest.split("  - id:")[1]
+    (tmp_path / "r.yaml").write_text(head + "runs:\n  - id:" + first.replace("memory_statistic: device",
+                                                                              "memory_statistic: nvml"))
+    with pytest.raises(UserInputError, match="memory_statistic='nvml' must be one of allocated, reserved, device"):
+        load_runs(tmp_path)
+
+
+def test_reserved_beside_allocated_by_hand():
+    nan = math.nan
+    frame = pd.DataFrame({
+        "publication": ["P", "P", "Q"], "memory_statistic": ["allocated", "allocated", "device"],
+        "measured_memory_gib": [10.0, 20.0, 30.0], "measured_memory_reserved_gib": [12.0, 21.0, nan],
+        "expected_memory_gib": [11.0, 19.0, 25.0]})
+    frame["memory_ratio"] = frame["expected_memory_gib"] / frame["measured_memory_gib"]
+    out = _reserved_beside_allocated(frame)
+    assert out["runs"] == 2 and out["publications"] == 1
+    # against allocated: |11/10 - 1| = 0.1, |19/20 - 1| = 0.05; against reserved: |11/12 - 1|, |19/21 - 1|
+    assert out["mean_error_vs_allocated"] == pytest.approx(0.075)
+    assert out["mean_error_vs_reserved"] == pytest.approx((1 / 12 + 2 / 21) / 2)
+    assert out["max_error_vs_reserved"] == pytest.approx(2 / 21)
+    assert out["below_reserved"] == 2
+    assert out["measured_reserved_over_allocated"] == pytest.approx((1.2 + 1.05) / 2)
+    assert _reserved_beside_allocated(frame.iloc[2:]) == {"runs": 0}
+
+
+def test_the_headline_names_its_rule_and_each_statistic_reads_as_the_rule_says():
+    from lgacc.studies.validation import frame_for, summary
+
+    numbers = summary(frame_for())
+    assert "lower bound" in numbers["memory_rule"] and numbers["memory_predicts"] == "allocated"
+    by = numbers["memory_by_statistic"]
+    # the prediction is a lower bound on the pool and on the device memory: it reads low on 9 runs in 10 at least
+    for statistic in ("reserved", "device"):
+        assert by[statistic]["below_measured"] >= 0.9 * by[statistic]["runs"]
+        assert by[statistic]["mean_signed"] < 0
+    # and where a source gives both, the prediction is nearer the allocation it predicts than the pool
+    both = numbers["memory_reserved_beside_allocated"]
+    assert both["runs"] >= 8 and both["measured_reserved_over_allocated"] > 1
+    assert both["mean_error_vs_allocated"] < both["mean_error_vs_reserved"]
+    assert re.fullmatch(r"[a-z ]+", " ".join(by))
