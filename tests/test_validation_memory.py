@@ -111,3 +111,23 @@ def test_the_headline_names_its_rule_and_each_statistic_reads_as_the_rule_says()
     assert both["runs"] >= 8 and both["measured_reserved_over_allocated"] > 1
     assert both["mean_error_vs_allocated"] < both["mean_error_vs_reserved"]
     assert re.fullmatch(r"[a-z ]+", " ".join(by))
+
+
+def test_the_chapter_tells_the_statistics_apart():
+    from lgacc.model.calibrated import fitted_calibration
+    from lgacc.studies.validation.chapter import memory_sentence
+
+    numbers = {"memory_by_statistic": {
+        "allocated": {"runs": 8, "publications": 1, "mean_error": 0.025, "max_error": 0.07, "mean_signed": -0.005,
+                      "below_measured": 5},
+        "device": {"runs": 78, "publications": 2, "mean_error": 0.095, "max_error": 0.347, "mean_signed": -0.084,
+                   "below_measured": 73}},
+        "memory_reserved_beside_allocated": {"runs": 8, "measured_reserved_over_allocated": 1.04,
+                                             "mean_error_vs_allocated": 0.025, "mean_error_vs_reserved": 0.043}}
+    text = memory_sentence(fitted_calibration(), numbers)
+    assert "lower bound" in text and "*device* memory" in text
+    assert "device: 78 runs of 2 sources, 9.5% mean, 34.7% worst (-8.4% on average; below the measurement on 73)" in text
+    assert "the pool is 4.0% larger than the allocation on average" in text
+    assert "2.5% from the allocation, 4.3% from the pool" in text
+    # without the summary, only what the model predicts
+    assert "Measured" not in memory_sentence(fitted_calibration())

@@ -71,16 +71,27 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
 
 def memory_sentence(parameters, numbers: Mapping[str, Any] | None = None) -> str:
     """What the measured memory is and what the model counts, so that the reader knows which way it errs; with the
-    summary's ``numbers``, the error for each statistic (allocated, reserved) apart."""
+    summary's ``numbers``, the error for each statistic (allocated, reserved, device) apart, how many runs read
+    below their measurement, and the runs whose source gives both the allocation and the pool."""
     text = ("The model predicts PyTorch's peak **allocated** memory: the tensors alive at the peak and "
             f"{parameters.fragmentation:.0%} of the activations for fragmentation. A source's *reserved* memory (the "
-            "caching allocator's pool, freed blocks included) is larger, so against it the model reads low.")
+            "caching allocator's pool, freed blocks included) is larger, and the *device* memory nvidia-smi or "
+            "gpustat show (the pool, the CUDA context and the communication buffers) larger still: against them "
+            "the prediction is a lower bound and reads low; nothing is fitted to close the gap.")
     if numbers is None or not numbers.get("memory_by_statistic"):
         return text
     parts = [f"{name}: {v['runs']} runs of {v['publications']} source{'s' if v['publications'] > 1 else ''}, "
-             f"{v['mean_error']:.1%} mean, {v['max_error']:.1%} worst ({v['mean_signed']:+.1%} on average)"
+             f"{v['mean_error']:.1%} mean, {v['max_error']:.1%} worst ({v['mean_signed']:+.1%} on average"
+             + (f"; below the measurement on {v['below_measured']}" if "below_measured" in v else "") + ")"
              for name, v in numbers["memory_by_statistic"].items()]
-    return text + " Measured " + "; ".join(parts) + "."
+    text += " Measured " + "; ".join(parts) + "."
+    both = numbers.get("memory_reserved_beside_allocated") or {}
+    if both.get("runs"):
+        text += (f" Where a source gives both for the same {both['runs']} runs, the pool is "
+                 f"{both['measured_reserved_over_allocated'] - 1:.1%} larger than the allocation on average, and "
+                 f"the prediction is {both['mean_error_vs_allocated']:.1%} from the allocation, "
+                 f"{both['mean_error_vs_reserved']:.1%} from the pool.")
+    return text
 
 
 def worst_runs_markdown(frame: pd.DataFrame, count: int = 5) -> str:
