@@ -12,7 +12,9 @@ batch:
   ``recomputation``, ``sequence_parallel``, ``flash_attention``, ``dropout``, ``zero_stage``,
   ``grad_reduce_bytes``, ``dp_overlap``, ``tp_overlap``: each stated, or ``"not stated"``;
 * ``reported``: the iteration time (printed, or derived from a printed throughput and said so),
-  or TFLOP/s per GPU; the measured memory per GPU where the source gives it (``memory_gib_per_gpu``);
+  or TFLOP/s per GPU; the measured memory per GPU where the source gives it (``memory_gib_per_gpu``), with the
+  statistic it is (``memory_statistic``: ``allocated``, ``reserved``, ``device`` or ``not stated``, see
+  :data:`MEMORY_STATISTICS`);
 * ``use``: what the run is compared on (``time``, ``memory``; default: time, and memory where
   measured);
 * ``n_e``, ``n_c``, ``precision`` (issue #36): the expert-parallel and context-parallel degrees and the compute
