@@ -73,9 +73,10 @@ def test_leave_one_publication_out_within_the_issues_target(frame):
     assert numbers["within_publication_error"] < numbers["lopo_mean_error"]
     # memory: allocated (SimuMax, 8 runs), reserved (torchtitan, 2 runs) and device memory (nvidia-smi / gpustat:
     # megatron-tutorials 39, BigScience's tr11 probes 39) told apart; the model predicts the allocated peak, a lower
-    # bound on the other two. Over all 88 runs of 4 sources 8.9 %: the issue's 8 % mean is not reached (the device
-    # readings are 8 % above the allocated prediction on average and nothing is fitted to close it); its honest
-    # value, rounded up to the next percent. On the allocated runs, what the model predicts, 2.5 %.
+    # bound on the other two (a device reading is compared with it plus the published CUDA context). Over all 88 runs
+    # of 4 sources 8.3 %: the issue's 8 % mean is not reached (the device readings are 7.5 % above on average and
+    # nothing is fitted to close it); its honest value, rounded up to the next percent. On the allocated runs, what
+    # the model predicts, 2.5 %.
     assert numbers["memory_runs"] >= 80 and numbers["memory_publications"] >= 4
     assert numbers["memory_mean_error"] <= 0.09 and numbers["memory_predicts"] == "allocated"
     allocated = numbers["memory_by_statistic"]["allocated"]

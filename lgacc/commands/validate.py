@@ -35,7 +35,8 @@ RUN_KEYS = ("id", "publication", "citation", "model", "hardware", "n_gpu", "n_b"
             *(f"predicted_physical_{network}_s" for network in DP_NETWORKS[1:]),
             "expected_step_s", "expected_low_s", "expected_high_s", "expected_ratio", "expected_lopo_s", "lopo_ratio",
             "expected_pipeline_s", "expected_bubble_s", "expected_data_parallel_s", "expected_optimizer_s",
-            "expected_fixed_s", "measured_memory_gib", "expected_memory_gib", "memory_ratio",
+            "expected_fixed_s", "measured_memory_gib", "expected_memory_gib", "expected_memory_compared_gib",
+            "memory_ratio",
             "memory_statistic", "measured_memory_reserved_gib",
             "peer_simumax_step_s", "peer_simumax_memory_gib", "peer_calculon_step_s")
 #: Which model each run key comes from (every key says it).

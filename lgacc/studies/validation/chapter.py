@@ -76,8 +76,11 @@ def memory_sentence(parameters, numbers: Mapping[str, Any] | None = None) -> str
     text = ("The model predicts PyTorch's peak **allocated** memory: the tensors alive at the peak and "
             f"{parameters.fragmentation:.0%} of the activations for fragmentation. A source's *reserved* memory (the "
             "caching allocator's pool, freed blocks included) is larger, and the *device* memory nvidia-smi or "
-            "gpustat show (the pool, the CUDA context and the communication buffers) larger still: against them "
-            "the prediction is a lower bound and reads low; nothing is fitted to close the gap.")
+            "gpustat show (the pool, the CUDA context and the communication buffers) larger still. A device reading "
+            "is compared with the prediction plus the CUDA context PyTorch measured (0.62 GiB loading every kernel "
+            "at start, 0.27 GiB loading them lazily, as the run's software did); nothing is added for the pool's "
+            "free blocks or the communication buffers, so against reserved and device readings the prediction "
+            "remains a lower bound and reads low; nothing is fitted to close the gap.")
     if numbers is None or not numbers.get("memory_by_statistic"):
         return text
     parts = [f"{name}: {v['runs']} runs of {v['publications']} source{'s' if v['publications'] > 1 else ''}, "
