@@ -63,7 +63,7 @@ def test_the_statistics_are_told_apart(runs):
     for run in measured:
         by.setdefault(run.memory_statistic, set()).add(run.publication)
     # SimuMax: max_memory_allocated; torchtitan: max_reserved; nvidia-smi / gpustat: device
-    assert by["allocated"] >= {"SimuMax B200 release v1.2 (2026)"}
+    assert by["allocated"] >= {"SimuMax B200 release v1.2 (2026)", "ColossalAI-Pytorch-lightning benchmarks (2022)"}
     assert by["device"] >= {PROBES, "vuiseng9/megatron-tutorials (2025-2026)"}
     assert by["reserved"] >= {"torchtitan performance docs (2024)"}
 
@@ -159,3 +159,19 @@ def test_an_unknown_module_loading_is_one_clear_line(tmp_path):
                                                                               "cuda_module_loading: sometimes"))
     with pytest.raises(UserInputError, match="cuda_module_loading='sometimes' must be one of eager, lazy"):
         load_runs(tmp_path)
+
+
+def test_each_lightning_run_is_the_readme_row_it_quotes(runs):
+    rows = [run for run in runs if run.publication == "ColossalAI-Pytorch-lightning benchmarks (2022)"]
+    assert len(rows) == 3 and all(run.memory_statistic == "allocated" and run.uses == ("memory",) for run in rows)
+    for run in rows:
+        cells = _cells(run.citation.split('"; command')[0])
+        # "Max CUDA memory allocated (MB)": torch.cuda.max_memory_allocated() / 1024**2, kept in GiB
+        mebibytes = float(next(cell for cell in cells if "." in cell and float(cell) > 1000))
+        assert run.measured_memory_gib == pytest.approx(mebibytes / 1024, abs=5e-4), run.id
+        command = run.citation.split('command "')[1]
+        gpus = int(re.search(r"--np (\d+)", command).group(1))
+        assert run.n_gpu == gpus and run.b_mu == run.b // gpus
+        per_gpu = re.search(r"--batch_size (\d+)", command)
+        assert run.b_mu == (int(per_gpu.group(1)) if per_gpu else 1), run.id
+        assert (run.recipe.zero_stage == 3) == ("deepspeed" in command), run.id
