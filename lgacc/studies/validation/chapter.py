@@ -25,8 +25,8 @@ def runs_sentence(numbers: Mapping[str, Any]) -> str:
     return (f"**{numbers['runs']} runs from {numbers['publications']} publications and benchmark suites**: "
             + ", ".join(f"{v['runs']} of the {k} method ({v['publications']} sources)" for k, v in methods.items())
             + f". {numbers['time_runs']} are compared on their step time, {numbers['memory_runs']} on their measured "
-            "memory (torchtitan's H100 runs of unknown peak flop/s and BigScience's topology probes on memory "
-            "only).")
+            "memory (torchtitan's H100 runs of unknown peak flop/s, BigScience's topology probes and the "
+            "Lightning GPT-2 benchmarks on memory only).")
 
 
 def bound_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str:
