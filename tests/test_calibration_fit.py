@@ -74,14 +74,14 @@ def test_leave_one_publication_out_within_the_issues_target(frame):
     # memory: allocated (SimuMax 8, ColossalAI-Pytorch-lightning 3), reserved (torchtitan 2) and device memory
     # (nvidia-smi / gpustat: megatron-tutorials 39, BigScience's tr11 probes 39) told apart; the model predicts the
     # allocated peak, a lower bound on the other two (a device reading is compared with it plus the published CUDA
-    # context). Over all 91 runs of 5 sources 8.9 %: the issue's 8 % mean is not reached (the device readings are
-    # 7.5 % above on average and nothing is fitted to close it; DeepSpeed ZeRO-3 with half-precision logits, +68 %);
-    # its honest value, rounded up to the next percent. On the allocated runs, what the model predicts, 9.2 % (2.5 %
+    # context). Over all 91 runs of 5 sources 8.7 %: the issue's 8 % mean is not reached (the device readings are
+    # 7.5 % above on average and nothing is fitted to close it; DeepSpeed ZeRO-3 with half-precision logits, +38 %);
+    # its honest value, rounded up to the next percent. On the allocated runs, what the model predicts, 6.8 % (2.5 %
     # on SimuMax's Megatron-LM runs).
     assert numbers["memory_runs"] >= 90 and numbers["memory_publications"] >= 5
     assert numbers["memory_mean_error"] <= 0.09 and numbers["memory_predicts"] == "allocated"
     allocated = numbers["memory_by_statistic"]["allocated"]
-    assert allocated["runs"] >= 11 and allocated["publications"] >= 2 and allocated["mean_error"] <= 0.10
+    assert allocated["runs"] >= 11 and allocated["publications"] >= 2 and allocated["mean_error"] <= 0.07
     simumax = frame[(frame["publication"] == "SimuMax B200 release v1.2 (2026)") & frame["measured_memory_gib"].notna()
                     & ~frame["extended"].astype(bool)]
     assert len(simumax) == 8 and np.abs(simumax["memory_ratio"] - 1).mean() <= 0.05

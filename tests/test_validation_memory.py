@@ -175,3 +175,34 @@ def test_each_lightning_run_is_the_readme_row_it_quotes(runs):
         per_gpu = re.search(r"--batch_size (\d+)", command)
         assert run.b_mu == (int(per_gpu.group(1)) if per_gpu else 1), run.id
         assert (run.recipe.zero_stage == 3) == ("deepspeed" in command), run.id
+
+
+def _activations_gib(**values) -> float:
+    """The calibrated model's activation bytes of one device, at the given symbol values, in bytes."""
+    import lgacc.model.calibrated.symbols as S
+    from lgacc.model import symbols as P
+    from lgacc.model.calibrated.memory import memory_terms
+
+    expression = memory_terms()["activations"]
+    by_name = {str(symbol): symbol for symbol in expression.free_symbols}
+    names = {"b_mu": "b_\\mu"}
+    return float(expression.subs({by_name[names.get(k, k)]: v for k, v in values.items()}))
+
+
+def test_the_logits_and_a_recomputed_layer_do_not_add():
+    # GPT2-XL at 40 sequences of 1024 on one stage, every block recomputed, dropout, no fused attention, no
+    # fragmentation. By hand, per token: kept 2 d_m = 3200 per layer (48 layers); the recomputed layer
+    # (8 + 2) d_m + 4 d_m (query) + 4 d_m (key/value) + 4 d_I + (2 + 3) d_s d_a = 16000 + 6400 + 6400 + 25600 + 128000
+    # = 182400; the logits 10 d_v = 502570. They live at different times (the loss and the head's backward before
+    # any layer's backward): the larger, not the sum.
+    common = dict(d_m=1600, d_s=1024, d_a=25, d_h=64, d_kv=25, d_I=6400, d_l=48, d_v=50257, n_a=1, n_l=1,
+                  m_flight=1, phi=0, drop=1, fa=0, gated=0, sp=0, r_op=0, r_sel=0, b_mu=40)
+    tokens = 40 * 1024
+    full = _activations_gib(**common, r_full=1)
+    assert full == pytest.approx(tokens * (48 * 3200 + max(182400, 502570)))
+    # without recomputation nothing is recomputed in the backward pass: every layer's activations and the logits
+    stored = _activations_gib(**common, r_full=0)
+    assert stored == pytest.approx(tokens * (48 * 182400 + 502570))
+    # with a pipeline the first stage holds no logits: the recomputed layer alone
+    staged = _activations_gib(**{**common, "n_l": 4, "m_flight": 4}, r_full=1)
+    assert staged == pytest.approx(tokens * (4 * 12 * 3200 + 182400))
