@@ -35,7 +35,8 @@ RUN_KEYS = ("id", "publication", "citation", "model", "hardware", "n_gpu", "n_b"
             *(f"predicted_physical_{network}_s" for network in DP_NETWORKS[1:]),
             "expected_step_s", "expected_low_s", "expected_high_s", "expected_ratio", "expected_lopo_s", "lopo_ratio",
             "expected_pipeline_s", "expected_bubble_s", "expected_data_parallel_s", "expected_optimizer_s",
-            "expected_fixed_s", "measured_memory_gib", "expected_memory_gib", "memory_ratio",
+            "expected_fixed_s", "measured_memory_gib", "expected_memory_gib", "expected_memory_compared_gib",
+            "memory_ratio",
             "memory_statistic", "measured_memory_reserved_gib",
             "peer_simumax_step_s", "peer_simumax_memory_gib", "peer_calculon_step_s")
 #: Which model each run key comes from (every key says it).
@@ -152,9 +153,10 @@ def run(args: argparse.Namespace) -> int:
                 f"{100 * headline['lopo_max_error']:.1f} %")
     else:
         held = "no leave-one-publication-out error: the runs come from one publication"
-    memory = (f"memory {100 * headline['memory_mean_error']:.1f} % over {headline['memory_runs']} measured runs"
-              if headline["memory_runs"] else "no measured memory")
-    print(f"\ncalibrated model, {held} ({headline['time_runs']} runs of {headline['publications']} sources); fitted on "
+    memory = (f"memory {100 * headline['memory_mean_error']:.1f} % over {headline['memory_runs']} measured runs of "
+              f"{headline['memory_publications']} sources (predicting allocated memory: a lower bound on reserved and "
+              "device memory)" if headline["memory_runs"] else "no measured memory")
+    print(f"\ncalibrated model, {held} ({headline['time_runs']} runs of {headline['time_publications']} sources); fitted on "
           f"all: {100 * headline['fitted_mean_error']:.1f} %; within publication "
           f"{100 * headline['within_publication_error']:.1f} % (Calculon: 3.65 %); {memory}")
     print("ideal model an upper bound on speed: "

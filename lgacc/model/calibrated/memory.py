@@ -34,7 +34,8 @@ drop with FlashAttention); torchtitan's per-operation policy keeps the layer's i
 and every other matrix product's output (half the tensor-parallel region).
 The first stage holds ``m_flight`` micro-batches through its ``L`` layers (the schedule's closed
 form); a single stage also holds the logits (half-precision, fp32 softmax and its gradient: 10
-bytes per logit of its vocabulary share).  A share ``phi`` of the activations is lost to the
+bytes per logit of its vocabulary share) from the loss to the head's backward, before any layer's
+backward recomputes or works on its activations: the peak takes the larger of the two, not their sum.  A share ``phi`` of the activations is lost to the
 allocator's fragmentation, and ``M_0`` bytes are the framework's own (workspaces, communication
 buffers).
 """
@@ -111,7 +112,9 @@ def memory_terms() -> dict[str, sympy.Expr]:
     working = (r_full * full_layer + r_op * (per_token["replicated"] + per_token["split"] / 2)
                + stored * r_sel * (1 - fa) * per_token["core"])
     logits = single_stage() * 10 * d_v / n_a
-    activations = tokens() * (m_flight * layers_per_device() * kept + working + logits)
+    # the logits live from the loss to the head's backward, the recomputed layer's activations after it (each layer's
+    # backward): the two peaks do not meet, the larger counts
+    activations = tokens() * (m_flight * layers_per_device() * kept + maximum(working, logits))
     activations = (1 + phi) * activations
     total = weights + gradients + optimizer + buffers + activations + M_0
     return {

@@ -25,7 +25,8 @@ def runs_sentence(numbers: Mapping[str, Any]) -> str:
     return (f"**{numbers['runs']} runs from {numbers['publications']} publications and benchmark suites**: "
             + ", ".join(f"{v['runs']} of the {k} method ({v['publications']} sources)" for k, v in methods.items())
             + f". {numbers['time_runs']} are compared on their step time, {numbers['memory_runs']} on their measured "
-            "memory (torchtitan's H100 runs of unknown peak flop/s on memory only).")
+            "memory (torchtitan's H100 runs of unknown peak flop/s, BigScience's topology probes and the "
+            "Lightning GPT-2 benchmarks on memory only).")
 
 
 def bound_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str:
@@ -62,7 +63,7 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
             f"{parameters.nvlink_latency_s * 1e6:.0f} µs come from an α–β fit to a published NCCL all-reduce benchmark, "
             f"and no constant time per step is fitted. **Leave one publication out: "
             f"{numbers['lopo_mean_error']:.1%} mean, {numbers['lopo_max_error']:.1%} worst** over {numbers['time_runs']} "
-            f"runs of {numbers['publications']} sources; fitted on all: {numbers['fitted_mean_error']:.1%}; within "
+            f"runs of {numbers.get('time_publications', numbers['publications'])} sources; fitted on all: {numbers['fitted_mean_error']:.1%}; within "
             f"publication: {numbers['within_publication_error']:.1%}, beside Calculon's {CALCULON_ERROR:.2%}. Memory: "
             f"{numbers['memory_mean_error']:.1%} mean, {numbers['memory_max_error']:.1%} worst over the "
             f"{numbers['memory_runs']} runs whose source measured it.")
@@ -70,16 +71,30 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
 
 def memory_sentence(parameters, numbers: Mapping[str, Any] | None = None) -> str:
     """What the measured memory is and what the model counts, so that the reader knows which way it errs; with the
-    summary's ``numbers``, the error for each statistic (allocated, reserved) apart."""
+    summary's ``numbers``, the error for each statistic (allocated, reserved, device) apart, how many runs read
+    below their measurement, and the runs whose source gives both the allocation and the pool."""
     text = ("The model predicts PyTorch's peak **allocated** memory: the tensors alive at the peak and "
             f"{parameters.fragmentation:.0%} of the activations for fragmentation. A source's *reserved* memory (the "
-            "caching allocator's pool, freed blocks included) is larger, so against it the model reads low.")
+            "caching allocator's pool, freed blocks included) is larger, and the *device* memory nvidia-smi or "
+            "gpustat show (the pool, the CUDA context and the communication buffers) larger still. A device reading "
+            "is compared with the prediction plus the CUDA context PyTorch measured (0.62 GiB loading every kernel "
+            "at start, 0.27 GiB loading them lazily, as the run's software did); nothing is added for the pool's "
+            "free blocks or the communication buffers, so against reserved and device readings the prediction "
+            "remains a lower bound and reads low; nothing is fitted to close the gap.")
     if numbers is None or not numbers.get("memory_by_statistic"):
         return text
     parts = [f"{name}: {v['runs']} runs of {v['publications']} source{'s' if v['publications'] > 1 else ''}, "
-             f"{v['mean_error']:.1%} mean, {v['max_error']:.1%} worst ({v['mean_signed']:+.1%} on average)"
+             f"{v['mean_error']:.1%} mean, {v['max_error']:.1%} worst ({v['mean_signed']:+.1%} on average"
+             + (f"; below the measurement on {v['below_measured']}" if "below_measured" in v else "") + ")"
              for name, v in numbers["memory_by_statistic"].items()]
-    return text + " Measured " + "; ".join(parts) + "."
+    text += " Measured " + "; ".join(parts) + "."
+    both = numbers.get("memory_reserved_beside_allocated") or {}
+    if both.get("runs"):
+        text += (f" Where a source gives both for the same {both['runs']} runs, the pool is "
+                 f"{both['measured_reserved_over_allocated'] - 1:.1%} larger than the allocation on average, and "
+                 f"the prediction is {both['mean_error_vs_allocated']:.1%} from the allocation, "
+                 f"{both['mean_error_vs_reserved']:.1%} from the pool.")
+    return text
 
 
 def worst_runs_markdown(frame: pd.DataFrame, count: int = 5) -> str:

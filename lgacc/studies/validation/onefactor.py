@@ -27,8 +27,11 @@ def fit_kernel_efficiency(implied: np.ndarray | pd.Series) -> float:
 
 
 def _dense(frame: pd.DataFrame) -> pd.DataFrame:
-    """The dense bf16 rows (the runs with experts, context parallelism or FP8 are reported apart, issue #36)."""
-    return frame[~frame["extended"].astype(bool)] if "extended" in frame.columns else frame
+    """The dense bf16 rows compared on time (the runs with experts, context parallelism or FP8 are reported apart,
+    issue #36; a run compared on memory only, ``use: [memory]``, has a time that is not a step to predict)."""
+    if "extended" in frame.columns:
+        frame = frame[~frame["extended"].astype(bool)]
+    return frame[frame["uses"].str.contains("time")] if "uses" in frame.columns else frame
 
 
 def leave_one_publication_out(frame: pd.DataFrame) -> pd.DataFrame:

@@ -13,7 +13,9 @@ batch:
   ``grad_reduce_bytes``, ``dp_overlap``, ``tp_overlap``, ``dp_network``, ``attention_kernel``: each stated, or
   ``"not stated"``;
 * ``reported``: the iteration time (printed, or derived from a printed throughput and said so),
-  or TFLOP/s per GPU; the measured memory per GPU where the source gives it (``memory_gib_per_gpu``);
+  or TFLOP/s per GPU; the measured memory per GPU where the source gives it (``memory_gib_per_gpu``), with the
+  statistic it is (``memory_statistic``: ``allocated``, ``reserved``, ``device`` or ``not stated``, see
+  :data:`MEMORY_STATISTICS`);
 * ``use``: what the run is compared on (``time``, ``memory``; default: time, and memory where
   measured);
 * ``n_e``, ``n_c``, ``precision`` (issue #36): the expert-parallel and context-parallel degrees and the compute
@@ -50,7 +52,7 @@ from lgacc.model.transformer import Transformer, load_model
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
-__all__ = ["DATA_DIR", "NOT_STATED", "MEMORY_STATISTICS", "FLOP_FORMULAS", "READING_FIELDS", "DEFAULTS", "Run", "load_runs", "USES",
+__all__ = ["DATA_DIR", "NOT_STATED", "MEMORY_STATISTICS", "CUDA_MODULE_LOADING", "FLOP_FORMULAS", "READING_FIELDS", "DEFAULTS", "Run", "load_runs", "USES",
            "fp8_runs_left_out"]
 
 DATA_DIR = DATA / "validation"
@@ -172,7 +174,8 @@ class Run:
     @property
     def memory_statistic(self) -> str:
         """What the measured memory is: ``allocated`` (the allocator's live tensors, ``max_memory_allocated``),
-        ``reserved`` (its pool, ``max_memory_reserved``) or ``not stated``."""
+        ``reserved`` (its pool, ``max_memory_reserved``), ``device`` (NVML's used memory: nvidia-smi, gpustat) or
+        ``not stated``."""
         return str(self.reported.get("memory_statistic", NOT_STATED))
 
     @property
@@ -339,8 +342,13 @@ def _uses(where: str, spec: Mapping[str, Any], reported: Mapping[str, Any]) -> t
     return tuple(uses)
 
 
-#: What a measured peak memory may be: the allocator's live tensors or its reserved pool (or unsaid).
-MEMORY_STATISTICS = ("allocated", "reserved", NOT_STATED)
+#: What a measured peak memory may be: the allocator's live tensors (``max_memory_allocated``), its reserved pool
+#: (``max_memory_reserved``), the device memory in use as NVML reports it (``device``: nvidia-smi, gpustat: the
+#: reserved pool plus the CUDA context and the communication library's buffers), or unsaid.
+MEMORY_STATISTICS = ("allocated", "reserved", "device", NOT_STATED)
+#: How the CUDA runtime loaded its kernels in a run with ``device`` memory (``reported.cuda_module_loading``): all at
+#: start (``eager``, before CUDA 11.7 / PyTorch 1.13) or on first use (``lazy``); the context it costs differs.
+CUDA_MODULE_LOADING = ("eager", "lazy")
 
 
 def _peers(where: str, table: Any) -> dict[str, dict[str, float]]:
@@ -422,6 +430,10 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
     if reported.get("memory_statistic", NOT_STATED) not in MEMORY_STATISTICS:
         raise UserInputError(f"{where}: reported.memory_statistic={reported['memory_statistic']!r} must be one of "
                              f"{', '.join(MEMORY_STATISTICS)}")
+    loading = reported.get("cuda_module_loading")
+    if loading is not None and loading not in CUDA_MODULE_LOADING:
+        raise UserInputError(f"{where}: reported.cuda_module_loading={loading!r} must be one of "
+                             f"{', '.join(CUDA_MODULE_LOADING)}")
     peers = _peers(where, spec.get("peers"))
     for key in ("id", "citation"):
         _text(where, key, spec[key])

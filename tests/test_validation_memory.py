@@ -1,0 +1,208 @@
+"""Issue #35, memory: the measured peak-memory runs and the statistic each one is (allocated, reserved, device),
+checked against what their sources print; the ordering rule the comparison states, on a made-up frame."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lgacc.errors import UserInputError
+from lgacc.studies.validation import load_runs
+from lgacc.studies.validation.runs import MEMORY_STATISTICS
+from lgacc.studies.validation.tables import _reserved_beside_allocated
+
+PROBES = "BigScience tr11 topology probes (2022)"
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return load_runs()
+
+
+def _cells(citation: str) -> list[str]:
+    """The cells of the markdown table row a citation quotes (after its last colon)."""
+    row = citation[citation.index("|"):]
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def test_each_bigscience_probe_is_the_table_row_it_quotes(runs):
+    probes = [run for run in runs if run.publication == PROBES]
+    assert len(probes) >= 35 and all(run.uses == ("memory",) for run in probes)
+    for run in probes:
+        cells = _cells(run.citation)
+        # Mem is printed in whole GB (nvidia-smi MiB / 1024): the run carries it unchanged
+        (mem,) = [cell for cell in cells if cell.endswith("GB")]
+        assert float(mem[:-2]) == run.measured_memory_gib, run.id
+        # the degrees and the micro-batch are consecutive cells (TP, PP, MBS), after the nodes (or GPUs) and the size
+        first = int(cells[0])
+        assert run.n_gpu in (first, 8 * first), run.id
+        joined = "|".join(cells)
+        assert f"|{run.n_a}|{run.n_l}|{run.b_mu}|" in joined, run.id
+        heading = run.citation[:run.citation.index("|")]
+        assert str(run.b) in cells or f"GBS={run.b}" in heading, run.id
+        # the heading states NHIDDEN and NLAYERS of the model (the single-node table prints the layers in a column)
+        assert f"NHIDDEN={run.model.d_m}" in heading, run.id
+        if "Max possible TFLOPs" in heading:
+            assert cells[2] == str(run.model.d_l), run.id
+        else:
+            assert f"NLAYERS={run.model.d_l}" in heading, run.id
+        # the rule the file states: even stages (the first holds d_l / n_l layers and the embedding), no saturated card
+        assert run.model.d_l % run.n_l == 0 and run.measured_memory_gib < 80
+        assert run.memory_statistic == "device" and run.model.d_v == 250880
+        assert run.precision == "bf16" and run.recipe.grad_reduce_bytes == 2  # fp16: two-byte gradients
+
+
+def test_the_statistics_are_told_apart(runs):
+    measured = [run for run in runs if run.measured_memory_gib is not None]
+    assert {run.memory_statistic for run in measured} <= set(MEMORY_STATISTICS)
+    by = {}
+    for run in measured:
+        by.setdefault(run.memory_statistic, set()).add(run.publication)
+    # SimuMax: max_memory_allocated; torchtitan: max_reserved; nvidia-smi / gpustat: device
+    assert by["allocated"] >= {"SimuMax B200 release v1.2 (2026)", "ColossalAI-Pytorch-lightning benchmarks (2022)"}
+    assert by["device"] >= {PROBES, "vuiseng9/megatron-tutorials (2025-2026)"}
+    assert by["reserved"] >= {"torchtitan performance docs (2024)"}
+
+
+def test_an_unknown_statistic_is_one_clear_line(tmp_path):
+    text = (Path(__file__).parents[1] / "data/validation/bigscience2022_probes.yaml").read_text()
+    head, _, rest = text.partition("runs:\n")
+    first = rest.split("  - id:")[1]
+    (tmp_path / "r.yaml").write_text(head + "runs:\n  - id:" + first.replace("memory_statistic: device",
+                                                                              "memory_statistic: nvml"))
+    with pytest.raises(UserInputError, match="memory_statistic='nvml' must be one of allocated, reserved, device"):
+        load_runs(tmp_path)
+
+
+def test_reserved_beside_allocated_by_hand():
+    nan = math.nan
+    frame = pd.DataFrame({
+        "publication": ["P", "P", "Q"], "memory_statistic": ["allocated", "allocated", "device"],
+        "measured_memory_gib": [10.0, 20.0, 30.0], "measured_memory_reserved_gib": [12.0, 21.0, nan],
+        "expected_memory_gib": [11.0, 19.0, 25.0]})
+    frame["memory_ratio"] = frame["expected_memory_gib"] / frame["measured_memory_gib"]
+    out = _reserved_beside_allocated(frame)
+    assert out["runs"] == 2 and out["publications"] == 1
+    # against allocated: |11/10 - 1| = 0.1, |19/20 - 1| = 0.05; against reserved: |11/12 - 1|, |19/21 - 1|
+    assert out["mean_error_vs_allocated"] == pytest.approx(0.075)
+    assert out["mean_error_vs_reserved"] == pytest.approx((1 / 12 + 2 / 21) / 2)
+    assert out["max_error_vs_reserved"] == pytest.approx(2 / 21)
+    assert out["below_reserved"] == 2
+    assert out["measured_reserved_over_allocated"] == pytest.approx((1.2 + 1.05) / 2)
+    assert _reserved_beside_allocated(frame.iloc[2:]) == {"runs": 0}
+
+
+def test_the_headline_names_its_rule_and_each_statistic_reads_as_the_rule_says():
+    from lgacc.studies.validation import frame_for, summary
+
+    numbers = summary(frame_for())
+    assert "lower bound" in numbers["memory_rule"] and numbers["memory_predicts"] == "allocated"
+    by = numbers["memory_by_statistic"]
+    # the prediction is a lower bound on the pool and on the device memory: it reads low on 9 runs in 10 at least
+    for statistic in ("reserved", "device"):
+        assert by[statistic]["below_measured"] >= 0.9 * by[statistic]["runs"]
+        assert by[statistic]["mean_signed"] < 0
+    # and where a source gives both, the prediction is nearer the allocation it predicts than the pool
+    both = numbers["memory_reserved_beside_allocated"]
+    assert both["runs"] >= 8 and both["measured_reserved_over_allocated"] > 1
+    assert both["mean_error_vs_allocated"] < both["mean_error_vs_reserved"]
+    assert re.fullmatch(r"[a-z ]+", " ".join(by))
+
+
+def test_the_chapter_tells_the_statistics_apart():
+    from lgacc.model.calibrated import fitted_calibration
+    from lgacc.studies.validation.chapter import memory_sentence
+
+    numbers = {"memory_by_statistic": {
+        "allocated": {"runs": 8, "publications": 1, "mean_error": 0.025, "max_error": 0.07, "mean_signed": -0.005,
+                      "below_measured": 5},
+        "device": {"runs": 78, "publications": 2, "mean_error": 0.095, "max_error": 0.347, "mean_signed": -0.084,
+                   "below_measured": 73}},
+        "memory_reserved_beside_allocated": {"runs": 8, "measured_reserved_over_allocated": 1.04,
+                                             "mean_error_vs_allocated": 0.025, "mean_error_vs_reserved": 0.043}}
+    text = memory_sentence(fitted_calibration(), numbers)
+    assert "lower bound" in text and "*device* memory" in text
+    assert "device: 78 runs of 2 sources, 9.5% mean, 34.7% worst (-8.4% on average; below the measurement on 73)" in text
+    assert "the pool is 4.0% larger than the allocation on average" in text
+    assert "2.5% from the allocation, 4.3% from the pool" in text
+    # without the summary, only what the model predicts
+    assert "Measured" not in memory_sentence(fitted_calibration())
+
+
+def test_a_device_reading_is_compared_with_the_prediction_plus_the_cuda_context():
+    from lgacc.studies.validation import frame_for
+
+    frame = frame_for()
+    memory = frame[frame["measured_memory_gib"].notna()].set_index("id")
+    added = memory["expected_memory_compared_gib"] - memory["expected_memory_gib"]
+    # pytorch/pytorch#86509: 666,632,192 bytes loading every module at start, 287,047,680 with lazy loading
+    eager = memory.index.str.startswith("bigscience-probe")
+    lazy = memory.index.str.startswith("mtut-")
+    assert eager.sum() >= 35 and lazy.sum() >= 35
+    assert added[eager].to_numpy() == pytest.approx(666_632_192 / 2**30)
+    assert added[lazy].to_numpy() == pytest.approx(287_047_680 / 2**30)
+    assert (added[~(eager | lazy)] == 0).all()  # allocated and reserved readings: the prediction as it is
+    assert (memory.loc[memory["memory_statistic"] != "device", "memory_context_gib"] == 0).all()
+    ratio = memory["expected_memory_compared_gib"] / memory["measured_memory_gib"]
+    assert memory["memory_ratio"].to_numpy() == pytest.approx(ratio.to_numpy())
+
+
+def test_an_unknown_module_loading_is_one_clear_line(tmp_path):
+    text = (Path(__file__).parents[1] / "data/validation/bigscience2022_probes.yaml").read_text()
+    head, _, rest = text.partition("runs:\n")
+    first = rest.split("  - id:")[1]
+    (tmp_path / "r.yaml").write_text(head + "runs:\n  - id:" + first.replace("cuda_module_loading: eager",
+                                                                              "cuda_module_loading: sometimes"))
+    with pytest.raises(UserInputError, match="cuda_module_loading='sometimes' must be one of eager, lazy"):
+        load_runs(tmp_path)
+
+
+def test_each_lightning_run_is_the_readme_row_it_quotes(runs):
+    rows = [run for run in runs if run.publication == "ColossalAI-Pytorch-lightning benchmarks (2022)"]
+    assert len(rows) == 3 and all(run.memory_statistic == "allocated" and run.uses == ("memory",) for run in rows)
+    for run in rows:
+        cells = _cells(run.citation.split('"; command')[0])
+        # "Max CUDA memory allocated (MB)": torch.cuda.max_memory_allocated() / 1024**2, kept in GiB
+        mebibytes = float(next(cell for cell in cells if "." in cell and float(cell) > 1000))
+        assert run.measured_memory_gib == pytest.approx(mebibytes / 1024, abs=5e-4), run.id
+        command = run.citation.split('command "')[1]
+        gpus = int(re.search(r"--np (\d+)", command).group(1))
+        assert run.n_gpu == gpus and run.b_mu == run.b // gpus
+        per_gpu = re.search(r"--batch_size (\d+)", command)
+        assert run.b_mu == (int(per_gpu.group(1)) if per_gpu else 1), run.id
+        assert (run.recipe.zero_stage == 3) == ("deepspeed" in command), run.id
+
+
+def _activations_gib(**values) -> float:
+    """The calibrated model's activation bytes of one device, at the given symbol values, in bytes."""
+    import lgacc.model.calibrated.symbols as S
+    from lgacc.model import symbols as P
+    from lgacc.model.calibrated.memory import memory_terms
+
+    expression = memory_terms()["activations"]
+    by_name = {str(symbol): symbol for symbol in expression.free_symbols}
+    names = {"b_mu": "b_\\mu"}
+    return float(expression.subs({by_name[names.get(k, k)]: v for k, v in values.items()}))
+
+
+def test_the_logits_and_a_recomputed_layer_do_not_add():
+    # GPT2-XL at 40 sequences of 1024 on one stage, every block recomputed, dropout, no fused attention, no
+    # fragmentation. By hand, per token: kept 2 d_m = 3200 per layer (48 layers); the recomputed layer
+    # (8 + 2) d_m + 4 d_m (query) + 4 d_m (key/value) + 4 d_I + (2 + 3) d_s d_a = 16000 + 6400 + 6400 + 25600 + 128000
+    # = 182400; the logits 10 d_v = 502570. They live at different times (the loss and the head's backward before
+    # any layer's backward): the larger, not the sum.
+    common = dict(d_m=1600, d_s=1024, d_a=25, d_h=64, d_kv=25, d_I=6400, d_l=48, d_v=50257, n_a=1, n_l=1,
+                  m_flight=1, phi=0, drop=1, fa=0, gated=0, sp=0, r_op=0, r_sel=0, b_mu=40)
+    tokens = 40 * 1024
+    full = _activations_gib(**common, r_full=1)
+    assert full == pytest.approx(tokens * (48 * 3200 + max(182400, 502570)))
+    # without recomputation nothing is recomputed in the backward pass: every layer's activations and the logits
+    stored = _activations_gib(**common, r_full=0)
+    assert stored == pytest.approx(tokens * (48 * 182400 + 502570))
+    # with a pipeline the first stage holds no logits: the recomputed layer alone
+    staged = _activations_gib(**{**common, "n_l": 4, "m_flight": 4}, r_full=1)
+    assert staged == pytest.approx(tokens * (4 * 12 * 3200 + 182400))
