@@ -99,3 +99,17 @@ def test_a_folder_without_its_tables_is_one_clear_error(tmp_path):
 
     with pytest.raises(UserInputError, match="gemm.csv"):
         read_measurement(tmp_path)
+
+
+@pytest.mark.parametrize("folder", [f for f in FOLDERS if (f / "gemm_layers.csv").is_file()], ids=lambda p: p.name)
+def test_the_layer_gemm_table_holds_each_layers_three_products_of_its_own_shape(folder):
+    table = pd.read_csv(folder / "gemm_layers.csv")
+    units = {"qkv": (3, 1), "proj": (1, 1), "fc1": (4, 1), "fc2": (1, 4)}  # a GPT layer's linear maps, in units of d
+    for _, row in table.iterrows():
+        n, k = units[row["layer"]][0] * row["d"], units[row["layer"]][1] * row["d"]
+        n, k = (n // row["tp"], k) if row["layer"] in ("qkv", "fc1") else (n, k // row["tp"])
+        assert (row["N"], row["K"]) == (n, k)
+        assert row["flops"] == 2.0 * row["M"] * n * k
+    counts = table.groupby(["d", "tp", "M", "layer"])["product"].apply(sorted)
+    assert all(c == ["forward", "input_gradient", "weight_gradient"] for c in counts)
+    assert (table["flops"] / table["seconds"] < load_hardware("h100-sxm").peak_flop_per_s).all()
