@@ -101,3 +101,17 @@ def test_a_write_into_the_cache_prunes_it_once_a_day(tmp_path, monkeypatch):
     legacy = _file(tmp_path / "evaluate-paper-96d7bcbade95dfe3c960d0d9.py")
     assert write_sealed(tmp_path / "results" / "n-k.json", "n", "k", "1")
     assert not legacy.exists() and (tmp_path / "results" / "n-k.json").exists()
+
+
+def test_a_read_renews_the_mark_only_once_a_day(tmp_path):
+    """Reading an entry written an hour ago leaves its time alone (the codesign resume test tells a recomputed chunk
+    by its time); one written two days ago is marked used."""
+    from lgacc.cache.prune import touch
+
+    now = time.time()
+    recent, old = _file(tmp_path / "a.json", age_days=1 / 24, now=now), _file(tmp_path / "b.json", age_days=2, now=now)
+    before = recent.stat().st_mtime_ns
+    touch(recent, now)
+    touch(old, now)
+    assert recent.stat().st_mtime_ns == before
+    assert abs(old.stat().st_mtime - now) < 1

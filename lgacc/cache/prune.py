@@ -8,8 +8,8 @@ named ``<kind>-<hex key>.<suffix>``; anything else a user keeps in that director
 
 * the **code files of older layouts** (``*.py`` at its top level: formats 1 and 2 kept generated numpy
   code there; nothing reads them now, and the cache holds data only);
-* every file not **used** for :data:`MAX_AGE_S` (an entry's modification time is renewed each time it is
-  served, :func:`touch`), lock files and leftover temporary files included;
+* every file not **used** for :data:`MAX_AGE_S` (an entry's modification time is renewed when it is served
+  and the mark is a day old, :func:`touch`), lock files and leftover temporary files included;
 * then the least recently used files until the whole is at most :data:`MAX_BYTES`.
 
 Nothing is followed: a symlink, a FIFO or a device under the directory is removed as the name it is
@@ -38,10 +38,13 @@ _OWN_FOLDERS = ("results", "notebooks", "codesign")
 _OWN_TOP_LEVEL = re.compile(r"[a-z][a-z_-]*-[0-9a-f]{16,64}\.(?:py|json|lock|kept)(?:[^/]*\.tmp)?")
 
 
-def touch(path: Path) -> None:
-    """Mark an entry as used now (its modification time), where the cache can be written."""
+def touch(path: Path, now: float | None = None) -> None:
+    """Mark an entry as used now (its modification time), where the cache can be written: only when its mark is a
+    day old or more, so that reading stays a read (and a file's time still tells when it was written that day)."""
+    now = time.time() if now is None else now
     try:
-        os.utime(path, follow_symlinks=False)
+        if now - os.lstat(path).st_mtime >= _INTERVAL_S:
+            os.utime(path, (now, now), follow_symlinks=False)
     except (OSError, NotImplementedError):
         pass
 
