@@ -367,3 +367,13 @@ def test_a_gemm_table_with_a_hole_or_an_impossible_speed_is_one_clear_line(tmp_p
     bad.write_text(header + rows[0].replace("forward", "backward"))
     with pytest.raises(UserInputError, match="product"):
         _read_table(bad, 1e15)
+
+
+def test_no_interpolated_layer_gemm_beats_the_tables_best():
+    from lgacc.model.calibrated.gemm_table import best_efficiency, layer_efficiencies
+
+    best = best_efficiency("h100-sxm")
+    d, tp, M = np.meshgrid(np.geomspace(500, 40000, 23), [1, 2, 3, 4, 6, 8, 16], np.geomspace(1000, 70000, 11))
+    read = layer_efficiencies("h100-sxm", d, tp, M)
+    assert max(float(value.max()) for value in read.values()) <= best + 1e-12
+    assert 0.7 < best <= 1 and best_efficiency("a100-80gb") is None

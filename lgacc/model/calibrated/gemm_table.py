@@ -36,7 +36,7 @@ from lgacc.errors import UserInputError
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
-__all__ = ["GEMM_FILE", "MAPS", "gemm_tables", "table_for", "interpolate", "layer_efficiencies", "main"]
+__all__ = ["GEMM_FILE", "MAPS", "gemm_tables", "table_for", "interpolate", "layer_efficiencies", "best_efficiency", "main"]
 
 GEMM_FILE = DATA / "calibrated" / "gemm_tables.yaml"
 #: The layer's linear maps, in the order of :func:`lgacc.model.calibrated.shapes.linear_gemms`, and their inputs.
@@ -130,6 +130,13 @@ def layer_efficiencies(hardware_name: str, d_m, n_a, tokens) -> dict[str, Any] |
     if table is None:
         return None
     return {name: interpolate(table, name, d_m, n_a, tokens) for name in MAPS}
+
+
+def best_efficiency(hardware_name: str) -> float | None:
+    """The largest efficiency of the GPU's table (any map, any shape), ``None`` without a table: what no layer GEMM
+    of the model exceeds there (the interpolation stays between measured points)."""
+    table = table_for(hardware_name)
+    return None if table is None else max(float(cube.max()) for cube in table["efficiency"].values())
 
 
 def main(argv: list[str] | None = None) -> int:
