@@ -65,7 +65,8 @@ module                              job
                                     ``step`` (physical composition), ``memory`` (framework memory),
                                     ``recipe``, ``parameters`` (fitted and fixed), ``links`` (alpha-beta
                                     from a published NCCL benchmark), ``attention`` (fused
-                                    attention from published kernel speeds), ``program`` (the
+                                    attention from published kernel speeds), ``gemm_table``
+                                    (layer GEMMs from a measured table), ``program`` (the
                                     expressions as data), ``store`` (kept on disk, verified),
                                     ``expected`` (evaluation), ``sparse`` (experts, context, FP8)
 **schedule/**                       event simulation of the training schedules: ``operations``,

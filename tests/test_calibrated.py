@@ -290,3 +290,90 @@ def test_the_attention_efficiency_is_the_published_kernel_speeds_combined_as_the
     assert slow > fast
     same = expected("X_160", "a100-80gb", config, recipe=Recipe(attention_kernel="fa2")).step_time_s
     assert same == expected("X_160", "a100-80gb", config, recipe=Recipe(attention_kernel="cudnn")).step_time_s
+
+
+def test_the_h100_layer_gemms_read_the_measured_table():
+    import math
+
+    from lgacc.model.calibrated.gemm_table import layer_efficiencies
+
+    # data/calibrated/measured/h100-sxm-2026-11-26/gemm_layers.csv, width 4096, split 2, 8192 tokens: fc1's three
+    # products (2 x 8192 x 8192 x 4096 = 549.76 GFLOP each) took 822.7648, 779.2854 and 781.7973 us; the map's
+    # efficiency is their flops over their summed time, over the H100 SXM's 989 TFLOP/s
+    fc1 = 3 * 549755813888.0 / ((8.227648e-04 + 7.792854e-04 + 7.817973e-04) * 989e12)
+    proj = 3 * 137438953472.0 / ((1.839958e-04 + 1.843610e-04 + 2.032015e-04) * 989e12)
+    read = layer_efficiencies("h100-sxm", 4096, 2, 8192)
+    assert float(read["fc1"]) == pytest.approx(fc1, rel=1e-9) and float(read["proj"]) == pytest.approx(proj, rel=1e-9)
+    assert fc1 == pytest.approx(0.6995, abs=1e-4)
+    # the same chip: H200 and H800 read the H100's table
+    assert float(layer_efficiencies("h200-sxm", 4096, 2, 8192)["fc1"]) == pytest.approx(fc1, rel=1e-12)
+    assert float(layer_efficiencies("H800", 4096, 2, 8192)["fc1"]) == pytest.approx(fc1, rel=1e-12)
+    # linear in log d: half-way (in logs) to width 5120, whose fc1 took 1153.056, 1120.224 and 1166.432 us
+    # for 858.99 GFLOP each, the mean of the two points
+    fc1_5120 = 3 * 858993459200.0 / ((1.153056e-03 + 1.120224e-03 + 1.166432e-03) * 989e12)
+    half_way = layer_efficiencies("h100-sxm", math.sqrt(4096 * 5120), 2, 8192)["fc1"]
+    assert float(half_way) == pytest.approx((fc1 + fc1_5120) / 2, rel=1e-9)
+    # beyond the table's range: the edge's value; arrays broadcast
+    edge = layer_efficiencies("h100-sxm", 16384, 8, 32768)["qkv"]
+    assert float(layer_efficiencies("h100-sxm", 65536, 16, 131072)["qkv"]) == pytest.approx(float(edge), rel=1e-12)
+    many = layer_efficiencies("h100-sxm", 4096, np.array([1.0, 2.0, 4.0]), 8192)["fc1"]
+    assert many.shape == (3,) and float(many[1]) == pytest.approx(fc1, rel=1e-9)
+    # no table for the A100
+    assert layer_efficiencies("a100-80gb", 4096, 2, 8192) is None
+
+
+def test_a_layer_gemm_runs_at_kappa_times_its_table_efficiency_or_on_the_curve_without_a_table():
+    from lgacc.model.calibrated.gemm import table_gemm_time
+
+    M, N, K, e = sympy.symbols("M N K e", positive=True)
+    timed = table_gemm_time(M, N, K, e)
+    assert sympy.simplify(timed.subs(S.g_tab, 0) - gemm_time(M, N, K)) == 0
+    assert sympy.simplify(timed.subs(S.g_tab, 1) - 2 * M * N * K / (S.kappa * e * S.c)) == 0
+    # the model's inputs: an H100 layer of width 4096 at split 2 and 8192 tokens reads the table's point
+    # (fc1 by hand as in the test above); an A100 has no table (g_tab = 0) and its step ignores the e_* inputs
+    model = Transformer("custom", d_l=4, d_m=4096, d_a=32, d_h=128, d_s=8192, d_v=32000)
+    h100 = inputs(model, "h100-sxm", "baseline", n_b=1, n_a=2, b_mu=1)
+    fc1 = 3 * 549755813888.0 / ((8.227648e-04 + 7.792854e-04 + 7.817973e-04) * 989e12)
+    assert h100["g_tab"] == 1.0 and float(h100["e_fc1"]) == pytest.approx(fc1, rel=1e-9)
+    a100 = inputs(model, "a100-80gb", "baseline", n_b=1, n_a=2, b_mu=1)
+    assert a100["g_tab"] == 0.0
+    step = evaluate_inputs(a100, critical_batch_size=1)["step_time_s"]
+    other = dict(a100, e_qkv=0.1, e_proj=0.1, e_fc1=0.1, e_fc2=0.1)
+    assert float(evaluate_inputs(other, critical_batch_size=1)["step_time_s"]) == float(step)
+    # on H100 the table counts: slower measured GEMMs, a slower step
+    slower = dict(h100, e_qkv=h100["e_qkv"] / 2, e_proj=h100["e_proj"] / 2, e_fc1=h100["e_fc1"] / 2,
+                  e_fc2=h100["e_fc2"] / 2)
+    assert (float(evaluate_inputs(slower, critical_batch_size=1)["step_time_s"])
+            > float(evaluate_inputs(h100, critical_batch_size=1)["step_time_s"]))
+
+
+def test_a_gemm_table_with_a_hole_or_an_impossible_speed_is_one_clear_line(tmp_path):
+    from lgacc.model.calibrated.gemm_table import _read_table
+
+    header = "d,tp,M,layer,product,N,K,flops,seconds,tflops\n"
+    rows = [f"1024,1,2048,{name},forward,1,1,1e9,1e-5,100\n" for name in ("qkv", "proj", "fc1", "fc2")]
+    good = tmp_path / "good.csv"
+    good.write_text(header + "".join(rows))
+    assert _read_table(good, 1e15)["efficiency"]["fc1"][0, 0, 0] == pytest.approx(0.1)
+    hole = tmp_path / "hole.csv"
+    hole.write_text(header + "".join(rows[:3]) + "2048,1,2048,fc2,forward,1,1,1e9,1e-5,100\n")
+    with pytest.raises(UserInputError, match="every"):
+        _read_table(hole, 1e15)
+    fast = tmp_path / "fast.csv"
+    fast.write_text(header + "".join(rows))
+    with pytest.raises(UserInputError, match=r"\(0, 1\]"):
+        _read_table(fast, 1e13)  # 100 TFLOP/s on a 10 TFLOP/s GPU
+    bad = tmp_path / "bad.csv"
+    bad.write_text(header + rows[0].replace("forward", "backward"))
+    with pytest.raises(UserInputError, match="product"):
+        _read_table(bad, 1e15)
+
+
+def test_no_interpolated_layer_gemm_beats_the_tables_best():
+    from lgacc.model.calibrated.gemm_table import best_efficiency, layer_efficiencies
+
+    best = best_efficiency("h100-sxm")
+    d, tp, M = np.meshgrid(np.geomspace(500, 40000, 23), [1, 2, 3, 4, 6, 8, 16], np.geomspace(1000, 70000, 11))
+    read = layer_efficiencies("h100-sxm", d, tp, M)
+    assert max(float(value.max()) for value in read.values()) <= best + 1e-12
+    assert 0.7 < best <= 1 and best_efficiency("a100-80gb") is None

@@ -61,18 +61,21 @@ def test_leave_one_publication_out_within_the_issues_target(frame):
     # Regression guard: on the runs of the files that were in the set before the last round of data (105 time runs,
     # 7.7 % with Megatron-LM's gradient buckets and the per-kernel time of memory-bound kernels; 8.7 % since a
     # data-parallel group inside one node stays on NVLink, which removed the InfiniBand time that had hidden SimuMax's
-    # uniform B200 gap), the level of the previous rounds (8.0 %, then 7.5 %) holds within the 10 % bound
+    # uniform B200 gap; 9.5 % since the H100's layer GEMMs run at their measured efficiency by shape, which makes
+    # Llama 3 405B and Nemotron-4 15B on H100 slower, 21 % and 18 %), the level of the previous rounds (8.0 %, then
+    # 7.5 %) holds within the 10 % bound
     before = _runs_of(PREVIOUS_ROUND_FILES)
     timed = frame[frame["uses"].str.contains("time")]
     previous = timed[timed["id"].isin(before)]
     assert len(previous) >= 100
     assert np.abs(previous["lopo_ratio"] - 1).mean() <= 0.10
-    # the full set: 12.7 % over 222 runs of 12 publications (12.8 % before a data-parallel group inside one node
-    # stayed on NVLink and H100's fused attention ran at its kernel's published speed); the runs added last round are
+    # the full set: 11.7 % over 222 runs of 12 publications (12.8 % before a data-parallel group inside one node
+    # stayed on NVLink and H100's fused attention ran at its kernel's published speed; 12.7 % before the H100's layer
+    # GEMMs ran at their efficiency measured by shape, data/calibrated/gemm_tables.yaml); the runs added last round are
     # harder (a single-node tutorial whose steps have a floor of about 4 ms per layer and micro-batch that no launch
     # latency explains, 25 %; LLM Foundry's small models on H100, predicted too fast): its honest value, rounded up
     # to the next percent
-    assert numbers["lopo_mean_error"] <= 0.13
+    assert numbers["lopo_mean_error"] <= 0.12
     assert numbers["within_publication_error"] < numbers["lopo_mean_error"]
     # memory: allocated (SimuMax 8, ColossalAI-Pytorch-lightning 3), reserved (torchtitan 2) and device memory
     # (nvidia-smi / gpustat: megatron-tutorials 39, BigScience's tr11 probes 39) told apart; the model predicts the

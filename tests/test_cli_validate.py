@@ -25,6 +25,10 @@ def test_json_reports_each_run_with_both_conventions(capsys):
     fixed = calibrated["fixed_parameters"]
     assert fixed["T_0"] == 0.0 and 0.5 < fixed["eta"] < 1 and fixed["nvlink_latency_s"] > 0
     assert "ND_A100_v4_results.md" in fixed["source"]
+    # the measured tables read in place of fitted constants, each with its file and the command that prints it
+    gemm = [t for t in calibrated["measured_tables"] if t["operation"].startswith("matrix multiply")]
+    assert gemm and "h100" in gemm[0]["gpus"] and gemm[0]["file"].endswith("gemm_layers.csv")
+    assert gemm[0]["command"] == "python -m lgacc.model.calibrated.gemm_table"
     for run in data["runs"]:
         assert run["expected_step_s"] > 0
         if run["expected_lopo_s"] is not None:

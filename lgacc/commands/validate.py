@@ -88,6 +88,22 @@ def _fixed_parameters() -> dict:
                       "(python -m lgacc.model.calibrated.links); T_0: no fixed time per step"}
 
 
+def _measured_tables() -> list[dict]:
+    """The measured tables the calibrated model reads in place of fitted constants: operation, GPUs, source file
+    and the command that prints what the model takes of it."""
+    from lgacc.model.calibrated.attention import ATTENTION_FILE, attention_tables
+    from lgacc.model.calibrated.gemm_table import GEMM_FILE, gemm_tables
+
+    root = GEMM_FILE.parents[2]
+    out = [{"operation": "matrix multiply (a layer's four products by width, tensor-parallel split and tokens, bf16)",
+            "gpus": list(t["gpus"]), "file": str((GEMM_FILE.parent / t["source"]).relative_to(root)),
+            "command": "python -m lgacc.model.calibrated.gemm_table"} for t in gemm_tables()]
+    out += [{"operation": "fused attention (by kernel and sequence length)", "gpus": list(t["gpus"]),
+             "file": str(ATTENTION_FILE.relative_to(root)), "command": "python -m lgacc.model.calibrated.attention"}
+            for t in attention_tables()]
+    return out
+
+
 def _clean(value):
     if isinstance(value, float) and math.isnan(value):
         return None
@@ -131,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             "calibration": {**onefactor, "by_publication": lopo.to_dict(orient="records"),
                             "model": "ideal, with one fitted kernel efficiency"},
             "calibrated": {**headline, "parameters": fitted_calibration().fitted(),
-                           "fixed_parameters": _fixed_parameters(),
+                           "fixed_parameters": _fixed_parameters(), "measured_tables": _measured_tables(),
                            "side_by_side": tool_errors(frame).to_dict(orient="records"),
                            "recipe_effects": recipe_effects(runs).to_dict(orient="records"),
                            "by_publication": publications.to_dict(orient="records"), "model": "calibrated"},

@@ -22,6 +22,7 @@ import numpy as np
 
 from lgacc.model.calibrated import DEFAULT_RECIPE, Calibration, Expected, Recipe, expected, fitted_calibration
 from lgacc.model.calibrated.expected import evaluate_inputs, inputs
+from lgacc.model.calibrated.gemm_table import best_efficiency
 from lgacc.model.assumptions import DEFAULT_ASSUMPTIONS, Assumptions, apply_to_hardware, critical_batch
 from lgacc.model.config import Method
 from lgacc.model.evaluator import evaluate_many
@@ -115,7 +116,9 @@ def fastest_expected(
     n_gpu = c["n_b"] * c["n_l"] * c["n_a"]
     order = np.argsort(-n_gpu, kind="stable")
     c, n_gpu = take(c, order), n_gpu[order]
-    fastest_kernel = calibration.kappa * max(request.hardware.gemm_max_efficiency, calibration.attention_efficiency)
+    measured = best_efficiency(request.hardware.name)  # a measured GEMM table's best, where one covers the GPU
+    fastest_kernel = calibration.kappa * max(request.hardware.gemm_max_efficiency, calibration.attention_efficiency,
+                                             0.0 if measured is None else measured)
     bound = _perfect_days(request) / max(1.0, fastest_kernel)
     best, visited = None, 0
     for start in range(0, n, SINGLE_PASS if n <= SINGLE_PASS else CHUNK):

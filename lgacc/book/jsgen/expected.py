@@ -22,6 +22,7 @@ from lgacc.model.calibrated import MEMORY_PARTS, STEP_PARTS, fitted_calibration
 from lgacc.model.calibrated.expected import SECONDS_PER_DAY, programs
 from lgacc.model.calibrated.program import Program
 from lgacc.model.calibrated.attention import attention_tables
+from lgacc.model.calibrated.gemm_table import MAPS, gemm_tables
 from lgacc.model.calibrated.recipe import ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, RECOMPUTE
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
 from lgacc.model.transformer import load_model, shipped_model_files
@@ -110,6 +111,8 @@ def expected_data() -> dict[str, Any]:
         "attention_kernels": list(ATTENTION_KERNELS),
         "attention_tables": [{"gpus": list(t["gpus"]), "sequence_lengths": list(t["sequence_lengths"]),
                               "kernels": {k: list(v) for k, v in t["kernels"].items()}} for t in attention_tables()],
+        "gemm_tables": [{"gpus": list(t["gpus"]), "d": list(t["d"]), "tp": list(t["tp"]), "M": list(t["M"]),
+                         "efficiency": {name: t["efficiency"][name].tolist() for name in MAPS}} for t in gemm_tables()],
         "step_parts": list(STEP_PARTS),
         "memory_parts": list(MEMORY_PARTS),
         "seconds_per_day": SECONDS_PER_DAY,
@@ -196,6 +199,35 @@ EXPECTED_JS = r"""
     return fallback;
   }
 
+  // a layer's GEMM efficiencies (lgacc.model.calibrated.gemm_table.layer_efficiencies): the GPU's measured table,
+  // trilinear in (log d, log tp, log M) and clamped to its range; null without a table
+  function gemmWeights(axis, x) {
+    const logs = axis.map(Math.log);
+    const lx = Math.min(Math.max(Math.log(x), logs[0]), logs[logs.length - 1]);
+    if (logs.length === 1) return [0, 0];
+    let i = 0;
+    for (let k = 0; k < logs.length - 1; k++) if (logs[k] <= lx) i = k;
+    return [i, (lx - logs[i]) / (logs[i + 1] - logs[i])];
+  }
+  function layerEfficiencies(name, d, tp, M) {
+    const lower = String(name).toLowerCase();
+    for (const t of EXPECTED_DATA.gemm_tables) {
+      if (!t.gpus.some((prefix) => lower.startsWith(prefix))) continue;
+      const [i, wi] = gemmWeights(t.d, d), [j, wj] = gemmWeights(t.tp, tp), [k, wk] = gemmWeights(t.M, M);
+      const out = {};
+      for (const [map, cube] of Object.entries(t.efficiency)) {
+        let e = 0;
+        for (const [di, fi] of [[0, 1 - wi], [1, wi]])
+          for (const [dj, fj] of [[0, 1 - wj], [1, wj]])
+            for (const [dk, fk] of [[0, 1 - wk], [1, wk]])
+              e += fi * fj * fk * cube[Math.min(i + di, t.d.length - 1)][Math.min(j + dj, t.tp.length - 1)][Math.min(k + dk, t.M.length - 1)];
+        out[map] = e;
+      }
+      return out;
+    }
+    return null;
+  }
+
   function expected(input) {
     if (input === null || typeof input !== "object") fail("input must be an object with keys model, hardware, method, n_b, ...");
     const { recipe: recipeInput, ...rest } = input;
@@ -221,6 +253,9 @@ EXPECTED_JS = r"""
       pg: R.dp_network === "per-gpu" ? 1 : 0, improved: c.method === "improved" ? 1 : 0,
     }, EXPECTED_DATA.calibration);
     x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, EXPECTED_DATA.calibration.e_att);
+    const measured = layerEfficiencies(hw.name, m.d_m, c.n_a, c.b_mu * m.d_s);
+    x.g_tab = measured === null ? 0 : 1;
+    for (const map of ["qkv", "proj", "fc1", "fc2"]) x[`e_${map}`] = measured === null ? 1 : measured[map];
     Object.assign(x, EXPECTED_PROGRAMS[`schedule:${schedule}`](x));
     const r = EXPECTED_PROGRAMS.main(x);
     const GIB = EXPECTED_DATA.gib;

@@ -112,6 +112,16 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
     }
 
 
+def _gemm_inputs(hardware_name: str, model: Transformer, n_a, b_mu) -> dict[str, Any]:
+    """``g_tab`` and the layer GEMMs' measured efficiencies at this width, split and micro-batch
+    (:mod:`.gemm_table`); without a table ``g_tab = 0`` and the efficiencies 1 (unused: the curve times them)."""
+    from .gemm_table import layer_efficiencies  # here: python -m lgacc.model.calibrated.gemm_table runs cleanly
+    measured = layer_efficiencies(hardware_name, model.d_m, n_a, b_mu * model.d_s)
+    if measured is None:
+        return {"g_tab": 0.0, "e_qkv": 1.0, "e_proj": 1.0, "e_fc1": 1.0, "e_fc2": 1.0}
+    return {"g_tab": 1.0, **{f"e_{name}": value for name, value in measured.items()}}
+
+
 def _model_inputs(model: Transformer) -> dict[str, float]:
     return {"d_s": model.d_s, "d_m": model.d_m, "d_l": model.d_l, "d_a": model.d_a, "d_h": model.d_h,
             "d_kv": model.d_kv, "d_I": model.d_I, "d_v": model.d_v, "gated": float(model.gated),
@@ -155,6 +165,7 @@ def inputs(
     # the fused attention's efficiency: the recipe's kernel as measured on this GPU at this sequence length
     from .attention import attention_efficiency  # here: python -m lgacc.model.calibrated.attention runs cleanly
     values["e_att"] = attention_efficiency(hw.name, recipe.attention_kernel, model.d_s, calibration.attention_efficiency)
+    values.update(_gemm_inputs(hw.name, model, values["n_a"], values["b_mu"]))
     values.update(run(programs()[f"schedule:{name}"], values))
     return values
 

@@ -14,6 +14,15 @@ best measured matrix-multiply efficiency (maximum achievable matmul flop/s over 
 A100 SXM, 0.801 on H100 SXM; Bekman, *ml-engineering*, after Anthony et al. 2024), ``kappa``
 the fitted share of it that real training layers reach.
 
+**Measured tables.**  Where a measured table covers the GPU (``g_tab = 1``, :mod:`.gemm_table`: the H100 chip's
+layer GEMMs by width, tensor-parallel split and tokens), a layer's GEMM runs at ``kappa`` times its measured
+efficiency ``e`` at the run's shape, which already holds what the curve models (the partial wave, small shapes,
+memory traffic)::
+
+    tau = F / (kappa e c)
+
+(:func:`table_gemm_time`); ``kappa`` is then the share of the isolated kernel's speed that training reaches.
+
 All three GEMMs of a linear layer (forward, input gradient ``(M, K, N)``, weight gradient
 ``(K, N, M)``) have the same flops and the same bytes, hence the same time: the backward pass of
 the linear layers is exactly twice the forward (:func:`linear_backward_is_twice_forward`).
@@ -29,9 +38,9 @@ from __future__ import annotations
 
 import sympy
 
-from .symbols import beta_hbm, c, e_att, e_hbm, e_max, kappa, maximum, t_k
+from .symbols import beta_hbm, c, e_att, e_hbm, e_max, g_tab, kappa, maximum, t_k
 
-__all__ = ["gemm_flops", "gemm_bytes", "gemm_time", "saturating_efficiency", "half_saturation_flops",
+__all__ = ["gemm_flops", "gemm_bytes", "gemm_time", "table_gemm_time", "saturating_efficiency", "half_saturation_flops",
            "linear_backward_is_twice_forward", "flash_times"]
 
 
@@ -49,6 +58,12 @@ def gemm_time(M, N, K, batch=1) -> sympy.Expr:
     """Seconds of one GEMM: the slower of compute and memory traffic, plus the fixed time per kernel."""
     return maximum(gemm_flops(M, N, K, batch) / (kappa * e_max * c),
                      gemm_bytes(M, N, K, batch) / (e_hbm * beta_hbm)) + t_k
+
+
+def table_gemm_time(M, N, K, efficiency) -> sympy.Expr:
+    """Seconds of a layer's GEMM: at ``kappa`` times its measured ``efficiency`` where the GPU has a table
+    (``g_tab = 1``), else :func:`gemm_time`'s curve."""
+    return g_tab * gemm_flops(M, N, K) / (kappa * efficiency * c) + (1 - g_tab) * gemm_time(M, N, K)
 
 
 def half_saturation_flops() -> sympy.Expr:

@@ -67,7 +67,7 @@ from ..formulas.model import d_v
 from ..formulas.schedules import SCHEDULES, chunks_per_device, layered_window, schedule_derivations, t_B, t_F, t_W, v
 from ..symbols import b_mu, d_a, d_h, d_l, d_m, d_s, n_a, n_b, n_l, n_mu
 from .collectives import data_parallel_time, point_to_point_time, present, ring_time, tensor_link
-from .gemm import flash_times, gemm_time
+from .gemm import flash_times, gemm_time, table_gemm_time
 from .kernels import (
     attention_core_bytes,
     cross_entropy_bytes,
@@ -83,6 +83,10 @@ from .symbols import (
     T_0,
     c_window,
     chunks,
+    e_fc1,
+    e_fc2,
+    e_proj,
+    e_qkv,
     fa,
     gamma_G,
     improved,
@@ -171,7 +175,8 @@ def _tensor_collective() -> sympy.Expr:
 def layer_times() -> dict[str, sympy.Expr]:
     """Seconds of one layer for one micro-batch on one device: ``forward``, ``backward``, ``recompute``,
     ``weight`` (the weight-gradient GEMMs, inside ``backward``) and the parts they are made of."""
-    linear = sum(gemm_time(M, N, K) for _, M, N, K in linear_gemms())
+    efficiencies = (e_qkv, e_proj, e_fc1, e_fc2)  # the measured table's, in linear_gemms' order (:mod:`.gemm_table`)
+    linear = sum(table_gemm_time(M, N, K, e) for (_, M, N, K), e in zip(linear_gemms(), efficiencies, strict=True))
     heads = b_mu * d_a / n_a
     score = gemm_time(d_s, d_s, d_h, heads)
     flash_forward, flash_backward = flash_times(4 * heads * d_s**2 * d_h)
@@ -212,7 +217,8 @@ def _zero3_per_layer() -> tuple[sympy.Expr, sympy.Expr]:
 def _head_time() -> sympy.Expr:
     """The last stage's head (forward GEMM, two backward GEMMs) and cross-entropy, one micro-batch."""
     T = tokens()
-    return minimum(1, d_v) * (3 * gemm_time(T, d_v / n_a, d_m) + streaming_time(cross_entropy_bytes()))
+    # the head reads the feed-forward input's measured efficiency: same tokens and inner width, a wide output
+    return minimum(1, d_v) * (3 * table_gemm_time(T, d_v / n_a, d_m, e_fc1) + streaming_time(cross_entropy_bytes()))
 
 
 @cache

@@ -6,9 +6,9 @@ reused as they are; what the paper's notation lacks is defined here, each with i
 
 * the GPU and its links **per direction** (the specs store links as input + output, so the
   model reads half of each: a collective sends and receives at once);
-* the kernel constants of one GPU (the best matrix-multiply efficiency, the fused-attention
-  efficiency, a fixed time per kernel, the share of the HBM bandwidth streaming kernels reach, the
-  latency of a collective on each link);
+* the kernel constants of one GPU (the best matrix-multiply efficiency, the measured efficiency of the layer's
+  four GEMMs where a table covers the GPU, the fused-attention efficiency, a fixed time per kernel, the share of
+  the HBM bandwidth streaming kernels reach, the latency of a collective on each link);
 * the two fitted global parameters (``kappa``, ``xi``), the bus efficiency ``eta`` (from a published NCCL
   benchmark) and the fixed time per step ``T_0`` (0 unless set);
 * the framework's choices, as numbers (indicators are 0 or 1): recomputation, sequence parallelism,
@@ -51,6 +51,11 @@ G = _positive("G")
 # --- one GPU's kernel constants ---
 e_max = _positive("e_max")
 e_att = _positive("e_att")
+g_tab = _indicator("g_tab")
+e_qkv = _positive("e_qkv")
+e_proj = _positive("e_proj")
+e_fc1 = _positive("e_fc1")
+e_fc2 = _positive("e_fc2")
 t_k = _indicator("t_k")
 e_hbm = _positive("e_hbm")
 alpha_nvl = _indicator("alpha_nvl")
@@ -113,12 +118,18 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("G", G, "GPUs per node (NVLink domain)", "GPUs"),
     ("e_max", e_max, "best matrix-multiply efficiency of the GPU (maximum achievable matmul flop/s over peak)", "1"),
     ("e_att", e_att, "fused attention kernel efficiency (FlashAttention)", "1"),
+    ("g_tab", g_tab, "the GPU has a measured layer-GEMM table (lgacc.model.calibrated.gemm_table), 0 or 1", "indicator"),
+    ("e_qkv", e_qkv, "measured efficiency of the query/key/value GEMM at the run's shape (1 without a table)", "1"),
+    ("e_proj", e_proj, "measured efficiency of the output-projection GEMM at the run's shape (1 without a table)", "1"),
+    ("e_fc1", e_fc1, "measured efficiency of the feed-forward input GEMM at the run's shape (1 without a table)", "1"),
+    ("e_fc2", e_fc2, "measured efficiency of the feed-forward output GEMM at the run's shape (1 without a table)", "1"),
     ("t_k", t_k, "fixed time per kernel (launch, pipeline fill, last wave)", "s"),
     ("e_hbm", e_hbm, "share of the HBM bandwidth streaming kernels reach", "1"),
     ("alpha_nvl", alpha_nvl, "latency of a collective over NVLink", "s"),
     ("alpha_ib", alpha_ib, "latency of a collective over InfiniBand", "s"),
     ("k_B", k_B, "backward bytes of the memory-bound kernels over forward bytes", "1"),
-    ("kappa", kappa, "fitted: real layers' matrix-multiply efficiency over e_max", "1"),
+    ("kappa", kappa, "fitted: real layers' matrix-multiply efficiency over the isolated kernel's (the measured "
+     "table's, else e_max)", "1"),
     ("eta", eta, "achieved bus bandwidth over link bandwidth (alpha-beta fit to a published NCCL benchmark)", "1"),
     ("xi", xi, "fitted: share of an overlapped collective's time that still delays the compute it overlaps "
      "(the collective's kernels take SMs and memory bandwidth)", "1"),

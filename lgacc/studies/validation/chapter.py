@@ -56,7 +56,8 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
     """The fitted parameters and the calibrated model's errors: held out, fitted on all, within publication (beside
     Calculon's), and memory."""
     return (f"Fitted on the step times of {numbers['time_runs']} runs: $\\kappa$ = {parameters.kappa:.3g} (the share of "
-            f"the GPU's best matrix-multiply efficiency real layers reach) and $\\xi$ = {parameters.xi:.3g} (the share of "
+            f"the isolated kernels' matrix-multiply speed real layers reach: of each layer product's efficiency "
+            f"measured by shape on H100-class GPUs, of the GPU's best elsewhere) and $\\xi$ = {parameters.xi:.3g} (the share of "
             f"an overlapped collective's time that still slows the compute it overlaps), the two fitted parameters; "
             f"$\\eta$ = "
             f"{parameters.eta:.3g} (achieved over link bandwidth) and the NVLink latency "
