@@ -10,13 +10,15 @@ import pandas as pd
 
 from lgacc.model.calibrated.parameters import fitted_calibration
 from lgacc.model.hardware import load_hardware
-from lgacc.studies.gpu_measured import Measurement, assumed_against_measured, training_against_calibrated
+from lgacc.studies.gpu_measured import (Measurement, assumed_against_measured, reads_the_layer_table,
+                                        training_against_calibrated)
 
 from .display import show_html
 from .figures import show_svg_figure
 from .tables import show_table
 
-__all__ = ["environment_markdown", "assumed_table", "gemm_figure", "training_table", "training_summary_markdown"]
+__all__ = ["environment_markdown", "assumed_table", "gemm_figure", "layer_table_markdown", "training_table",
+           "training_summary_markdown"]
 
 
 def environment_markdown(measurement: Measurement) -> str:
@@ -65,7 +67,8 @@ def gemm_figure(measurement: Measurement) -> None:
     flops = np.logspace(np.log10(gemm["flops"].min()), np.log10(gemm["flops"].max()), 200)
     top = cal.kappa * hw.gemm_max_efficiency
     half = top * hw.peak_flop_per_s * cal.kernel_latency_s  # lgacc.model.calibrated.gemm.half_saturation_flops
-    axis.plot(flops, top * flops / (flops + half), color="black", lw=1.2, label="calibrated model (a layer)")
+    axis.plot(flops, top * flops / (flops + half), color="black", lw=1.2,
+              label="model's curve (GPUs without a measured table)")
     axis.axhline(hw.gemm_max_efficiency, color="grey", ls="--", lw=1, label="spec's best (gemm_max_efficiency)")
     axis.set_xscale("log")
     axis.set_xlabel("flops of one matrix multiply")
@@ -75,6 +78,20 @@ def gemm_figure(measurement: Measurement) -> None:
     axis.grid(alpha=0.3)
     show_svg_figure(figure, "gpu_measured_gemm", data=gemm)
     plt.close(figure)
+
+
+def layer_table_markdown(measurement: Measurement) -> str:
+    """Whether the model reads this measurement's layer table, in a sentence."""
+    if not reads_the_layer_table(measurement):
+        return ("The calibrated model does not read a measured table for this GPU: its layers run on the curve above "
+                "(`kappa` times the spec's best).")
+    cal = fitted_calibration()
+    return (f"Since this measurement, the calibrated model reads the layer table itself on this GPU "
+            f"(`data/calibrated/gemm_tables.yaml`; `python -m lgacc.model.calibrated.gemm_table` prints it): each of "
+            f"a layer's matrix multiplies runs at `kappa` = {cal.kappa:.3g} times the speed measured for its width, "
+            f"tensor-parallel split and tokens, and the curve is kept for GPUs without a table. The layer table is "
+            f"then an input of the model, not a check of it, so the comparison above leaves it out; the model's "
+            f"held-out error over the measured runs (the chapter before this one) is the check.")
 
 
 def training_table(measurement: Measurement) -> None:
