@@ -47,7 +47,7 @@ def assumed_table(measurement: Measurement) -> None:
         "measured / model": frame["ratio"].map(lambda r: f"{r:.2f}"),
         "how": frame["how"],
     })
-    show_table(shown, notes="how")
+    show_table(shown, notes="how", stack=True)
 
 
 def gemm_figure(measurement: Measurement) -> None:
@@ -59,7 +59,7 @@ def gemm_figure(measurement: Measurement) -> None:
     gemm = measurement.table("gemm")
     gemm = gemm[gemm["precision"] == "bf16"].copy()
     gemm["efficiency"] = gemm["flops"] / gemm["seconds"] / hw.peak_flop_per_s
-    figure, axis = plt.subplots(figsize=(6.4, 3.6))
+    figure, axis = plt.subplots(figsize=(4.4, 3.3))  # fits a phone's column with 9 px text
     kinds = [("square", gemm["label"] == "square", "o"), ("layer, whole", gemm["label"].str.contains("_tp1_"), "s"),
              ("layer, split 8 ways", gemm["label"].str.contains("_tp8_"), "^")]
     for name, mask, marker in kinds:
@@ -68,13 +68,14 @@ def gemm_figure(measurement: Measurement) -> None:
     top = cal.kappa * hw.gemm_max_efficiency
     half = top * hw.peak_flop_per_s * cal.kernel_latency_s  # lgacc.model.calibrated.gemm.half_saturation_flops
     axis.plot(flops, top * flops / (flops + half), color="black", lw=1.2,
-              label="model's curve (GPUs without a measured table)")
-    axis.axhline(hw.gemm_max_efficiency, color="grey", ls="--", lw=1, label="spec's best (gemm_max_efficiency)")
+              label="model's curve, no table")
+    axis.axhline(hw.gemm_max_efficiency, color="grey", ls="--", lw=1, label="spec's best")
     axis.set_xscale("log")
-    axis.set_xlabel("flops of one matrix multiply")
-    axis.set_ylabel("share of the bf16 peak")
+    axis.set_xlabel("flops of one matrix multiply", fontsize=10)
+    axis.set_ylabel("share of the bf16 peak", fontsize=10)
+    axis.tick_params(labelsize=9)
     axis.set_ylim(0, 1)
-    axis.legend(fontsize=9, loc="upper left", frameon=False)
+    axis.legend(fontsize=9, loc="lower right", frameon=True, framealpha=0.9)
     axis.grid(alpha=0.3)
     show_svg_figure(figure, "gpu_measured_gemm", data=gemm)
     plt.close(figure)
