@@ -53,6 +53,7 @@ def assumed_table(measurement: Measurement) -> None:
 def gemm_figure(measurement: Measurement) -> None:
     """bf16 efficiency against a GEMM's flops, measured, with the model's saturating curve."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     hw = load_hardware(measurement.hardware)
     cal = fitted_calibration()
@@ -71,7 +72,11 @@ def gemm_figure(measurement: Measurement) -> None:
               label="model's curve, no table")
     axis.axhline(hw.gemm_max_efficiency, color="grey", ls="--", lw=1, label="spec's best")
     axis.set_xscale("log")
-    axis.set_xlabel("flops of one matrix multiply", fontsize=10)
+    prefixes = {6: "M", 9: "G", 12: "T", 15: "P"}  # plain text: a superscript exponent would be under 9 px on a phone
+    axis.xaxis.set_major_formatter(FuncFormatter(
+        lambda x, _: f"{10 ** (round(np.log10(x)) % 3):g} {prefixes.get(3 * (round(np.log10(x)) // 3), '')}"))
+    axis.xaxis.set_minor_formatter(NullFormatter())
+    axis.set_xlabel("flop of one matrix multiply", fontsize=10)
     axis.set_ylabel("share of the bf16 peak", fontsize=10)
     axis.tick_params(labelsize=9)
     axis.set_ylim(0, 1)
