@@ -342,10 +342,15 @@ def _cheapest_chunk(request: SearchRequest, cand, target_days: float):
     cand = dict(cand)
     hi = cand["n_mu"].copy()
     lo = np.minimum(cand["n_l"], hi)
-    fits = np.asarray(request.evaluate(cand)["ok_memory"], bool)
-    probe = dict(cand)
-    probe["n_mu"] = lo
-    search = ~fits & np.asarray(request.evaluate(probe)["ok_memory"], bool)
+    first = request.evaluate(cand)
+    fits = np.asarray(first["ok_memory"], bool)
+    # only the candidates that do not fit at n_mu are probed at lo (the evaluation is elementwise: a subset
+    # evaluates to the same values)
+    search = np.zeros(fits.shape, bool)
+    if not fits.all():
+        probe = take(cand, ~fits)
+        probe["n_mu"] = lo[~fits]
+        search[~fits] = np.asarray(request.evaluate(probe)["ok_memory"], bool)
     lo_s, hi_s = lo[search], hi[search]  # memory fits at lo, not at hi
     sub = take(cand, search)
     rounds = 0
@@ -356,10 +361,13 @@ def _cheapest_chunk(request: SearchRequest, cand, target_days: float):
         rounds += 1
         lo_s = np.where(ok, mid, lo_s)
         hi_s = np.where(ok, hi_s, mid)
-    cand["n_mu"] = cand["n_mu"].copy()
-    cand["n_mu"][search] = lo_s
-    cand = _schedule_candidates(request, cand)
-    r = request.evaluate(cand)
+    if not search.any() and not _rounds(request):
+        r = first  # no n_mu moved: the candidates are the ones evaluated first
+    else:
+        cand["n_mu"] = cand["n_mu"].copy()
+        cand["n_mu"][search] = lo_s
+        cand = _schedule_candidates(request, cand)
+        r = request.evaluate(cand)
     masks = _masks(request, cand, r, just_below=False)
     reach = np.asarray(r["time_days"]) <= target_days
     return cand, r, masks, reach, int(search.sum()), rounds
