@@ -138,6 +138,35 @@ def test_cheapest_matches_the_exhaustive_reference():
     assert met > 30
 
 
+def test_cheapest_stops_at_the_fewest_gpus_and_picks_what_one_pass_over_every_candidate_picks(monkeypatch):
+    """The visit by increasing GPU count stops after the chunk holding the fewest GPUs that meet the target: with
+    tiny chunks (the stop taken early, equal counts split over chunks) it chooses the very configuration one chunk
+    over every candidate chooses, and the same reason when nothing meets the target."""
+    import lgacc.search.core
+
+    rng = random.Random(34)
+    compared = infeasible = 0
+    for case in range(40):
+        model, hardware, method, parallelism, max_gpus, allow_offload = random_case(rng)
+        quick = fastest(model, hardware, method, parallelism, max_gpus=max_gpus, allow_offload=allow_offload, explain=False)
+        if not quick.feasible:
+            continue
+        # every other case asks for a target no configuration meets: the whole visit, the same reason
+        target = quick.evaluation.time_days * (rng.uniform(1.0, 6.0) if case % 2 else rng.uniform(0.2, 0.9))
+        runs = []
+        for chunk in (10**9, 3):
+            monkeypatch.setattr(lgacc.search.core, "EVALUATION_CHUNK", chunk)
+            runs.append(cheapest(model, hardware, method, parallelism, target, max_gpus=max_gpus,
+                                 allow_offload=allow_offload))
+        whole, chunked = runs
+        label = f"case {case}: {model.name} {method.value} {parallelism.value} target={target:.4g} d"
+        assert whole.config == chunked.config and whole.binding == chunked.binding, label
+        assert chunked.candidates <= whole.candidates, label
+        compared += whole.feasible
+        infeasible += not whole.feasible
+    assert compared > 10 and infeasible > 3, (compared, infeasible)
+
+
 def test_reference_visits_every_configuration_within_bounds():
     model = x_model(2)  # d_l = 2, d_a = 1, floor(b_c) = 130
     B = math.floor(model.critical_batch)
