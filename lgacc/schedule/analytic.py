@@ -26,7 +26,9 @@ def exact_value(expr: sympy.Expr, **values) -> Fraction:
     from lgacc.model.symbols import d_l, n_l, n_mu
 
     symbols = {"n_l": n_l, "n_mu": n_mu, "d_l": d_l, "v": v}
-    result = sympy.nsimplify(expr.subs({symbols[k]: sympy.Rational(Fraction(x)) for k, x in values.items()}))
+    result = expr.subs({symbols[k]: sympy.Rational(Fraction(x)) for k, x in values.items()})
+    if not result.is_Rational:  # already exact at rational values in the usual case; nsimplify is slow
+        result = sympy.nsimplify(result)
     if not result.is_Rational:
         raise ValueError(f"{expr} is not a number at {values}: {result}")
     return Fraction(int(result.p), int(result.q))
