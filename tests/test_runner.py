@@ -118,6 +118,37 @@ def test_a_notebook_that_cannot_see_the_hardware_is_executed_once_and_reused(tmp
     assert not third.reused and "edited" in printed(tmp_path / "c", "free.ipynb")
 
 
+def test_a_notebook_that_sees_the_hardware_is_reused_for_the_same_spec_only(tmp_path, monkeypatch, a100_spec):
+    """Issue #34 (fast feedback): the book built again for the same spec executes none of the pages that read the
+    spec; a spec file whose content changed (same path), another spec, or a run writing files beside its page
+    (the scorecard's findings) is executed again."""
+    import yaml
+
+    monkeypatch.setenv("LGACC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("LGACC_RESULT_CACHE", raising=False)
+    bound = _notebook(tmp_path / "bound.ipynb", "import random\nprint(hardware, random.random())")
+    spec = tmp_path / "mine.yaml"
+    spec.write_text(yaml.safe_dump(a100_spec))
+
+    def printed(out):
+        cells = nbformat.read(out / "bound.ipynb", as_version=4).cells
+        return "".join(o.get("text", "") for c in cells for o in c.get("outputs", []))
+
+    runs = [run.run_all(hardware, [bound], tmp_path / out, kernel="python3", jobs=1)[0]
+            for hardware, out in (("a100-80gb", "a"), ("a100-80gb", "b"), (str(spec), "c"), (str(spec), "d"))]
+    assert [r.reused for r in runs] == [False, True, False, True]
+    assert printed(tmp_path / "a") == printed(tmp_path / "b") and printed(tmp_path / "c") == printed(tmp_path / "d")
+    assert printed(tmp_path / "a") != printed(tmp_path / "c")
+    a100_spec["peak_flop_per_s"] = float(a100_spec["peak_flop_per_s"]) * 2
+    spec.write_text(yaml.safe_dump(a100_spec))
+    again = run.run_all(str(spec), [bound], tmp_path / "e", kernel="python3", jobs=1)[0]
+    assert not again.reused and printed(tmp_path / "e") != printed(tmp_path / "d")
+    from lgacc.book.notebookcache import cache_path
+
+    assert cache_path(bound, {"hardware": "a100-80gb", "findings_path": str(tmp_path / "f.md")}, "python3") is None
+    assert cache_path(bound, {"hardware": "a100-80gb"}, "python3") is not None
+
+
 def test_a_failed_notebook_is_not_kept(tmp_path, monkeypatch):
     monkeypatch.setenv("LGACC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("LGACC_RESULT_CACHE", raising=False)

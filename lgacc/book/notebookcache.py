@@ -1,17 +1,22 @@
-"""Executed notebooks kept on disk, for the pages whose output cannot depend on the build's hardware.
+"""Executed notebooks kept on disk, so that a page is executed again only when something it reads changed.
 
 A page of the book that does not declare the ``hardware`` parameter (the glossary,
 the derivations, the schedule figures drawn in unit durations, the tables the
 hardware does not enter, and the pages graded on the paper's own hardware) shows
 the same thing whatever spec the book is built for.  :mod:`lgacc.book.run` executes such
 a notebook once and reuses the executed copy for every later build, so that a
-book for a new spec executes only the pages that spec can change.
+book for a new spec executes only the pages that spec can change.  A page that declares
+``hardware`` is kept too, keyed also by the content of the spec file it is given, so that
+building the book again for the same spec executes none of them (issue #34: fast feedback).
+A run that writes files beside its page (the scorecard's ``findings_path``) is never kept:
+restoring the page alone would leave those files out.
 
-* **Key**: a SHA-256 of the notebook's bytes, its parameters, the kernel's name,
+* **Key**: a SHA-256 of the notebook's bytes and folder (its working directory), its parameters, the kernel's name,
   every Python source of the package and every file of ``data/``
-  (:func:`lgacc.cache.results.inputs_digest`), and the versions of Python and of
+  (:func:`lgacc.cache.results.inputs_digest`), the bytes of the hardware spec file when the
+  notebook is given one, and the versions of Python and of
   the packages that shape an executed notebook's outputs.  Edit the notebook, a
-  formula, a printed value or upgrade pandas, and the page is executed again.
+  formula, a printed value, the spec, or upgrade pandas, and the page is executed again.
 * **Only successes are kept**: a notebook that fails is executed again next time.
 * **Verified**: the kept copy carries an HMAC of its text under the user's secret (:mod:`lgacc.cache.sealed`); one
   whose digest or key does not check out, or that is not a notebook's JSON (cut short, edited), is
@@ -41,6 +46,8 @@ __all__ = ["HARDWARE_PARAMETER", "cache_path", "is_hardware_free", "keep", "rest
 #: The parameter through which the runner gives a notebook the build's hardware; a notebook whose
 #: parameters cell does not declare it cannot read the hardware, so its executed copy can be reused.
 HARDWARE_PARAMETER = "hardware"
+#: Parameters through which a notebook writes files beside its page (the front page's findings): never kept.
+SIDE_OUTPUTS = ("findings_path",)
 #: The kind of the sealed entries (:mod:`lgacc.cache.sealed`).
 KIND = "notebook"
 #: Packages whose version can change what an executed notebook shows (tables, figures, math).
@@ -62,14 +69,33 @@ def _versions() -> str:
     return f"python={sys.version}; " + "; ".join(found)
 
 
+def _spec_bytes(hardware: str) -> bytes | None:
+    """The bytes of the spec file the ``hardware`` parameter names (a shipped name or a path); ``None`` if unreadable."""
+    from lgacc.model.hardware import hardware_path
+
+    try:
+        return hardware_path(hardware).read_bytes()
+    except Exception:  # a spec that cannot be read is not keyed: the page is executed (and reports it)
+        return None
+
+
 def cache_path(notebook: Path, parameters: dict, kernel: str) -> Path | None:
     """Where the executed copy of ``notebook`` run with ``parameters`` on ``kernel`` is kept,
-    or ``None`` when it must not be kept (it can see the hardware, or the cache is off)."""
-    if os.environ.get("LGACC_RESULT_CACHE", "1") == "0" or not is_hardware_free(parameters):
+    or ``None`` when it must not be kept (it writes files beside its page, its spec cannot be read, or the
+    cache is off)."""
+    if os.environ.get("LGACC_RESULT_CACHE", "1") == "0" or any(name in parameters for name in SIDE_OUTPUTS):
         return None
+    # the folder it runs in (the runner's working directory for it) is an input too
+    parts = [notebook.read_bytes(), str(notebook.resolve().parent).encode(),
+             json.dumps(parameters, sort_keys=True).encode(), kernel.encode(),
+             inputs_digest().encode(), _versions().encode()]
+    if not is_hardware_free(parameters):
+        spec = _spec_bytes(str(parameters[HARDWARE_PARAMETER]))
+        if spec is None:
+            return None
+        parts.append(spec)
     digest = hashlib.sha256()
-    for part in (notebook.read_bytes(), json.dumps(parameters, sort_keys=True).encode(), kernel.encode(),
-                 inputs_digest().encode(), _versions().encode()):
+    for part in parts:
         digest.update(hashlib.sha256(part).digest())
     return cache_dir() / "notebooks" / f"{notebook.stem}-{digest.hexdigest()[:32]}.kept"
 

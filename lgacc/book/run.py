@@ -74,7 +74,7 @@ class NotebookResult:
 
     def describe(self) -> str:
         if self.ok:
-            return f"ok     {self.notebook.name} ({self.seconds:.1f} s{', reused: it cannot see the hardware' if self.reused else ''})"
+            return f"ok     {self.notebook.name} ({self.seconds:.1f} s{', reused: executed before with the same inputs' if self.reused else ''})"
         where = "before any cell ran"
         if self.cell_index is not None:
             where = f"cell {self.cell_index}"
