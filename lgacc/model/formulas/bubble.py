@@ -36,10 +36,8 @@ def batch_time(modular: bool) -> sympy.Expr:
     return work + ramp
 
 
-@cache
 def bubble(modular: bool) -> sympy.Expr:
-    """Relative overhead of the bubble: batch time over useful work, minus one (derived once per pipeline kind:
-    the simulator's tests read it at hundreds of sizes)."""
+    """Relative overhead of the bubble: batch time over useful work, minus one."""
     work = n_mu * (d_l / n_l) * tau
     return sympy.simplify(batch_time(modular) / work - 1)
 
