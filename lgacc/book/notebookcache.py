@@ -8,8 +8,9 @@ a notebook once and reuses the executed copy for every later build, so that a
 book for a new spec executes only the pages that spec can change.  A page that declares
 ``hardware`` is kept too, keyed also by the content of the spec file it is given, so that
 building the book again for the same spec executes none of them (issue #34: fast feedback).
-A run that writes files beside its page (the scorecard's ``findings_path``) is never kept:
-restoring the page alone would leave those files out.
+A run that writes files beside its page (the scorecard's ``findings_path``: the front page's findings
+and the assumptions page's lists) keeps them with it: each is sealed like the page, and the page is
+restored only with every one of them.
 
 * **Key**: a SHA-256 of the notebook's bytes and folder (its working directory), its parameters, the kernel's name,
   every Python source of the package and every file of ``data/``
@@ -36,6 +37,7 @@ import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
+from typing import Sequence
 
 from lgacc.cache.codegen import cache_dir
 from lgacc.cache.results import inputs_digest
@@ -46,8 +48,6 @@ __all__ = ["HARDWARE_PARAMETER", "cache_path", "is_hardware_free", "keep", "rest
 #: The parameter through which the runner gives a notebook the build's hardware; a notebook whose
 #: parameters cell does not declare it cannot read the hardware, so its executed copy can be reused.
 HARDWARE_PARAMETER = "hardware"
-#: Parameters through which a notebook writes files beside its page (the front page's findings): never kept.
-SIDE_OUTPUTS = ("findings_path",)
 #: The kind of the sealed entries (:mod:`lgacc.cache.sealed`).
 KIND = "notebook"
 #: Packages whose version can change what an executed notebook shows (tables, figures, math).
@@ -81,9 +81,8 @@ def _spec_bytes(hardware: str) -> bytes | None:
 
 def cache_path(notebook: Path, parameters: dict, kernel: str) -> Path | None:
     """Where the executed copy of ``notebook`` run with ``parameters`` on ``kernel`` is kept,
-    or ``None`` when it must not be kept (it writes files beside its page, its spec cannot be read, or the
-    cache is off)."""
-    if os.environ.get("LGACC_RESULT_CACHE", "1") == "0" or any(name in parameters for name in SIDE_OUTPUTS):
+    or ``None`` when it must not be kept (its spec cannot be read, or the cache is off)."""
+    if os.environ.get("LGACC_RESULT_CACHE", "1") == "0":
         return None
     # the folder it runs in (the runner's working directory for it) is an input too
     parts = [notebook.read_bytes(), str(notebook.resolve().parent).encode(),
@@ -104,13 +103,32 @@ def _key(kept: Path) -> str:
     return kept.stem.rpartition("-")[2]
 
 
-def restore(kept: Path | None, output: Path) -> bool:
-    """Write the kept executed notebook to ``output``; ``False`` when there is none, or when it does not
-    check out (its digest, its key, or JSON of a notebook with cells): then it is executed again."""
+def _side_entry(kept: Path, name: str) -> tuple[Path, str]:
+    """Where the file ``name`` written beside the page is kept, and its key."""
+    return kept.with_name(f"{kept.stem}.{name}.side"), f"{_key(kept)}/{name}"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, scratch = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+        out.write(text)
+    os.replace(scratch, path)
+
+
+def restore(kept: Path | None, output: Path, side: Sequence[str] = ()) -> bool:
+    """Write the kept executed notebook to ``output`` and the files ``side`` it wrote beside it; ``False`` when
+    there is none, or when it or one of those files does not check out (its digest, its key, or JSON of a
+    notebook with cells): then it is executed again."""
     if kept is None:
         return False
     text = read_sealed(kept, KIND, _key(kept))
     if text is None:
+        return False
+    beside = {}
+    for name in side:
+        path, key = _side_entry(kept, name)
+        beside[name] = read_sealed(path, KIND, key)
+    if any(content is None for content in beside.values()):
         return False
     try:
         notebook = json.loads(text)
@@ -120,22 +138,27 @@ def restore(kept: Path | None, output: Path) -> bool:
         return False
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        handle, scratch = tempfile.mkstemp(dir=output.parent, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.replace(scratch, output)
+        for name, content in beside.items():
+            _write_atomically(output.parent / name, content)
+        _write_atomically(output, text)
     except OSError:
         return False
     return True
 
 
-def keep(output: Path, kept: Path | None) -> None:
-    """Keep the executed notebook ``output`` at ``kept``, sealed with its digest (atomically); silently
-    skipped if impossible."""
+def keep(output: Path, kept: Path | None, side: Sequence[str] = ()) -> None:
+    """Keep the executed notebook ``output`` at ``kept``, and the files ``side`` it wrote beside it, each sealed
+    with its digest (atomically); silently skipped if impossible (the page alone is never kept for a run that
+    wrote files beside it)."""
     if kept is None:
         return
     try:
         text = output.read_bytes().decode("utf-8")
+        beside = {name: (output.parent / name).read_bytes().decode("utf-8") for name in side}
     except (OSError, UnicodeDecodeError):
         return
+    for name, content in beside.items():
+        path, key = _side_entry(kept, name)
+        if not write_sealed(path, KIND, key, content):
+            return
     write_sealed(kept, KIND, _key(kept), text)
