@@ -137,8 +137,8 @@ module                              job
 ``book/frontpage``                  the front page's first screen: what holds and why, in at most
                                     eight sentences and one figure, every number a library call
 ``book/run``                        the notebook runner (``python -m lgacc.book.run``)
-``book/notebookcache``              executed notebooks that cannot see the hardware, kept for every
-                                    build
+``book/notebookcache``              executed notebooks kept for later builds (those that see the
+                                    hardware keyed by the spec file's bytes)
 ``book/jsgen/``                     the resource model and the search as JavaScript for the calculator
                                     page: ``printer``, ``records``, ``bundle``, ``command``, ``expected``
                                     (the calibrated model, printed from its programs); the

@@ -118,6 +118,65 @@ def test_a_notebook_that_cannot_see_the_hardware_is_executed_once_and_reused(tmp
     assert not third.reused and "edited" in printed(tmp_path / "c", "free.ipynb")
 
 
+def test_a_notebook_that_sees_the_hardware_is_reused_for_the_same_spec_only(tmp_path, monkeypatch, a100_spec):
+    """Issue #34 (fast feedback): the book built again for the same spec executes none of the pages that read the
+    spec; a spec file whose content changed (same path), another spec, or a run writing files beside its page
+    (the scorecard's findings) is executed again."""
+    import yaml
+
+    monkeypatch.setenv("LGACC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("LGACC_RESULT_CACHE", raising=False)
+    bound = _notebook(tmp_path / "bound.ipynb", "import random\nprint(hardware, random.random())")
+    spec = tmp_path / "mine.yaml"
+    spec.write_text(yaml.safe_dump(a100_spec))
+
+    def printed(out):
+        cells = nbformat.read(out / "bound.ipynb", as_version=4).cells
+        return "".join(o.get("text", "") for c in cells for o in c.get("outputs", []))
+
+    runs = [run.run_all(hardware, [bound], tmp_path / out, kernel="python3", jobs=1)[0]
+            for hardware, out in (("a100-80gb", "a"), ("a100-80gb", "b"), (str(spec), "c"), (str(spec), "d"))]
+    assert [r.reused for r in runs] == [False, True, False, True]
+    assert printed(tmp_path / "a") == printed(tmp_path / "b") and printed(tmp_path / "c") == printed(tmp_path / "d")
+    assert printed(tmp_path / "a") != printed(tmp_path / "c")
+    a100_spec["peak_flop_per_s"] = float(a100_spec["peak_flop_per_s"]) * 2
+    spec.write_text(yaml.safe_dump(a100_spec))
+    again = run.run_all(str(spec), [bound], tmp_path / "e", kernel="python3", jobs=1)[0]
+    assert not again.reused and printed(tmp_path / "e") != printed(tmp_path / "d")
+
+
+def test_a_notebook_that_writes_beside_its_page_is_kept_with_what_it_wrote(tmp_path, monkeypatch):
+    """The scorecard writes the front page's findings and the assumptions page's lists beside its page: kept with
+    it, restored with it (the first run's random number, not the placeholders), and a page whose file beside it
+    does not check out is executed again."""
+    monkeypatch.setenv("LGACC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("LGACC_RESULT_CACHE", raising=False)
+    source = tmp_path / "src"
+    source.mkdir()
+    writes = "\n".join(f"(Path(findings_path).parent / {name!r}).write_text(text)" for name in run.SIDE_FILES)
+    scorecard = _notebook(source / "scorecard.ipynb", "import random\nfrom pathlib import Path\n"
+                          "text = f'{hardware} {random.random()}'\nprint(text)\n" + writes)
+    notebook = nbformat.read(scorecard, as_version=4)
+    notebook.cells[0].source += "\nfindings_path = 'findings.md'"
+    nbformat.write(notebook, scorecard)
+
+    def beside(out):
+        return [(out / name).read_text() for name in run.SIDE_FILES]
+
+    out = tmp_path / "generated"  # one folder, as the book's: the findings path is a parameter, in the key
+    first = run.run_all("a100-80gb", [scorecard], out, kernel="python3", jobs=1)[0]
+    written = beside(out)
+    second = run.run_all("a100-80gb", [scorecard], out, kernel="python3", jobs=1)[0]
+    assert first.ok and not first.reused and second.reused
+    assert beside(out) == written and "a100-80gb 0." in written[0]
+    sides = list((tmp_path / "cache" / "notebooks").glob("*.side"))
+    assert len(sides) == len(run.SIDE_FILES)
+    for side in sides:
+        side.write_text(side.read_text().replace("a100", "b100"))
+    third = run.run_all("a100-80gb", [scorecard], out, kernel="python3", jobs=1)[0]
+    assert third.ok and not third.reused and beside(out) != written
+
+
 def test_a_failed_notebook_is_not_kept(tmp_path, monkeypatch):
     monkeypatch.setenv("LGACC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("LGACC_RESULT_CACHE", raising=False)

@@ -1,17 +1,23 @@
-"""Executed notebooks kept on disk, for the pages whose output cannot depend on the build's hardware.
+"""Executed notebooks kept on disk, so that a page is executed again only when something it reads changed.
 
 A page of the book that does not declare the ``hardware`` parameter (the glossary,
 the derivations, the schedule figures drawn in unit durations, the tables the
 hardware does not enter, and the pages graded on the paper's own hardware) shows
 the same thing whatever spec the book is built for.  :mod:`lgacc.book.run` executes such
 a notebook once and reuses the executed copy for every later build, so that a
-book for a new spec executes only the pages that spec can change.
+book for a new spec executes only the pages that spec can change.  A page that declares
+``hardware`` is kept too, keyed also by the content of the spec file it is given, so that
+building the book again for the same spec executes none of them (issue #34: fast feedback).
+A run that writes files beside its page (the scorecard's ``findings_path``: the front page's findings
+and the assumptions page's lists) keeps them with it: each is sealed like the page, and the page is
+restored only with every one of them.
 
-* **Key**: a SHA-256 of the notebook's bytes, its parameters, the kernel's name,
+* **Key**: a SHA-256 of the notebook's bytes and folder (its working directory), its parameters, the kernel's name,
   every Python source of the package and every file of ``data/``
-  (:func:`lgacc.cache.results.inputs_digest`), and the versions of Python and of
+  (:func:`lgacc.cache.results.inputs_digest`), the bytes of the hardware spec file when the
+  notebook is given one, and the versions of Python and of
   the packages that shape an executed notebook's outputs.  Edit the notebook, a
-  formula, a printed value or upgrade pandas, and the page is executed again.
+  formula, a printed value, the spec, or upgrade pandas, and the page is executed again.
 * **Only successes are kept**: a notebook that fails is executed again next time.
 * **Verified**: the kept copy carries an HMAC of its text under the user's secret (:mod:`lgacc.cache.sealed`); one
   whose digest or key does not check out, or that is not a notebook's JSON (cut short, edited), is
@@ -31,6 +37,7 @@ import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
+from typing import Sequence
 
 from lgacc.cache.codegen import cache_dir
 from lgacc.cache.results import inputs_digest
@@ -62,14 +69,32 @@ def _versions() -> str:
     return f"python={sys.version}; " + "; ".join(found)
 
 
+def _spec_bytes(hardware: str) -> bytes | None:
+    """The bytes of the spec file the ``hardware`` parameter names (a shipped name or a path); ``None`` if unreadable."""
+    from lgacc.model.hardware import hardware_path
+
+    try:
+        return hardware_path(hardware).read_bytes()
+    except Exception:  # a spec that cannot be read is not keyed: the page is executed (and reports it)
+        return None
+
+
 def cache_path(notebook: Path, parameters: dict, kernel: str) -> Path | None:
     """Where the executed copy of ``notebook`` run with ``parameters`` on ``kernel`` is kept,
-    or ``None`` when it must not be kept (it can see the hardware, or the cache is off)."""
-    if os.environ.get("LGACC_RESULT_CACHE", "1") == "0" or not is_hardware_free(parameters):
+    or ``None`` when it must not be kept (its spec cannot be read, or the cache is off)."""
+    if os.environ.get("LGACC_RESULT_CACHE", "1") == "0":
         return None
+    # the folder it runs in (the runner's working directory for it) is an input too
+    parts = [notebook.read_bytes(), str(notebook.resolve().parent).encode(),
+             json.dumps(parameters, sort_keys=True).encode(), kernel.encode(),
+             inputs_digest().encode(), _versions().encode()]
+    if not is_hardware_free(parameters):
+        spec = _spec_bytes(str(parameters[HARDWARE_PARAMETER]))
+        if spec is None:
+            return None
+        parts.append(spec)
     digest = hashlib.sha256()
-    for part in (notebook.read_bytes(), json.dumps(parameters, sort_keys=True).encode(), kernel.encode(),
-                 inputs_digest().encode(), _versions().encode()):
+    for part in parts:
         digest.update(hashlib.sha256(part).digest())
     return cache_dir() / "notebooks" / f"{notebook.stem}-{digest.hexdigest()[:32]}.kept"
 
@@ -78,13 +103,32 @@ def _key(kept: Path) -> str:
     return kept.stem.rpartition("-")[2]
 
 
-def restore(kept: Path | None, output: Path) -> bool:
-    """Write the kept executed notebook to ``output``; ``False`` when there is none, or when it does not
-    check out (its digest, its key, or JSON of a notebook with cells): then it is executed again."""
+def _side_entry(kept: Path, name: str) -> tuple[Path, str]:
+    """Where the file ``name`` written beside the page is kept, and its key."""
+    return kept.with_name(f"{kept.stem}.{name}.side"), f"{_key(kept)}/{name}"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, scratch = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+        out.write(text)
+    os.replace(scratch, path)
+
+
+def restore(kept: Path | None, output: Path, side: Sequence[str] = ()) -> bool:
+    """Write the kept executed notebook to ``output`` and the files ``side`` it wrote beside it; ``False`` when
+    there is none, or when it or one of those files does not check out (its digest, its key, or JSON of a
+    notebook with cells): then it is executed again."""
     if kept is None:
         return False
     text = read_sealed(kept, KIND, _key(kept))
     if text is None:
+        return False
+    beside = {}
+    for name in side:
+        path, key = _side_entry(kept, name)
+        beside[name] = read_sealed(path, KIND, key)
+    if any(content is None for content in beside.values()):
         return False
     try:
         notebook = json.loads(text)
@@ -94,22 +138,27 @@ def restore(kept: Path | None, output: Path) -> bool:
         return False
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        handle, scratch = tempfile.mkstemp(dir=output.parent, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.replace(scratch, output)
+        for name, content in beside.items():
+            _write_atomically(output.parent / name, content)
+        _write_atomically(output, text)
     except OSError:
         return False
     return True
 
 
-def keep(output: Path, kept: Path | None) -> None:
-    """Keep the executed notebook ``output`` at ``kept``, sealed with its digest (atomically); silently
-    skipped if impossible."""
+def keep(output: Path, kept: Path | None, side: Sequence[str] = ()) -> None:
+    """Keep the executed notebook ``output`` at ``kept``, and the files ``side`` it wrote beside it, each sealed
+    with its digest (atomically); silently skipped if impossible (the page alone is never kept for a run that
+    wrote files beside it)."""
     if kept is None:
         return
     try:
         text = output.read_bytes().decode("utf-8")
+        beside = {name: (output.parent / name).read_bytes().decode("utf-8") for name in side}
     except (OSError, UnicodeDecodeError):
         return
+    for name, content in beside.items():
+        path, key = _side_entry(kept, name)
+        if not write_sealed(path, KIND, key, content):
+            return
     write_sealed(kept, KIND, _key(kept), text)

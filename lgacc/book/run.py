@@ -74,7 +74,7 @@ class NotebookResult:
 
     def describe(self) -> str:
         if self.ok:
-            return f"ok     {self.notebook.name} ({self.seconds:.1f} s{', reused: it cannot see the hardware' if self.reused else ''})"
+            return f"ok     {self.notebook.name} ({self.seconds:.1f} s{', reused: executed before with the same inputs' if self.reused else ''})"
         where = "before any cell ran"
         if self.cell_index is not None:
             where = f"cell {self.cell_index}"
@@ -131,7 +131,10 @@ def run_notebook(
     ``kept`` is where an earlier build's executed copy is kept (:func:`lgacc.book.notebookcache.cache_path`):
     if it exists it is copied to ``output`` instead of executing; if not, a successful run is kept there."""
     start = time.perf_counter()
-    if restore(kept, output):
+    side = _side_files(parameters, output)
+    if side is None:
+        kept = None  # it writes files elsewhere than beside its page: executed every time
+    if restore(kept, output, side or ()):
         return NotebookResult(notebook, output, time.perf_counter() - start, True, reused=True)
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -162,8 +165,23 @@ def run_notebook(
     except Exception as error:  # kernel missing, timeout, unreadable notebook, ...
         return NotebookResult(notebook, output, time.perf_counter() - start, False, None, type(error).__name__, str(error))
     _hide_default_parameters(output)
-    keep(output, kept)
+    keep(output, kept, side or ())
     return NotebookResult(notebook, output, time.perf_counter() - start, True)
+
+
+#: The files a notebook given ``findings_path`` writes beside it (the scorecard: the front page's findings and the
+#: assumptions page's lists), kept and restored with its page.
+SIDE_FILES = (FINDINGS, ASSUMPTION_EFFECTS, DIFFERENCES, INCONSISTENCIES)
+
+
+def _side_files(parameters: dict, output: Path) -> tuple[str, ...] | None:
+    """The files the run writes beside ``output`` (:data:`SIDE_FILES` when it is given ``findings_path`` there, else
+    none); ``None`` when it writes them elsewhere."""
+    if "findings_path" not in parameters:
+        return ()
+    if Path(parameters["findings_path"]).resolve().parent != output.parent.resolve():
+        return None
+    return SIDE_FILES
 
 
 def _hide_default_parameters(path: Path) -> None:

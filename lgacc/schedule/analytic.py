@@ -8,6 +8,7 @@ values for integer durations.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import cache
 from numbers import Real
 
 import sympy
@@ -26,7 +27,9 @@ def exact_value(expr: sympy.Expr, **values) -> Fraction:
     from lgacc.model.symbols import d_l, n_l, n_mu
 
     symbols = {"n_l": n_l, "n_mu": n_mu, "d_l": d_l, "v": v}
-    result = sympy.nsimplify(expr.subs({symbols[k]: sympy.Rational(Fraction(x)) for k, x in values.items()}))
+    result = expr.subs({symbols[k]: sympy.Rational(Fraction(x)) for k, x in values.items()})
+    if not result.is_Rational:  # already exact at rational values in the usual case; nsimplify is slow
+        result = sympy.nsimplify(result)
     if not result.is_Rational:
         raise ValueError(f"{expr} is not a number at {values}: {result}")
     return Fraction(int(result.p), int(result.q))
@@ -36,7 +39,14 @@ def pipeline_bubble(n_l: int, n_mu: int, d_l: int, *, modular: bool) -> Fraction
     """Bubble overhead from :func:`lgacc.model.formulas.bubble.bubble` (the one source):
     ``(n_l-1)/n_mu`` for a standard pipeline (sec:distributed), divided by ``d_l/n_l``
     for a modular one (sec:modular_pipeline; needs ``n_mu >= n_l``)."""
-    return exact_value(bubble(modular), n_l=n_l, n_mu=n_mu, d_l=d_l)
+    return exact_value(_bubble(bool(modular)), n_l=n_l, n_mu=n_mu, d_l=d_l)
+
+
+@cache
+def _bubble(modular: bool) -> sympy.Expr:
+    """:func:`bubble`, derived once per pipeline kind (it simplifies with sympy; the simulator's tests read it at
+    hundreds of sizes)."""
+    return bubble(modular)
 
 
 def schedule_quantity(name: str, quantity: str, n_l: int, n_mu: int, d_l: int, *, n_v: int = 1,

@@ -269,21 +269,31 @@ def cheapest(
                        (f"target time: even at perfect efficiency {target_days:g} d needs more GPUs than the rules allow",),
                        0, target_days)
     n = cand["n_b"].size
-    tally, winners, searched, rounds = RuleTally(), [], 0, 0
+    # visited by increasing GPU count (stable: equal counts keep the candidates' order), in chunks; once a valid
+    # candidate is found, the chunks whose smallest GPU count exceeds its count cannot hold the preferred one
+    # (the fewest GPUs come first in the preference), so the visit stops there
+    gpus = cand["n_b"] * cand["n_l"] * cand["n_a"]
+    order = np.argsort(gpus, kind="stable")
+    tally, winners, searched, rounds, seen, fewest = RuleTally(), [], 0, 0, 0, None
     for start in range(0, n, EVALUATION_CHUNK):
-        part = slice(start, min(start + EVALUATION_CHUNK, n))
-        sub, r, masks, reach, found, iterations = _cheapest_chunk(request, _rows(cand, part), target_days)
-        searched, rounds = searched + found, max(rounds, iterations)
+        # a chunk's rows in the candidates' order, as the one-pass visit sees them (its ties: the first wins)
+        rows = np.sort(order[start: start + EVALUATION_CHUNK])
+        if fewest is not None and gpus[order[start]] > fewest:
+            break
+        sub, r, masks, reach, found, iterations = _cheapest_chunk(request, take(cand, rows), target_days)
+        searched, rounds, seen = searched + found, max(rounds, iterations), seen + rows.size
         valid = all_valid(masks) & reach
-        tally.add(sub, r, masks | {"target time": reach}, np.arange(part.start, part.stop))
+        tally.add(sub, r, masks | {"target time": reach}, rows)
         i = select(request, None, sub, r, valid, objective="cheapest")
         if i is not None:
+            fewest = gpus[rows[i]] if fewest is None else min(fewest, gpus[rows[i]])
             winners.append({k: sub[k][i: i + 1] for k in CANDIDATE_KEYS} | {
                 "n_gpu": np.asarray(r["n_gpu"])[i: i + 1], "time_days": np.asarray(r["time_days"])[i: i + 1]})
-    visited = n + searched * rounds  # every candidate, then each bisection round over every searched one
+    visited = seen + searched * rounds  # every candidate visited, then each bisection round over every searched one
     if not winners:
         return _result(request, "cheapest", None, None, tally.reason(request), visited, target_days)
-    # the chunks' winners in order: the first of the preferred, as one selection over every candidate
+    # the chunks' winners in order (equal GPU counts in the candidates' order): the first of the preferred, as one
+    # selection over every candidate
     best = {k: np.concatenate([w[k] for w in winners]) for k in winners[0]}
     i = select(request, None, best, best, np.ones(len(winners), bool), objective="cheapest")
     config = request.config(best, i)
@@ -342,10 +352,15 @@ def _cheapest_chunk(request: SearchRequest, cand, target_days: float):
     cand = dict(cand)
     hi = cand["n_mu"].copy()
     lo = np.minimum(cand["n_l"], hi)
-    fits = np.asarray(request.evaluate(cand)["ok_memory"], bool)
-    probe = dict(cand)
-    probe["n_mu"] = lo
-    search = ~fits & np.asarray(request.evaluate(probe)["ok_memory"], bool)
+    first = request.evaluate(cand)
+    fits = np.asarray(first["ok_memory"], bool)
+    # only the candidates that do not fit at n_mu are probed at lo (the evaluation is elementwise: a subset
+    # evaluates to the same values)
+    search = np.zeros(fits.shape, bool)
+    if not fits.all():
+        probe = take(cand, ~fits)
+        probe["n_mu"] = lo[~fits]
+        search[~fits] = np.asarray(request.evaluate(probe)["ok_memory"], bool)
     lo_s, hi_s = lo[search], hi[search]  # memory fits at lo, not at hi
     sub = take(cand, search)
     rounds = 0
@@ -356,10 +371,13 @@ def _cheapest_chunk(request: SearchRequest, cand, target_days: float):
         rounds += 1
         lo_s = np.where(ok, mid, lo_s)
         hi_s = np.where(ok, hi_s, mid)
-    cand["n_mu"] = cand["n_mu"].copy()
-    cand["n_mu"][search] = lo_s
-    cand = _schedule_candidates(request, cand)
-    r = request.evaluate(cand)
+    if not search.any() and not _rounds(request):
+        r = first  # no n_mu moved: the candidates are the ones evaluated first
+    else:
+        cand["n_mu"] = cand["n_mu"].copy()
+        cand["n_mu"][search] = lo_s
+        cand = _schedule_candidates(request, cand)
+        r = request.evaluate(cand)
     masks = _masks(request, cand, r, just_below=False)
     reach = np.asarray(r["time_days"]) <= target_days
     return cand, r, masks, reach, int(search.sum()), rounds
