@@ -20,7 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULE_PATH = re.compile(r"lgacc\.[a-z_]+\.")
 
 #: Command lines a reader types, which run a module by its path.
-ALLOWED = ("python -m lgacc.book.run", "python -m lgacc.model.regenerate", "python -m lgacc.studies.validation.fit")
+ALLOWED = ("python -m lgacc.book.run", "python -m lgacc.model.regenerate", "python -m lgacc.studies.validation.fit",
+           # the commands that print the calibrated model's measured tables (issue #35: each table with its command)
+           "python -m lgacc.model.calibrated.gemm_table", "python -m lgacc.model.calibrated.attention")
 
 _FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$", re.S | re.M)
 
