@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '31363a039cd4a8a8d6dc77fe'
+SOURCE_KEY = '12a75e0273aef4ebff5752df'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
