@@ -15,7 +15,16 @@ partition)
 ============================  ==========  ===============  ================  ==============================
 
 (12 = fp32 master weights and Adam's two moments; ``gamma_M = 4`` for Megatron-LM's fp32
-``main_grad``.)  The paper's 12 bytes per parameter leave out the half-precision weights and
+``main_grad``, 2 for DeepSpeed's fp16 optimizers.)  PyTorch's automatic mixed precision (recipe
+``mixed_precision: amp``, ``amp = 1``) keeps fp32 weights (4) and Adam's moments (8) and no half-precision
+copy between steps; its gradients (``gamma_M``) exist from the backward pass until
+``zero_grad(set_to_none=True)`` frees them, so they are not alive at the loss, and at the first layer's backward
+all but the input embedding's are (``amp-zeroed``, ``keep_G = 1``: zeroed, not freed, kept between steps as
+before PyTorch 2.0).  Autocast saves a half-precision copy of each matrix weight for the backward (of the
+layers not recomputed, and of the head), and its residual stream is fp32 (the two norms' inputs 4 bytes a
+value).  The peak is the larger of the loss's and the first layer's backward.  PyTorch DDP without
+``gradient_as_bucket_view`` keeps a second copy of the gradients in its buckets (``ddp_copy``, ``gamma_G``
+bytes each, counted with the buffers).  The paper's 12 bytes per parameter leave out the half-precision weights and
 gradients: 2/3 of the 18 that Megatron-LM's estimator counts.  ZeRO-3 adds the gathered weights of
 two units (the current and the prefetched layer, or the vocabulary matrix if larger) and one
 gradient bucket: ``(2 x 2 + gamma_G) max(p_layer, d_v d_m) / n_a``.
@@ -33,8 +42,8 @@ time (every other layer: half of each); selective recomputation drops the attent
 drop with FlashAttention); torchtitan's per-operation policy keeps the layer's input, the attention
 and every other matrix product's output (half the tensor-parallel region).
 The first stage holds ``m_flight`` micro-batches through its ``L`` layers (the schedule's closed
-form); a single stage also holds the logits (half-precision, fp32 softmax and its gradient: 10
-bytes per logit of its vocabulary share) from the loss to the head's backward, before any layer's
+form); a single stage also holds the logits (``g_L`` bytes per logit of its vocabulary share: 10 for
+half-precision logits, an fp32 softmax and its gradient; 14 for PyTorch's cross entropy on fp32 logits; 6 on half ones) from the loss to the head's backward, before any layer's
 backward recomputes or works on its activations: the peak takes the larger of the two, not their sum.  A share ``phi`` of the activations is lost to the
 allocator's fragmentation, and ``M_0`` bytes are the framework's own (workspaces, communication
 buffers).

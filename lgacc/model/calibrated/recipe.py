@@ -6,7 +6,8 @@ core; ``none``), sequence parallelism, FlashAttention-style attention (on by def
 ``d_s x d_s`` tensor), dropout, the ZeRO stage (``None``: the method's, the baseline 0 and the
 partitioned state 3), the bytes of a reduced and of a stored gradient (4: Megatron-LM's and
 PyTorch FSDP's fp32 reduction with bf16 weights), and whether the data- and tensor-parallel
-collectives overlap compute.  On the command line each field is ``--recipe KEY=VALUE``
+collectives overlap compute, and what the state holds (``mixed_precision``, ``logit_bytes``,
+``ddp_bucket_copy``).  On the command line each field is ``--recipe KEY=VALUE``
 (:meth:`Recipe.from_strings`); ``--recompute`` and ``--sequence-parallel`` are its own flags.
 
 The field names are an interface: add fields, do not rename them.
