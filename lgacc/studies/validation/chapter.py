@@ -87,9 +87,11 @@ def memory_sentence(parameters, numbers: Mapping[str, Any] | None = None) -> str
             "weights and moments (12 bytes), its gradients only from the backward pass on when zero_grad frees "
             "them, autocast's half copies of the matrix weights and an fp32 residual stream; PyTorch DDP's second "
             "copy of the gradients in its buckets; and the bytes a logit takes at the loss (10 for Megatron-LM's "
-            "fused cross entropy, 14 for PyTorch's on fp32 logits, 6 on half logits). A fixed "
-            f"{parameters.framework_gib:g} GiB of framework memory (workspaces and buffers, not fitted) is added "
-            "to every run.")
+            "fused cross entropy, 14 for PyTorch's on fp32 logits, 6 on half logits).")
+    framework = getattr(parameters, "framework_gib", None)
+    if framework is not None:
+        text += (f" A fixed {framework:g} GiB of framework memory (workspaces and buffers, not fitted) is added to "
+                 "every run.")
     if numbers is None or not numbers.get("memory_by_statistic"):
         return text
     parts = [f"{name}: {v['runs']} runs of {v['publications']} source{'s' if v['publications'] > 1 else ''}, "
