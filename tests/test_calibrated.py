@@ -62,12 +62,15 @@ def test_korthikanti_table_2_activations():
     # s b h (10 + 24 / t + 5 a s / (h t)) bytes per layer (tensor parallelism, dropout, stored scores), and
     # 34 s b h / t with sequence parallelism and selective recomputation (Korthikanti et al. 2022, Table 2)
     t, h, a, s = sympy.symbols("t h a s", positive=True)
-    gpt = {S.gated: 0, S.drop: 1, S.fa: 0, d_kv: a, d_a: a, d_h: h / a, d_m: h, d_I: 4 * h, n_a: t, d_s: s}
+    gpt = {S.gated: 0, S.drop: 1, S.fa: 0, d_kv: a, d_a: a, d_h: h / a, d_m: h, d_I: 4 * h, n_a: t, d_s: s, S.amp: 0}
     per_token = activation_bytes_per_token()
     tensor = sum(per_token.values()).subs({**gpt, S.sp: 0})
     assert sympy.simplify(tensor.subs(sympy.ceiling(a / t), a / t) - h * (10 + 24 / t + 5 * a * s / (h * t))) == 0
     selective = (per_token["replicated"] + per_token["split"]).subs({**gpt, S.sp: 1})
     assert sympy.simplify(selective.subs(sympy.ceiling(a / t), a / t) - 34 * h / t) == 0
+    # under PyTorch's autocast the residual stream is fp32: the two layer norms' inputs take 4 bytes, not 2 (+4 h)
+    autocast = sum(per_token.values()).subs({**gpt, S.sp: 0, S.amp: 1})
+    assert sympy.simplify(autocast.subs(sympy.ceiling(a / t), a / t) - h * (14 + 24 / t + 5 * a * s / (h * t))) == 0
 
 
 @pytest.mark.parametrize("stage, bytes_per_parameter", [(0, 18), (1, 6 + 12 / 8), (2, 2 + 16 / 8), (3, 18 / 8)])
@@ -76,7 +79,7 @@ def test_training_state_bytes_per_parameter_by_zero_stage(stage, bytes_per_param
     # with the distributed optimizer; the paper's partition divides everything by d
     terms = memory_terms()
     state = terms["weights"] + terms["gradients"] + terms["optimizer"]
-    indicators = {S.z_1: int(stage >= 1), S.z_2: int(stage >= 2), S.z_3: int(stage >= 3), S.gamma_M: 4, n_b: 8}
+    indicators = {S.z_1: int(stage >= 1), S.z_2: int(stage >= 2), S.z_3: int(stage >= 3), S.gamma_M: 4, n_b: 8, S.amp: 0}
     per_parameter = sympy.simplify(state.subs(indicators) / (state.subs({**indicators, S.z_1: 0, S.z_2: 0, S.z_3: 0}) / 18))
     assert float(per_parameter) == pytest.approx(bytes_per_parameter)
 

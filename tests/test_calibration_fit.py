@@ -3,7 +3,7 @@
 Checked: ``data/calibrated/fitted.yaml`` is the fit of the shipped runs (the command that writes it
 reproduces it); the fit is not on the paper's numbers (only on data/validation); leave one
 publication out (each source predicted with the parameters of the others) stays at its present level
-(issue #35: the runs of the previous rounds within 10 %, the full set within 13 %; the target 6 % not reached), the within-publication error is below it, and the measured memory is met within 9 % on
+(issue #35: the runs of the previous rounds within 10 %, the full set within 13 %; the target 6 % not reached), the within-publication error is below it, and the measured memory is met within 13 % on
 average (allocated, reserved and device memory told apart); an independent check that leave one publication out really leaves the source out.
 """
 
@@ -77,17 +77,19 @@ def test_leave_one_publication_out_within_the_issues_target(frame):
     # to the next percent
     assert numbers["lopo_mean_error"] <= 0.12
     assert numbers["within_publication_error"] < numbers["lopo_mean_error"]
-    # memory: allocated (SimuMax 8, ColossalAI-Pytorch-lightning 3), reserved (torchtitan 2) and device memory
-    # (nvidia-smi / gpustat: megatron-tutorials 39, BigScience's tr11 probes 39) told apart; the model predicts the
-    # allocated peak, a lower bound on the other two (a device reading is compared with it plus the published CUDA
-    # context). Over all 91 runs of 5 sources 8.7 %: the issue's 8 % mean is not reached (the device readings are
-    # 7.5 % above on average and nothing is fitted to close it; DeepSpeed ZeRO-3 with half-precision logits, +38 %);
-    # its honest value, rounded up to the next percent. On the allocated runs, what the model predicts, 6.8 % (2.5 %
-    # on SimuMax's Megatron-LM runs).
-    assert numbers["memory_runs"] >= 90 and numbers["memory_publications"] >= 5
-    assert numbers["memory_mean_error"] <= 0.09 and numbers["memory_predicts"] == "allocated"
+    # memory: allocated (SimuMax 8, ColossalAI-Pytorch-lightning 3, this package's H100 steps 24), reserved
+    # (torchtitan 2) and device memory (nvidia-smi / gpustat: megatron-tutorials 39, BigScience's tr11 probes 39)
+    # told apart; the model predicts the allocated peak, a lower bound on the other two (a device reading is compared
+    # with it plus the published CUDA context). Over all 115 runs of 6 sources 12.9 %: the issue's 8 % mean is not
+    # reached. The BigScience probes are encoded as DeepSpeed's fp16 ZeRO-1 optimizer keeps its gradients (2 bytes,
+    # fp32 only at the step): they read 25 % low on device memory (8.7 % over 91 runs of 5 sources when they were
+    # counted at 4 bytes); the H100 steps read 9 % high, mostly the 1 GiB framework memory M_0. Its honest value,
+    # rounded up to the next percent. On the allocated runs, what the model predicts, 7.5 % (2.5 % on SimuMax's
+    # Megatron-LM runs; the Lightning runs, with DDP's bucket copy and half-precision logits counted, 5.4 %).
+    assert numbers["memory_runs"] >= 115 and numbers["memory_publications"] >= 6
+    assert numbers["memory_mean_error"] <= 0.13 and numbers["memory_predicts"] == "allocated"
     allocated = numbers["memory_by_statistic"]["allocated"]
-    assert allocated["runs"] >= 11 and allocated["publications"] >= 2 and allocated["mean_error"] <= 0.07
+    assert allocated["runs"] >= 35 and allocated["publications"] >= 3 and allocated["mean_error"] <= 0.08
     simumax = frame[(frame["publication"] == "SimuMax B200 release v1.2 (2026)") & frame["measured_memory_gib"].notna()
                     & ~frame["extended"].astype(bool)]
     assert len(simumax) == 8 and np.abs(simumax["memory_ratio"] - 1).mean() <= 0.05

@@ -23,7 +23,8 @@ from lgacc.model.calibrated.expected import SECONDS_PER_DAY, programs
 from lgacc.model.calibrated.program import Program
 from lgacc.model.calibrated.attention import attention_tables
 from lgacc.model.calibrated.gemm_table import MAPS, gemm_tables
-from lgacc.model.calibrated.recipe import ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, RECOMPUTE
+from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, LOGIT_BYTES,
+                                          MIXED_PRECISION, RECOMPUTE)
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
 from lgacc.model.transformer import load_model, shipped_model_files
 
@@ -109,6 +110,8 @@ def expected_data() -> dict[str, Any]:
         "recompute": list(RECOMPUTE),
         "dp_networks": list(DP_NETWORKS),
         "attention_kernels": list(ATTENTION_KERNELS),
+        "mixed_precision": list(MIXED_PRECISION),
+        "logit_bytes": list(LOGIT_BYTES),
         "attention_tables": [{"gpus": list(t["gpus"]), "sequence_lengths": list(t["sequence_lengths"]),
                               "kernels": {k: list(v) for k, v in t["kernels"].items()}} for t in attention_tables()],
         "gemm_tables": [{"gpus": list(t["gpus"]), "d": list(t["d"]), "tp": list(t["tp"]), "M": list(t["M"]),
@@ -154,10 +157,12 @@ EXPECTED_JS = r"""
       R[key] = v;
     }
     if (!EXPECTED_DATA.recompute.includes(R.recompute)) fail(`recipe recompute=${pyRepr(R.recompute)} must be one of ${EXPECTED_DATA.recompute.join(", ")}`);
-    for (const key of ["sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap"])
+    for (const key of ["sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy"])
       if (R[key] !== true && R[key] !== false) fail(`recipe ${key}=${pyRepr(R[key])} must be true or false`);
     if (R.zero_stage !== null && ![0, 1, 2, 3].includes(R.zero_stage)) fail(`recipe zero_stage=${pyRepr(R.zero_stage)} must be one of 0, 1, 2, 3 (or unset)`);
     if (!EXPECTED_DATA.attention_kernels.includes(R.attention_kernel)) fail(`recipe attention_kernel=${pyRepr(R.attention_kernel)} must be one of ${EXPECTED_DATA.attention_kernels.join(", ")}`);
+    if (!EXPECTED_DATA.mixed_precision.includes(R.mixed_precision)) fail(`recipe mixed_precision=${pyRepr(R.mixed_precision)} must be one of ${EXPECTED_DATA.mixed_precision.join(", ")}`);
+    if (!EXPECTED_DATA.logit_bytes.includes(R.logit_bytes)) fail(`recipe logit_bytes=${pyRepr(R.logit_bytes)} must be one of ${EXPECTED_DATA.logit_bytes.join(", ")}`);
     if (!EXPECTED_DATA.dp_networks.includes(R.dp_network)) fail(`recipe dp_network=${pyRepr(R.dp_network)} must be one of ${EXPECTED_DATA.dp_networks.join(", ")}`);
     for (const key of ["grad_reduce_bytes", "main_grad_bytes"])
       if (![2, 4].includes(R[key])) fail(`recipe ${key}=${pyRepr(R[key])} must be 2 or 4`);
@@ -251,6 +256,8 @@ EXPECTED_JS = r"""
       drop: R.dropout ? 1 : 0, z_1: zero >= 1 ? 1 : 0, z_2: zero >= 2 ? 1 : 0, z_3: zero >= 3 ? 1 : 0,
       gamma_G: R.grad_reduce_bytes, gamma_M: R.main_grad_bytes, ov_dp: R.dp_overlap ? 1 : 0, ov_tp: R.tp_overlap ? 1 : 0,
       pg: R.dp_network === "per-gpu" ? 1 : 0, improved: c.method === "improved" ? 1 : 0,
+      amp: R.mixed_precision === "megatron" ? 0 : 1, keep_G: R.mixed_precision === "amp-zeroed" ? 1 : 0,
+      g_L: R.logit_bytes, ddp_copy: R.ddp_bucket_copy ? 1 : 0,
     }, EXPECTED_DATA.calibration);
     x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, EXPECTED_DATA.calibration.e_att);
     const measured = layerEfficiencies(hw.name, m.d_m, c.n_a, c.b_mu * m.d_s);

@@ -107,6 +107,9 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
         "sp": float(recipe.sequence_parallel), "fa": float(recipe.flash_attention), "drop": float(recipe.dropout),
         "z_1": float(stage >= 1), "z_2": float(stage >= 2), "z_3": float(stage >= 3),
         "gamma_G": float(recipe.grad_reduce_bytes), "gamma_M": float(recipe.main_grad_bytes),
+        "amp": float(recipe.mixed_precision in ("amp", "amp-zeroed")),
+        "keep_G": float(recipe.mixed_precision == "amp-zeroed"), "g_L": float(recipe.logit_bytes),
+        "ddp_copy": float(recipe.ddp_bucket_copy),
         "ov_dp": float(recipe.dp_overlap), "ov_tp": float(recipe.tp_overlap), "pg": float(recipe.dp_network == "per-gpu"),
         "improved": float(method is Method.IMPROVED),
     }

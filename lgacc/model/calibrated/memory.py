@@ -15,7 +15,16 @@ partition)
 ============================  ==========  ===============  ================  ==============================
 
 (12 = fp32 master weights and Adam's two moments; ``gamma_M = 4`` for Megatron-LM's fp32
-``main_grad``.)  The paper's 12 bytes per parameter leave out the half-precision weights and
+``main_grad``, 2 for DeepSpeed's fp16 optimizers.)  PyTorch's automatic mixed precision (recipe
+``mixed_precision: amp``, ``amp = 1``) keeps fp32 weights (4) and Adam's moments (8) and no half-precision
+copy between steps; its gradients (``gamma_M``) exist from the backward pass until
+``zero_grad(set_to_none=True)`` frees them, so they are not alive at the loss, and at the first layer's backward
+all but the input embedding's are (``amp-zeroed``, ``keep_G = 1``: zeroed, not freed, kept between steps as
+before PyTorch 2.0).  Autocast saves a half-precision copy of each matrix weight for the backward (of the
+layers not recomputed, and of the head), and its residual stream is fp32 (the two norms' inputs 4 bytes a
+value).  The peak is the larger of the loss's and the first layer's backward.  PyTorch DDP without
+``gradient_as_bucket_view`` keeps a second copy of the gradients in its buckets (``ddp_copy``, ``gamma_G``
+bytes each, counted with the buffers).  The paper's 12 bytes per parameter leave out the half-precision weights and
 gradients: 2/3 of the 18 that Megatron-LM's estimator counts.  ZeRO-3 adds the gathered weights of
 two units (the current and the prefetched layer, or the vocabulary matrix if larger) and one
 gradient bucket: ``(2 x 2 + gamma_G) max(p_layer, d_v d_m) / n_a``.
@@ -33,8 +42,8 @@ time (every other layer: half of each); selective recomputation drops the attent
 drop with FlashAttention); torchtitan's per-operation policy keeps the layer's input, the attention
 and every other matrix product's output (half the tensor-parallel region).
 The first stage holds ``m_flight`` micro-batches through its ``L`` layers (the schedule's closed
-form); a single stage also holds the logits (half-precision, fp32 softmax and its gradient: 10
-bytes per logit of its vocabulary share) from the loss to the head's backward, before any layer's
+form); a single stage also holds the logits (``g_L`` bytes per logit of its vocabulary share: 10 for
+half-precision logits, an fp32 softmax and its gradient; 14 for PyTorch's cross entropy on fp32 logits; 6 on half ones) from the loss to the head's backward, before any layer's
 backward recomputes or works on its activations: the peak takes the larger of the two, not their sum.  A share ``phi`` of the activations is lost to the
 allocator's fragmentation, and ``M_0`` bytes are the framework's own (workspaces, communication
 buffers).
@@ -59,11 +68,15 @@ from .shapes import (
 )
 from .symbols import (
     M_0,
+    amp,
+    ddp_copy,
     drop,
     fa,
     gamma_G,
+    g_L,
     gamma_M,
     gated,
+    keep_G,
     m_flight,
     maximum,
     phi,
@@ -73,6 +86,7 @@ from .symbols import (
     sp,
     z_1,
     z_2,
+    tied,
     z_3,
 )
 
@@ -86,8 +100,9 @@ def _sharded(indicator) -> sympy.Expr:
 
 def activation_bytes_per_token() -> dict[str, sympy.Expr]:
     """Bytes per token of one layer's activations on one device: ``replicated``, ``split`` (tensor-parallel
-    region) and ``core`` (attention), as Korthikanti et al. (2022) count them."""
-    replicated = (8 + 2 * drop) * d_m * (1 - sp + sp / n_a)
+    region) and ``core`` (attention), as Korthikanti et al. (2022) count them; under PyTorch's autocast
+    (``amp``) the residual stream is fp32, so the two norms' inputs take 4 bytes a value, not 2."""
+    replicated = (8 + 2 * drop + 4 * amp) * d_m * (1 - sp + sp / n_a)
     split = 4 * query_width() + 4 * kv_width() + (4 + 2 * gated) * d_I / n_a
     core = (1 - fa) * (2 + 3 * drop) * d_s * d_a / n_a + fa * 4 * d_a / n_a
     return {"replicated": replicated, "split": split, "core": core}
@@ -98,24 +113,43 @@ def memory_terms() -> dict[str, sympy.Expr]:
     """Bytes per GPU on the most loaded device: ``weights``, ``gradients``, ``optimizer``, ``buffers``,
     ``activations`` (kept and working, with fragmentation), ``framework`` and their ``total``."""
     parameters = device_parameters()
-    weights = 2 * parameters / _sharded(z_3)
-    gradients = gamma_M * parameters / _sharded(z_2)
-    optimizer = 12 * parameters / _sharded(z_1)
+    weights = (2 + 2 * amp) * parameters / _sharded(z_3)
+    all_gradients = gamma_M * parameters / _sharded(z_2)
+    optimizer = (12 - 4 * amp) * parameters / _sharded(z_1)
     unit = maximum(layer_weights(), d_v * d_m) / n_a
-    buffers = z_3 * (2 * 2 + gamma_G) * unit
+    buffers = z_3 * (2 * 2 + gamma_G) * unit + ddp_copy * gamma_G * parameters
     per_token = activation_bytes_per_token()
     full_layer = per_token["replicated"] + per_token["split"] + per_token["core"]
-    checkpoint = 2 * d_m * (1 - sp + sp / n_a)
+    checkpoint = (2 + 2 * amp) * d_m * (1 - sp + sp / n_a)
     per_op = checkpoint + per_token["split"] / 2 + per_token["core"]  # torchtitan's 'op' policy keeps half the products
     stored = 1 - r_full - r_op
     kept = r_full * checkpoint + r_op * per_op + stored * (full_layer - r_sel * (1 - fa) * per_token["core"])
     working = (r_full * full_layer + r_op * (per_token["replicated"] + per_token["split"] / 2)
                + stored * r_sel * (1 - fa) * per_token["core"])
-    logits = single_stage() * 10 * d_v / n_a
+    logits = single_stage() * g_L * d_v / n_a
+    held = m_flight * layers_per_device() * kept
     # the logits live from the loss to the head's backward, the recomputed layer's activations after it (each layer's
     # backward): the two peaks do not meet, the larger counts
-    activations = tokens() * (m_flight * layers_per_device() * kept + maximum(working, logits))
-    activations = (1 + phi) * activations
+    at_loss = (1 + phi) * tokens() * (held + logits)
+    in_backward = (1 + phi) * tokens() * (held + working)
+    # PyTorch AMP: autocast's half-precision copies of the matrix weights are saved for the backward (none of the
+    # recomputed layers'), the head's too.  Gradients freed by zero_grad(set_to_none=True) (amp) do not exist at the
+    # loss; zeroed ones (amp-zeroed, PyTorch before 2.0) stay allocated between steps, as Megatron-LM's main_grad.
+    # At the first layer's backward every gradient exists but the input embedding's (made last, after the layers'
+    # activations are freed), beside that one layer's kept and working activations and its half-precision weights.
+    freed = amp * (1 - keep_G)
+    half_copies = 2 * ((1 - r_full) * layers_per_device() * layer_weights() + single_stage() * d_v * d_m) / n_a
+    embedding = (1 - tied * single_stage()) * d_v * d_m / n_a
+    amp_gradients = gamma_M * (parameters - embedding) / _sharded(z_2)
+    amp_backward = (1 - keep_G) * amp_gradients + (1 + phi) * tokens() * (kept + working) + 2 * layer_weights() / n_a
+    loss_side = at_loss + amp * half_copies
+    backward_side = (1 - amp) * in_backward + amp * amp_backward
+    peak = maximum(loss_side, backward_side)
+    # the share of the peak that is freed gradients: all of them at a backward peak that exceeds the loss's by more
+    # than them, the excess otherwise (0 at a loss-time peak)
+    freed_share = freed * (peak - maximum(loss_side, backward_side - amp_gradients))
+    gradients = (1 - freed) * all_gradients + freed_share
+    activations = peak - freed_share
     total = weights + gradients + optimizer + buffers + activations + M_0
     return {
         "weights": weights,

@@ -6,7 +6,8 @@ core; ``none``), sequence parallelism, FlashAttention-style attention (on by def
 ``d_s x d_s`` tensor), dropout, the ZeRO stage (``None``: the method's, the baseline 0 and the
 partitioned state 3), the bytes of a reduced and of a stored gradient (4: Megatron-LM's and
 PyTorch FSDP's fp32 reduction with bf16 weights), and whether the data- and tensor-parallel
-collectives overlap compute.  On the command line each field is ``--recipe KEY=VALUE``
+collectives overlap compute, and what the state holds (``mixed_precision``, ``logit_bytes``,
+``ddp_bucket_copy``).  On the command line each field is ``--recipe KEY=VALUE``
 (:meth:`Recipe.from_strings`); ``--recompute`` and ``--sequence-parallel`` are its own flags.
 
 The field names are an interface: add fields, do not rename them.
@@ -20,7 +21,8 @@ from typing import Any, Iterable
 
 from lgacc.errors import UserInputError
 
-__all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "ATTENTION_KERNELS", "zero_stage"]
+__all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "ATTENTION_KERNELS", "MIXED_PRECISION", "LOGIT_BYTES",
+           "zero_stage"]
 
 RECOMPUTE = ("full", "selective", "none", "op", "alternate")
 ZERO_STAGES = (0, 1, 2, 3)
@@ -43,10 +45,26 @@ FIELDS: dict[str, str] = {
                         "and later; the default) or fa2 (FlashAttention-2 and the Triton kernels of its generation); "
                         "their measured speeds by GPU and sequence length set the attention's efficiency "
                         "(data/calibrated/attention_kernels.yaml)",
+    "mixed_precision": "how the training state is kept: megatron (half-precision weights beside fp32 master weights, "
+                       "Adam's moments and a main gradient that lives through the step: 2 + main_grad_bytes + 12 "
+                       "bytes per parameter; the default) or amp (PyTorch automatic mixed precision: fp32 weights and "
+                       "Adam's moments, 4 + 8 bytes, no half-precision copy kept between steps; the gradients exist "
+                       "from the backward pass until zero_grad(set_to_none=True); autocast keeps a half-precision copy "
+                       "of each matrix weight for the backward and the residual stream stays fp32) or amp-zeroed (the same, "
+                       "with the gradients zeroed, not freed, so kept between steps: zero_grad() before PyTorch 2.0)",
+    "logit_bytes": "bytes per logit alive at the loss's backward: 10 (half-precision logits, an fp32 softmax and "
+                   "its gradient: Megatron-LM's vocab-parallel cross entropy; the default), 14 (PyTorch's "
+                   "cross_entropy on fp32 logits: the half logits, log_softmax's fp32 output, the incoming and the "
+                   "outgoing fp32 gradient) or 6 (the loss in half precision, DeepSpeed fp16 without autocast: the "
+                   "half logits' copy, log_softmax's output and its gradient, 2 bytes each)",
+    "ddp_bucket_copy": "PyTorch DistributedDataParallel's buckets keep a second copy of the gradients "
+                       "(gradient_as_bucket_view=False, DDP's default; grad_reduce_bytes each)",
     "dp_network": "data-parallel collectives: ring (hierarchical: NVLink and all the node's cards, as NCCL's rings "
                   "move them; the default) or per-gpu (every GPU's volume through its own card, the paper's count)",
 }
 DP_NETWORKS = ("ring", "per-gpu")
+MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
+LOGIT_BYTES = (6, 10, 14)
 ATTENTION_KERNELS = ("cudnn", "fa2")
 
 
@@ -66,11 +84,14 @@ class Recipe:
     tp_overlap: bool = False
     dp_network: str = "ring"
     attention_kernel: str = "cudnn"
+    mixed_precision: str = "megatron"
+    logit_bytes: int = 10
+    ddp_bucket_copy: bool = False
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
             raise UserInputError(f"recipe recompute={self.recompute!r} must be one of {', '.join(RECOMPUTE)}")
-        for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap"):
+        for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy"):
             if not isinstance(getattr(self, name), bool):
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
         if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):
@@ -78,6 +99,11 @@ class Recipe:
         if self.attention_kernel not in ATTENTION_KERNELS:
             raise UserInputError(f"recipe attention_kernel={self.attention_kernel!r} must be one of "
                                  f"{', '.join(ATTENTION_KERNELS)}")
+        if self.mixed_precision not in MIXED_PRECISION:
+            raise UserInputError(f"recipe mixed_precision={self.mixed_precision!r} must be one of "
+                                 f"{', '.join(MIXED_PRECISION)}")
+        if isinstance(self.logit_bytes, bool) or self.logit_bytes not in LOGIT_BYTES:
+            raise UserInputError(f"recipe logit_bytes={self.logit_bytes!r} must be one of 6, 10, 14")
         if self.dp_network not in DP_NETWORKS:
             raise UserInputError(f"recipe dp_network={self.dp_network!r} must be one of {', '.join(DP_NETWORKS)}")
         for name in ("grad_reduce_bytes", "main_grad_bytes"):
@@ -111,12 +137,12 @@ class Recipe:
 
 def _parse(key: str, text: str) -> Any:
     lowered = text.lower()
-    if key in ("recompute", "dp_network", "attention_kernel"):
+    if key in ("recompute", "dp_network", "attention_kernel", "mixed_precision"):
         return lowered
     if key == "zero_stage":
         if lowered in ("", "none", "unset", "default"):
             return None
-    if key in ("zero_stage", "grad_reduce_bytes", "main_grad_bytes"):
+    if key in ("zero_stage", "grad_reduce_bytes", "main_grad_bytes", "logit_bytes"):
         try:
             return int(text)
         except ValueError:

@@ -78,6 +78,10 @@ z_2 = _indicator("z_2")
 z_3 = _indicator("z_3")
 gamma_G = _positive("gamma_G")
 gamma_M = _positive("gamma_M")
+amp = _indicator("amp")
+keep_G = _indicator("keep_G")
+g_L = _positive("g_L")
+ddp_copy = _indicator("ddp_copy")
 ov_dp = _indicator("ov_dp")
 ov_tp = _indicator("ov_tp")
 pg = _indicator("pg")
@@ -146,6 +150,13 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("z_3", z_3, "weights sharded (ZeRO-3, the paper's partition), 0 or 1", "indicator"),
     ("gamma_G", gamma_G, "bytes of a reduced gradient (4: fp32 reduction, 2: half precision)", "bytes"),
     ("gamma_M", gamma_M, "bytes of a stored main gradient", "bytes"),
+    ("amp", amp, "PyTorch automatic mixed precision's state (fp32 weights, gradients only from the backward on), 0 or 1",
+     "indicator"),
+    ("keep_G", keep_G, "PyTorch AMP's gradients stay allocated between steps (zero_grad() zeroes them, PyTorch "
+     "before 2.0), 0 or 1", "indicator"),
+    ("g_L", g_L, "bytes per logit at the loss (its tensors alive at the loss's backward)", "bytes"),
+    ("ddp_copy", ddp_copy, "PyTorch DDP's buckets hold a second copy of the gradients (gradient_as_bucket_view "
+     "off), 0 or 1", "indicator"),
     ("ov_dp", ov_dp, "data-parallel reduction overlapped with the backward pass, 0 or 1", "indicator"),
     ("pg", pg, "data-parallel collectives through each GPU's own network card (the paper's per-GPU count), 0 or 1",
      "indicator"),

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = 'd33e83cfa98b41cca73253f2'
+SOURCE_KEY = '268295aa69addd686e004eec'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

@@ -81,7 +81,18 @@ def memory_sentence(parameters, numbers: Mapping[str, Any] | None = None) -> str
             "is compared with the prediction plus the CUDA context PyTorch measured (0.62 GiB loading every kernel "
             "at start, 0.27 GiB loading them lazily, as the run's software did); nothing is added for the pool's "
             "free blocks or the communication buffers, so against reserved and device readings the prediction "
-            "remains a lower bound and reads low; nothing is fitted to close the gap.")
+            "remains a lower bound and reads low; nothing is fitted to close the gap. The training state is "
+            "counted as the run's framework keeps it (the recipe's memory fields, stated in each run file): "
+            "Megatron-LM's half-precision weights beside fp32 master weights, Adam's moments and a main gradient "
+            "(18 bytes a parameter with fp32 gradients, 16 with DeepSpeed fp16's 2-byte ones); PyTorch AMP's fp32 "
+            "weights and moments (12 bytes), its gradients only from the backward pass on when zero_grad frees "
+            "them, autocast's half copies of the matrix weights and an fp32 residual stream; PyTorch DDP's second "
+            "copy of the gradients in its buckets; and the bytes a logit takes at the loss (10 for Megatron-LM's "
+            "fused cross entropy, 14 for PyTorch's on fp32 logits, 6 on half logits).")
+    framework = getattr(parameters, "framework_gib", None)
+    if framework is not None:
+        text += (f" A fixed {framework:g} GiB of framework memory (workspaces and buffers, not fitted) is added to "
+                 "every run.")
     if numbers is None or not numbers.get("memory_by_statistic"):
         return text
     parts = [f"{name}: {v['runs']} runs of {v['publications']} source{'s' if v['publications'] > 1 else ''}, "

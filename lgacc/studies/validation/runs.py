@@ -10,7 +10,8 @@ batch:
   breadth-first pipeline);
 * the recipe (:data:`READING_FIELDS`): ``schedule``, ``n_v``, ``micro_batch_size``,
   ``recomputation``, ``sequence_parallel``, ``flash_attention``, ``dropout``, ``zero_stage``,
-  ``grad_reduce_bytes``, ``dp_overlap``, ``tp_overlap``, ``dp_network``, ``attention_kernel``: each stated, or
+  ``grad_reduce_bytes``, ``dp_overlap``, ``tp_overlap``, ``dp_network``, ``attention_kernel`` and the memory's ``mixed_precision``,
+  ``main_grad_bytes``, ``logit_bytes``, ``ddp_bucket_copy``: each stated, or
   ``"not stated"``;
 * ``reported``: the iteration time (printed, or derived from a printed throughput and said so),
   or TFLOP/s per GPU; the measured memory per GPU where the source gives it (``memory_gib_per_gpu``), with the
@@ -76,6 +77,10 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "tp_overlap": (True, False),
     "dp_network": ("ring", "per-gpu"),
     "attention_kernel": ("fa2", "cudnn"),
+    "mixed_precision": ("megatron", "amp", "amp-zeroed"),
+    "main_grad_bytes": (2, 4),
+    "logit_bytes": (6, 10, 14),
+    "ddp_bucket_copy": (True, False),
 }
 
 
@@ -114,6 +119,14 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
     "attention_kernel": ("fa2", "FlashAttention-2 (Dao 2023), the fused kernel of the frameworks that name one; a "
                          "Transformer Engine run on Hopper says cudnn in its file (it only matters on a GPU with "
                          "measured kernels, data/calibrated/attention_kernels.yaml)", lambda r: ()),
+    "mixed_precision": ("megatron", "half-precision weights beside fp32 master weights and Adam's moments (Megatron-LM, "
+                        "DeepSpeed's fp16 and bf16 optimizers)", lambda r: ()),
+    "main_grad_bytes": (4, "fp32 gradients kept for the optimizer (Megatron-LM's main_grad, PyTorch AMP's and FSDP's "
+                        "fp32 gradients)", lambda r: ()),
+    "logit_bytes": (10, "half-precision logits, an fp32 softmax and its gradient (Megatron-LM's vocab-parallel "
+                    "cross entropy)", lambda r: ()),
+    "ddp_bucket_copy": (False, "gradients reduced in place (Megatron-LM's contiguous gradient buffer, FSDP, ZeRO)",
+                        lambda r: ()),
 }
 
 
@@ -196,7 +209,8 @@ class Run:
                   "recomputation": self.recipe.recompute}
         values.update({name: getattr(self.recipe, name) for name in
                        ("sequence_parallel", "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes",
-                        "dp_overlap", "tp_overlap", "dp_network", "attention_kernel")})
+                        "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
+                        "main_grad_bytes", "logit_bytes", "ddp_bucket_copy")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -456,7 +470,9 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     flash_attention=values["flash_attention"], dropout=values["dropout"],
                     zero_stage=values["zero_stage"], grad_reduce_bytes=values["grad_reduce_bytes"],
                     dp_overlap=values["dp_overlap"], tp_overlap=values["tp_overlap"], dp_network=values["dp_network"],
-                    attention_kernel=values["attention_kernel"])
+                    attention_kernel=values["attention_kernel"], mixed_precision=values["mixed_precision"],
+                    main_grad_bytes=values["main_grad_bytes"], logit_bytes=values["logit_bytes"],
+                    ddp_bucket_copy=values["ddp_bucket_copy"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,
