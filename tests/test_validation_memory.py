@@ -68,12 +68,16 @@ def test_the_statistics_are_told_apart(runs):
     assert by["reserved"] >= {"torchtitan performance docs (2024)"}
 
 
-def test_an_unknown_statistic_is_one_clear_line(tmp_path):
+def _first_probe_with(folder: Path, old: str, new: str) -> None:
+    """``folder/r.yaml``: the BigScience probes' file with its first run only, ``old`` replaced by ``new`` in it."""
     text = (Path(__file__).parents[1] / "data/validation/bigscience2022_probes.yaml").read_text()
     head, _, rest = text.partition("runs:\n")
     first = rest.split("  - id:")[1]
-    (tmp_path / "r.yaml").write_text(head + "runs:\n  - id:" + first.replace("memory_statistic: device",
-                                                                              "memory_statistic: nvml"))
+    (folder / "r.yaml").write_text(head + "runs:\n  - id:" + first.replace(old, new))
+
+
+def test_an_unknown_statistic_is_one_clear_line(tmp_path):
+    _first_probe_with(tmp_path, "memory_statistic: device", "memory_statistic: nvml")
     with pytest.raises(UserInputError, match="memory_statistic='nvml' must be one of allocated, reserved, device"):
         load_runs(tmp_path)
 
@@ -160,11 +164,7 @@ def test_a_device_reading_is_compared_with_the_prediction_plus_the_cuda_context(
 
 
 def test_an_unknown_module_loading_is_one_clear_line(tmp_path):
-    text = (Path(__file__).parents[1] / "data/validation/bigscience2022_probes.yaml").read_text()
-    head, _, rest = text.partition("runs:\n")
-    first = rest.split("  - id:")[1]
-    (tmp_path / "r.yaml").write_text(head + "runs:\n  - id:" + first.replace("cuda_module_loading: eager",
-                                                                              "cuda_module_loading: sometimes"))
+    _first_probe_with(tmp_path, "cuda_module_loading: eager", "cuda_module_loading: sometimes")
     with pytest.raises(UserInputError, match="cuda_module_loading='sometimes' must be one of eager, lazy"):
         load_runs(tmp_path)
 

@@ -59,12 +59,15 @@ def attention_tables() -> tuple[dict[str, Any], ...]:
     return tuple(out)
 
 
-def _table_for(hardware_name: str) -> dict[str, Any] | None:
+def table_for_gpu(tables, hardware_name: str) -> dict[str, Any] | None:
+    """The first of ``tables`` (each with its ``gpus``: lower-case name prefixes) whose prefixes start
+    ``hardware_name``, else ``None``: how the calibrated model's measured tables (attention, GEMMs) find a GPU's."""
     name = hardware_name.lower()
-    for table in attention_tables():
-        if any(name.startswith(prefix) for prefix in table["gpus"]):
-            return table
-    return None
+    return next((table for table in tables if any(name.startswith(prefix) for prefix in table["gpus"])), None)
+
+
+def _table_for(hardware_name: str) -> dict[str, Any] | None:
+    return table_for_gpu(attention_tables(), hardware_name)
 
 
 def attention_efficiency(hardware_name: str, kernel: str, d_s: float, default: float) -> float:

@@ -36,6 +36,8 @@ from lgacc.errors import UserInputError
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
+from .attention import table_for_gpu
+
 __all__ = ["GEMM_FILE", "MAPS", "gemm_tables", "table_for", "interpolate", "layer_efficiencies", "best_efficiency", "main"]
 
 GEMM_FILE = DATA / "calibrated" / "gemm_tables.yaml"
@@ -89,11 +91,7 @@ def gemm_tables() -> tuple[dict[str, Any], ...]:
 
 def table_for(hardware_name: str) -> dict[str, Any] | None:
     """The table whose GPU names start ``hardware_name`` (as :mod:`.attention` matches), else ``None``."""
-    name = hardware_name.lower()
-    for table in gemm_tables():
-        if any(name.startswith(prefix) for prefix in table["gpus"]):
-            return table
-    return None
+    return table_for_gpu(gemm_tables(), hardware_name)
 
 
 def _weights(axis: tuple[int, ...], x) -> tuple[np.ndarray, np.ndarray]:
