@@ -26,7 +26,7 @@ from lgacc.model.hardware import load_hardware
 from lgacc.model.transformer import Transformer
 from lgacc.paths import DATA
 
-__all__ = ["MEASURED", "Measurement", "measurements", "read_measurement", "assumed_against_measured",
+__all__ = ["MEASURED", "MEASURED_RECIPE", "Measurement", "measurements", "read_measurement", "assumed_against_measured",
            "training_against_calibrated", "training_model", "reads_the_layer_table"]
 
 #: Where the measurements are kept, one folder per GPU and date.
@@ -34,6 +34,11 @@ MEASURED = DATA / "calibrated" / "measured"
 _TABLES = ("gemm", "attention", "bandwidth", "launch", "training")
 #: The recipe's name (``attention_kernel``) of each measured PyTorch back end: its flash back end is FlashAttention-2.
 _KERNEL = {"flash": "fa2", "cudnn": "cudnn"}
+#: The script's recipe in the calibrated model's terms (as data/validation/lgacc_h100_2026.yaml states it): PyTorch's
+#: mixed precision (fp32 weights and AdamW moments, gradients freed after the step), cross entropy on an fp32 copy
+#: of the logits, FlashAttention-2 (the flash back end of scaled_dot_product_attention), one GPU.
+MEASURED_RECIPE = Recipe(mixed_precision="amp", logit_bytes=14, attention_kernel="fa2", zero_stage=0,
+                         dp_overlap=False)
 #: Transformer-layer GEMMs counted as "a real layer's": at least this many tokens and this hidden width.
 _LAYER_TOKENS, _LAYER_WIDTH = 2048, 2048
 
@@ -143,16 +148,17 @@ def training_model(row: pd.Series) -> Transformer:
 
 
 def training_against_calibrated(measurement: Measurement) -> pd.DataFrame:
-    """Each measured training step beside the calibrated model's expectation for it (one GPU, the recipe's
-    recomputation as measured and FlashAttention-2, the model's default recipe otherwise): memory against the peak allocated and
+    """Each measured training step beside the calibrated model's expectation for it (one GPU, the script's recipe,
+    :data:`MEASURED_RECIPE`, with the recomputation measured; and, for contrast, the default Megatron-LM recipe):
+    memory against the peak allocated and
     the peak reserved, step time against the measured median."""
     out = []
     for _, row in measurement.table("training").iterrows():
         recompute = "full" if row["recompute"] == "full" else "none"
         config = TrainingConfig(method="baseline", n_b=1, n_l=1, n_a=1, n_mu=1, b_mu=int(row["b_mu"]))
-        # PyTorch's scaled_dot_product_attention took its flash back end (FlashAttention-2) in the script
-        recipe = Recipe(recompute=recompute, attention_kernel="fa2")
-        e = expected(training_model(row), measurement.hardware, config, recipe=recipe)
+        model = training_model(row)
+        e = expected(model, measurement.hardware, config, recipe=MEASURED_RECIPE.replace(recompute=recompute))
+        megatron = expected(model, measurement.hardware, config, recipe=Recipe(recompute=recompute, attention_kernel="fa2"))
         out.append({
             "d_m": int(row["d_m"]), "d_l": int(row["d_l"]), "d_s": int(row["d_s"]), "b_mu": int(row["b_mu"]),
             "recompute": recompute, "parameters": int(row["parameters"]),
@@ -160,6 +166,8 @@ def training_against_calibrated(measurement: Measurement) -> pd.DataFrame:
             "measured_reserved_gib": row["peak_reserved_bytes"] / 2 ** 30,
             "expected_memory_gib": e.memory_bytes / 2 ** 30,
             "memory_ratio": e.memory_bytes / row["peak_allocated_bytes"],
+            "expected_memory_megatron_gib": megatron.memory_bytes / 2 ** 30,
+            "beyond_state_bytes": row["static_allocated_bytes"] - 12 * row["parameters"],
             "static_bytes_per_parameter": row["static_allocated_bytes"] / row["parameters"],
             "measured_step_s": float(row["step_seconds"]),
             "expected_step_s": e.step_time_s,
