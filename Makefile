@@ -25,7 +25,7 @@ SCHEDULES_JS := $(BOOK)/_calculator/_static/lgacc-schedules.js
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile -e '.[test]'  # bytecode on first import: only what runs
+	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name lgacc --display-name "Python (lgacc)" >/dev/null
 	touch $@
 
