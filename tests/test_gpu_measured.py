@@ -5,13 +5,15 @@ benchmarks/gpu/measure.py says they hold, and each is checked against facts that
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from lgacc.model.hardware import load_hardware
-from lgacc.studies.gpu_measured import (assumed_against_measured, measurements, read_measurement,
-                                        training_against_calibrated)
+from lgacc.studies.gpu_measured import (HostMeasurement, assumed_against_measured, device_beyond_pool,
+                                        host_measurements, host_time, measurements, read_host_measurement,
+                                        read_measurement, training_against_calibrated)
 
 FOLDERS = measurements()
 
@@ -123,3 +125,63 @@ def test_a_table_the_model_reads_is_not_graded_against_itself():
     m = read_measurement(FOLDERS[-1])
     quantities = " ".join(assumed_against_measured(m)["quantity"])
     assert reads_the_layer_table(m) == ("transformer layer" not in quantities)
+
+
+# --- host time and device memory (benchmarks/gpu/measure_host.py) --------------------------------------------------
+
+HOST_FOLDERS = host_measurements()
+
+
+def test_host_measurements_are_kept_with_the_command_that_made_them():
+    assert HOST_FOLDERS, "no host measurement under data/calibrated/measured/"
+    readme = (HOST_FOLDERS[0].parent / "README.md").read_text()
+    for folder in HOST_FOLDERS:
+        assert "benchmarks/gpu/measure_host.py" in readme and folder.name in readme
+        assert json.loads((folder / "environment.json").read_text())["device"] == "cuda"
+
+
+@pytest.mark.parametrize("folder", HOST_FOLDERS, ids=lambda p: p.name)
+def test_host_rows_grow_with_layers_and_micro_batches(folder):
+    host = read_host_measurement(folder).host
+    tiny = host[host["d_m"] == 64]
+    for _, group in tiny.groupby("n_mu"):  # more layers launch more kernels
+        assert group.sort_values("d_l")["kernels_per_step"].is_monotonic_increasing
+    for _, group in tiny.groupby("d_l"):  # more micro-batches launch more kernels
+        assert group.sort_values("n_mu")["kernels_per_step"].is_monotonic_increasing
+
+
+@pytest.mark.parametrize("folder", HOST_FOLDERS, ids=lambda p: p.name)
+def test_a_profilers_kernel_counts_are_linear_in_layers_and_micro_batches(folder):
+    """A step launches the same kernels for each layer of each micro-batch: the fitted counts are whole numbers
+    (the profiler counts whole kernels) and reproduce every row."""
+    fit = host_time(read_host_measurement(folder))
+    for count in (fit.kernels_per_layer, fit.kernels_per_micro_batch):
+        assert abs(count - round(count)) < 0.01 and count > 0
+    assert 1e-6 < fit.seconds_per_kernel < 1e-3
+
+
+def test_the_host_fit_recovers_known_coefficients():
+    """Brute force: steps generated from known times per step, per layer and step, per micro-batch and per layer
+    and micro-batch are fitted back to those times."""
+    rows = [{"d_m": 64, "d_l": layers, "d_s": 64, "b_mu": 1, "n_mu": n_mu, "vocab": 1024,
+             "step_seconds": 3e-3 + 2e-4 * layers + n_mu * (1e-3 + 2e-3 * layers),
+             "kernels_per_step": 5 + 7 * layers + n_mu * (30 + 60 * layers)}
+            for layers in (1, 2, 4, 8) for n_mu in (1, 2, 4)]
+    m = HostMeasurement(Path("x"), "h100-sxm", pd.DataFrame(rows), pd.DataFrame())
+    fit = host_time(m)
+    assert fit.per_step_s == pytest.approx(3e-3) and fit.per_layer_step_s == pytest.approx(2e-4)
+    assert fit.per_micro_batch_s == pytest.approx(1e-3) and fit.per_layer_s == pytest.approx(2e-3)
+    assert (fit.kernels_per_layer, fit.kernels_per_micro_batch) == (pytest.approx(60), pytest.approx(30))
+    assert fit.max_relative_residual < 1e-9
+
+
+@pytest.mark.parametrize("folder", HOST_FOLDERS, ids=lambda p: p.name)
+def test_the_device_holds_the_pool_and_more(folder):
+    memory = read_host_measurement(folder).device_memory.dropna(subset=["device_used_bytes"])
+    assert (memory["device_used_bytes"] >= memory["reserved_bytes"]).all()
+    assert (memory["reserved_bytes"] >= memory["allocated_bytes"]).all()
+    beyond = device_beyond_pool(read_host_measurement(folder))
+    first = memory.iloc[0]
+    assert beyond["beyond_pool_bytes"].iloc[0] == first["device_used_bytes"] - first["reserved_bytes"]
+    # a CUDA context on an H100 holds hundreds of MiB, never gigabytes beyond what a step allocates
+    assert (beyond["beyond_pool_bytes"] > 100 * 2 ** 20).all() and (beyond["beyond_pool_bytes"] < 4 * 2 ** 30).all()

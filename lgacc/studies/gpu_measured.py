@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from lgacc.errors import UserInputError
@@ -27,7 +28,8 @@ from lgacc.model.transformer import Transformer
 from lgacc.paths import DATA
 
 __all__ = ["MEASURED", "MEASURED_RECIPE", "Measurement", "measurements", "read_measurement", "assumed_against_measured",
-           "training_against_calibrated", "training_model", "reads_the_layer_table"]
+           "training_against_calibrated", "training_model", "reads_the_layer_table", "HostMeasurement",
+           "HostTime", "host_measurements", "read_host_measurement", "host_time", "device_beyond_pool"]
 
 #: Where the measurements are kept, one folder per GPU and date.
 MEASURED = DATA / "calibrated" / "measured"
@@ -56,10 +58,16 @@ class Measurement:
         return dict(self.tables)[name].copy()
 
 
-def measurements() -> list[Path]:
-    """The measurement folders kept with the package, oldest first (by the date that ends each name)."""
+def _folders(tables: tuple[str, ...]) -> list[Path]:
     folders = [p for p in MEASURED.iterdir() if p.is_dir()] if MEASURED.is_dir() else []
+    folders = [p for p in folders if all((p / f"{name}.csv").is_file() for name in tables)]
     return sorted(folders, key=lambda p: ("-".join(p.name.split("-")[-3:]), p.name))
+
+
+def measurements() -> list[Path]:
+    """The folders of kernel measurements (``benchmarks/gpu/measure.py``), oldest first (by the date that ends
+    each name)."""
+    return _folders(_TABLES)
 
 
 def read_measurement(folder: Path | str) -> Measurement:
@@ -174,3 +182,85 @@ def training_against_calibrated(measurement: Measurement) -> pd.DataFrame:
             "time_ratio": e.step_time_s / float(row["step_seconds"]),
         })
     return pd.DataFrame(out)
+
+
+# --- the host's share of an eager step and the device memory beyond the pool (benchmarks/gpu/measure_host.py) ------
+
+_HOST_TABLES = ("host", "device_memory")
+#: The width of the host-time rows: small enough that every kernel's GPU work is a few microseconds.
+_HOST_WIDTH = 64
+
+
+@dataclass(frozen=True)
+class HostMeasurement:
+    """The tables of one ``measure_host.py`` folder: ``host`` (eager training steps by width, layers and
+    micro-batches, with the kernels each launches) and ``device_memory`` (the device's used memory beside
+    PyTorch's pool at stages of a process)."""
+
+    folder: Path
+    hardware: str
+    host: pd.DataFrame
+    device_memory: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class HostTime:
+    """Least-squares fit of ``t = per_step + d_l per_layer_step + n_mu (per_micro_batch + d_l per_layer)`` to the
+    host-bound steps, the same form for the kernels launched (``per_layer_step``: the optimizer's and the gradients'
+    per-tensor work, once a step; ``per_layer``: a layer's forward and backward, once a micro-batch), and the host
+    seconds per kernel launched (one constant through the origin). ``mean_relative_residual`` and
+    ``max_relative_residual``: the rows' distance from the fitted time."""
+
+    per_step_s: float
+    per_layer_step_s: float
+    per_micro_batch_s: float
+    per_layer_s: float
+    kernels_per_step: float
+    kernels_per_layer_step: float
+    kernels_per_micro_batch: float
+    kernels_per_layer: float
+    seconds_per_kernel: float
+    mean_relative_residual: float
+    max_relative_residual: float
+    rows: int
+
+
+def host_measurements() -> list[Path]:
+    """The folders of host and device-memory measurements (``benchmarks/gpu/measure_host.py``), oldest first."""
+    return _folders(_HOST_TABLES)
+
+
+def read_host_measurement(folder: Path | str) -> HostMeasurement:
+    folder = Path(folder)
+    missing = [name for name in _HOST_TABLES if not (folder / f"{name}.csv").is_file()]
+    if missing:
+        raise UserInputError(f"measurement folder {folder}: {', '.join(n + '.csv' for n in missing)} missing")
+    hardware = "-".join(folder.name.split("-")[:-3]) or folder.name
+    return HostMeasurement(folder, hardware, pd.read_csv(folder / "host.csv"),
+                           pd.read_csv(folder / "device_memory.csv"))
+
+
+def host_time(measurement: HostMeasurement) -> HostTime:
+    """The host's time per step, per micro-batch and per layer and micro-batch (forward and backward) of an eager
+    PyTorch training step, from the rows of width 64 (the GPU idles between kernels there)."""
+    rows = measurement.host[measurement.host["d_m"] == _HOST_WIDTH]
+    if len(rows) < 3:
+        raise UserInputError(f"{measurement.folder}: fewer than 3 host-bound rows (width {_HOST_WIDTH})")
+    layers, n_mu = rows["d_l"].to_numpy(float), rows["n_mu"].to_numpy(float)
+    design = np.column_stack([np.ones_like(layers), layers, n_mu, n_mu * layers])
+    seconds, kernels = rows["step_seconds"].to_numpy(float), rows["kernels_per_step"].to_numpy(float)
+    times, *_ = np.linalg.lstsq(design, seconds, rcond=None)
+    counts, *_ = np.linalg.lstsq(design, kernels, rcond=None)
+    per_kernel = float(seconds @ kernels / (kernels @ kernels))
+    residual = np.abs(design @ times / seconds - 1)
+    return HostTime(*map(float, times), *map(float, counts), per_kernel, float(residual.mean()),
+                    float(residual.max()), len(rows))
+
+
+def device_beyond_pool(measurement: HostMeasurement) -> pd.DataFrame:
+    """Each stage's device reading (``cudaMemGetInfo``'s used memory, as NVML reports it) beside PyTorch's pool:
+    ``beyond_pool_bytes`` = used - reserved (the CUDA context, loaded kernels, the communication library's
+    buffers: what a ``nvidia-smi`` reading holds that the allocator's statistics do not)."""
+    frame = measurement.device_memory.dropna(subset=["device_used_bytes"]).copy()
+    frame["beyond_pool_bytes"] = frame["device_used_bytes"] - frame["reserved_bytes"]
+    return frame[["stage", "device_used_bytes", "reserved_bytes", "allocated_bytes", "beyond_pool_bytes"]]

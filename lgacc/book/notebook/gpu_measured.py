@@ -10,15 +10,15 @@ import pandas as pd
 
 from lgacc.model.calibrated.parameters import fitted_calibration
 from lgacc.model.hardware import load_hardware
-from lgacc.studies.gpu_measured import (Measurement, assumed_against_measured, reads_the_layer_table,
-                                        training_against_calibrated)
+from lgacc.studies.gpu_measured import (HostMeasurement, Measurement, assumed_against_measured, device_beyond_pool,
+                                        host_time, reads_the_layer_table, training_against_calibrated)
 
 from .display import show_html
 from .figures import show_svg_figure
 from .tables import show_table
 
 __all__ = ["environment_markdown", "assumed_table", "gemm_figure", "layer_table_markdown", "training_table",
-           "training_summary_markdown"]
+           "training_summary_markdown", "host_markdown", "device_memory_table", "device_memory_markdown"]
 
 
 def environment_markdown(measurement: Measurement) -> str:
@@ -147,3 +147,83 @@ def training_summary_markdown(measurement: Measurement) -> str:
         f"larger ones.\n\n"
         f"These steps are not in the fit, which reads step times of multi-GPU runs only, and the model's constants "
         f"were not set from them.")
+
+
+def _made_by(measurement: HostMeasurement) -> str:
+    env = json.loads((measurement.folder / "environment.json").read_text())
+    return (f"measured on an {env.get('gpu', 'unknown GPU')} with PyTorch {env.get('torch', '?')}, CUDA "
+            f"{env.get('cuda', '?')}, on {env.get('date_utc', '?')[:10]} by `python3 benchmarks/gpu/measure_host.py OUT`, "
+            f"kept in `{measurement.folder.relative_to(measurement.folder.parents[3])}/`")
+
+
+def host_markdown(measurement: HostMeasurement, launch_s: float) -> str:
+    """The host's time per layer, micro-batch and step of an eager step, against the bare launch time."""
+    fit = host_time(measurement)
+    wide = measurement.host[measurement.host["d_m"] > 64]
+    lines = [
+        f"The same GPT-like model at width 64 and 64 tokens ({fit.rows} steps, 1 to 32 layers, 1 to 8 micro-batches "
+        f"of gradient accumulation; {_made_by(measurement)}): each kernel's work on the GPU is a few microseconds, so "
+        f"the step's time is the host's. A least-squares fit of the step time to "
+        f"`per step + d_l × per layer and step + n_mu × (per micro-batch + d_l × per layer)`:",
+        "",
+        f"- **a layer's forward and backward**: {fit.kernels_per_layer:.0f} kernels and "
+        f"{fit.per_layer_s * 1e3:.2f} ms of the host per micro-batch, {fit.per_layer_s / fit.kernels_per_layer * 1e6:.0f} µs "
+        f"per kernel: {fit.per_layer_s / fit.kernels_per_layer / launch_s:.1f} times the bare launch of a tiny kernel "
+        f"({launch_s * 1e6:.0f} µs, the table above); the rest is autograd, the modules' Python and the dispatcher;",
+        f"- **a micro-batch outside the layers** (embedding, loss): {fit.kernels_per_micro_batch:.0f} kernels, "
+        f"{fit.per_micro_batch_s * 1e3:.1f} ms; **a step** (the fused optimizer, clearing the gradients): "
+        f"{fit.per_step_s * 1e3:.1f} ms and {fit.per_layer_step_s * 1e3:.2f} ms per layer;",
+        f"- over all kernels, {fit.seconds_per_kernel * 1e6:.0f} µs of host time per kernel launched; the fit's rows are "
+        f"{fit.mean_relative_residual * 100:.0f} % from it on average (the one-layer steps of a few milliseconds vary "
+        f"most).",
+    ]
+    if len(wide):
+        expected = [fit.per_step_s + r.d_l * fit.per_layer_step_s + r.n_mu * (fit.per_micro_batch_s + r.d_l * fit.per_layer_s)
+                    for r in wide.itertuples()]
+        widest = wide.loc[wide["d_m"].idxmax()]
+        b, t, n_l, d, v = (int(widest[k]) for k in ("b_mu", "d_s", "d_l", "d_m", "vocab"))
+        flops = 72 * b * t * n_l * d ** 2 * (1 + t / (6 * d) + v / (12 * d * n_l)) * int(widest["n_mu"])
+        at_peak = flops / load_hardware(measurement.hardware).peak_flop_per_s
+        lines += ["", f"Wider models of {n_l} layers and {int(widest['n_mu'])} micro-batches of {t:,} tokens (width "
+                  f"{int(wide['d_m'].min())} to {d:,}) took {wide['step_seconds'].min() * 1e3:.0f} to "
+                  f"{wide['step_seconds'].max() * 1e3:.0f} ms a step, against {min(expected) * 1e3:.0f} ms of host "
+                  f"time from the fit; at the GPU's peak the widest step's arithmetic takes {at_peak * 1e3:.0f} ms. On "
+                  f"this machine an eager step of these sizes is bound by its host. The calibrated model has no host "
+                  f"term: it takes the GPU's time for the step's, and reads too fast wherever the host sets the pace."]
+    return "\n".join(lines)
+
+
+def device_memory_table(measurement: HostMeasurement) -> None:
+    frame = device_beyond_pool(measurement)
+    shown = pd.DataFrame({
+        "stage of the process": frame["stage"],
+        "device used": (frame["device_used_bytes"] / 2 ** 20).map(lambda v: f"{v:,.0f} MiB"),
+        "reserved (pool)": (frame["reserved_bytes"] / 2 ** 20).map(lambda v: f"{v:,.0f} MiB"),
+        "beyond the pool": (frame["beyond_pool_bytes"] / 2 ** 20).map(lambda v: f"{v:,.0f} MiB"),
+    })
+    show_html('<p class="lgacc-caption">The device\'s used memory (<code>cudaMemGetInfo</code>, what NVML, '
+              '<code>nvidia-smi</code> and <code>gpustat</code> read) beside PyTorch\'s reserved pool, at stages of one '
+              'process.</p>')
+    show_table(shown, stack=True)
+
+
+def _span(values: pd.Series) -> str:
+    low, high = f"{values.min():,.0f}", f"{values.max():,.0f}"
+    return low if low == high else f"{low} to {high}"
+
+
+def device_memory_markdown(measurement: HostMeasurement) -> str:
+    frame = device_beyond_pool(measurement)
+    beyond = frame["beyond_pool_bytes"] / 2 ** 20
+    training = beyond[frame["stage"].str.contains("training")]
+    nccl = beyond[frame["stage"].str.contains("all-reduce")]
+    text = (f"Beyond the allocator's pool the process holds {beyond.iloc[0]:,.0f} MiB once CUDA is initialised, and "
+            f"{_span(training)} MiB once training steps have loaded their kernels "
+            f"(cuBLAS, flash attention, the optimizer's), whatever the model's width: the context a `nvidia-smi` or "
+            f"`gpustat` reading holds on top of the pool, with kernels loaded lazily as CUDA 12.2 and later do by "
+            f"default ({_made_by(measurement)}).")
+    if len(nccl):
+        text += (f" A one-rank NCCL communicator adds {nccl.iloc[-1] - training.max():,.0f} MiB at its first "
+                 f"all-reduce, before any peer: communicators over several GPUs hold more (one set of buffers per "
+                 f"channel and peer).")
+    return text
