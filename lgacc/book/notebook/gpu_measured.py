@@ -66,10 +66,7 @@ def gemm_figure(measurement: Measurement) -> None:
     for name, mask, marker in kinds:
         axis.scatter(gemm.loc[mask, "flops"], gemm.loc[mask, "efficiency"], s=18, marker=marker, label=name, alpha=0.8)
     flops = np.logspace(np.log10(gemm["flops"].min()), np.log10(gemm["flops"].max()), 200)
-    top = cal.kappa * hw.gemm_max_efficiency
-    half = top * hw.peak_flop_per_s * cal.kernel_latency_s  # lgacc.model.calibrated.gemm.half_saturation_flops
-    axis.plot(flops, top * flops / (flops + half), color="black", lw=1.2,
-              label="model's curve, no table")
+    axis.plot(flops, _model_curve(hw, cal)(flops), color="black", lw=1.2, label="model's curve, no table")
     axis.axhline(hw.gemm_max_efficiency, color="grey", ls="--", lw=1, label="spec's best")
     axis.set_xscale("log")
     prefixes = {6: "M", 9: "G", 12: "T", 15: "P"}  # plain text: a superscript exponent would be under 9 px on a phone
@@ -84,6 +81,19 @@ def gemm_figure(measurement: Measurement) -> None:
     axis.grid(alpha=0.3)
     show_svg_figure(figure, "gpu_measured_gemm", data=gemm)
     plt.close(figure)
+
+
+def _model_curve(hw, cal):
+    """The calibrated model's efficiency of a GEMM of ``F`` flops on ``hw`` where it has no measured table: its
+    derived saturating curve, evaluated with the fitted constants."""
+    import sympy
+
+    from lgacc.model.calibrated.gemm import saturating_efficiency
+    from lgacc.model.calibrated.symbols import c, e_max, kappa, t_k
+
+    F, efficiency = saturating_efficiency()
+    values = {kappa: cal.kappa, e_max: hw.gemm_max_efficiency, c: hw.peak_flop_per_s, t_k: cal.kernel_latency_s}
+    return sympy.lambdify(F, efficiency.subs(values), "numpy")
 
 
 def layer_table_markdown(measurement: Measurement) -> str:
