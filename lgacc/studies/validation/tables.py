@@ -326,6 +326,10 @@ def summary(frame: pd.DataFrame, runs: Sequence[Run] | None = None) -> dict:
         "memory_publications": int(memory["publication"].nunique()), "memory_predicts": MEMORY_PREDICTS,
         "memory_by_statistic": by_statistic, "memory_rule": MEMORY_RULE,
         "memory_reserved_beside_allocated": _reserved_beside_allocated(memory),
+        # the pool/allocation ratio each source's reserved and device readings are compared with (its own left out)
+        "memory_pool_ratio_by_publication": {publication: float(ratio) for publication, ratio in
+                                             memory.groupby("publication", sort=False)["memory_pool_ratio"].first().items()}
+        if "memory_pool_ratio" in memory else {},
         "calculon_error": CALCULON_ERROR,
         "ideal_upper_bound": {"per-gpu": int(frame["upper_bound"].sum()),
                               **{n: int(frame[f"upper_bound_{n}"].sum()) for n in DP_NETWORKS[1:]},
