@@ -68,7 +68,8 @@ module                              job
                                     attention from published kernel speeds), ``gemm_table``
                                     (layer GEMMs from a measured table), ``program`` (the
                                     expressions as data), ``store`` (kept on disk, verified),
-                                    ``expected`` (evaluation), ``sparse`` (experts, context, FP8)
+                                    ``expected`` (evaluation), ``sparse`` (experts, context, FP8),
+                                    ``device_memory`` (NCCL's buffers beyond the allocation)
 **schedule/**                       event simulation of the training schedules: ``operations``,
                                     ``programs``, ``lowering``, ``builders``, ``engine``, ``measure``,
                                     ``analytic``, ``gantt``, ``report``, ``summary`` (one step as

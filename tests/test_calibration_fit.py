@@ -79,17 +79,18 @@ def test_leave_one_publication_out_within_the_issues_target(frame):
     assert numbers["within_publication_error"] < numbers["lopo_mean_error"]
     # memory: allocated (SimuMax 8, ColossalAI-Pytorch-lightning 3, this package's H100 steps 24), reserved
     # (torchtitan 2) and device memory (nvidia-smi / gpustat: megatron-tutorials 39, BigScience's tr11 probes 39)
-    # told apart; the model predicts the allocated peak, a lower bound on the other two (a device reading is compared
-    # with it plus the published CUDA context). Over all 115 runs of 6 sources 12.9 %: the issue's 8 % mean is not
-    # reached. The BigScience probes are encoded as DeepSpeed's fp16 ZeRO-1 optimizer keeps its gradients (2 bytes,
-    # fp32 only at the step): they read 25 % low on device memory (8.7 % over 91 runs of 5 sources when they were
-    # counted at 4 bytes); the H100 steps read 9 % high, mostly the 1 GiB framework memory M_0. Its honest value,
-    # rounded up to the next percent. On the allocated runs, what the model predicts, 7.5 % (2.5 % on SimuMax's
-    # Megatron-LM runs; the Lightning runs, with DDP's bucket copy and half-precision logits counted, 5.4 %).
+    # told apart, each against its own prediction: the allocated peak the model predicts, times the measured
+    # pool/allocation ratio (own source left out) for a reserved reading, plus the published CUDA context and NCCL's
+    # default buffers for a device reading; the framework memory M_0 is two Hopper cuBLAS workspaces (64 MiB).
+    # Over all 115 runs of 6 sources 8.0 % (12.9 % before, with an unsourced 1 GiB M_0 and the allocated prediction
+    # as a lower bound on the other statistics): the issue's 8 % mean is just not reached. The BigScience probes,
+    # encoded as DeepSpeed's fp16 ZeRO-1 optimizer keeps its gradients (2 bytes, fp32 only at the step), read 18 %
+    # low on device memory. Its honest value, rounded up to the next percent. On the allocated runs, what the
+    # model predicts, 2.2 %.
     assert numbers["memory_runs"] >= 115 and numbers["memory_publications"] >= 6
-    assert numbers["memory_mean_error"] <= 0.13 and numbers["memory_predicts"] == "allocated"
+    assert numbers["memory_mean_error"] <= 0.09 and numbers["memory_predicts"] == "allocated"
     allocated = numbers["memory_by_statistic"]["allocated"]
-    assert allocated["runs"] >= 35 and allocated["publications"] >= 3 and allocated["mean_error"] <= 0.08
+    assert allocated["runs"] >= 35 and allocated["publications"] >= 3 and allocated["mean_error"] <= 0.03
     simumax = frame[(frame["publication"] == "SimuMax B200 release v1.2 (2026)") & frame["measured_memory_gib"].notna()
                     & ~frame["extended"].astype(bool)]
     assert len(simumax) == 8 and np.abs(simumax["memory_ratio"] - 1).mean() <= 0.05

@@ -104,24 +104,26 @@ def test_the_headline_names_its_rule_and_each_statistic_reads_as_the_rule_says()
     from lgacc.studies.validation import frame_for, summary
 
     numbers = summary(frame_for())
-    assert "lower bound" in numbers["memory_rule"] and numbers["memory_predicts"] == "allocated"
+    rule = numbers["memory_rule"]
+    assert numbers["memory_predicts"] == "allocated" and "pool/allocation ratio" in rule and "NCCL" in rule
     by = numbers["memory_by_statistic"]
-    # the prediction is a lower bound on the pool and on the device memory: it reads low on 9 runs in 10 at least
+    # each statistic compared with its own prediction: no longer a lower bound that reads low on every run, and each
+    # reads nearer its measurement than the allocated prediction alone did (device 15.4 %, reserved 11.8 % before)
     for statistic in ("reserved", "device"):
-        assert by[statistic]["below_measured"] >= 0.9 * by[statistic]["runs"]
-        assert by[statistic]["mean_signed"] < 0
+        assert by[statistic]["below_measured"] <= by[statistic]["runs"]
+        assert by[statistic]["mean_error"] < 0.115
     # where a source gives both, the pool is larger than the allocation
     both = numbers["memory_reserved_beside_allocated"]
     assert both["runs"] >= 32 and both["publications"] >= 2 and both["measured_reserved_over_allocated"] > 1
-    # on SimuMax's Megatron-LM runs the prediction is nearer the allocation it predicts than the pool; on the H100
-    # steps (plain PyTorch) it reads high by about the 1 GiB of framework memory M_0 (the measured static memory is
-    # 12 bytes a parameter plus about 70 MiB), so nearer the pool there
+    # on SimuMax's Megatron-LM runs the prediction is nearer the allocation it predicts than the pool; the H100
+    # steps (plain PyTorch), with the framework memory the two cuBLAS workspaces (64 MiB) where 65-69 MiB was
+    # measured beyond the state, read within 4 % of their allocation
     frame = frame_for()
     frame = frame[frame["measured_memory_gib"].notna() & ~frame["extended"].astype(bool)]
     simumax = _reserved_beside_allocated(frame[frame["publication"] == "SimuMax B200 release v1.2 (2026)"])
     assert simumax["runs"] == 8 and simumax["mean_error_vs_allocated"] < simumax["mean_error_vs_reserved"]
     h100 = frame[frame["publication"] == "lgacc H100 training-step measurements (2026)"]
-    assert len(h100) == 24 and (h100["memory_ratio"] > 1).all()
+    assert len(h100) == 24 and (abs(h100["memory_ratio"] - 1) < 0.04).all()
     assert re.fullmatch(r"[a-z ]+", " ".join(by))
 
 
@@ -137,7 +139,7 @@ def test_the_chapter_tells_the_statistics_apart():
         "memory_reserved_beside_allocated": {"runs": 8, "measured_reserved_over_allocated": 1.04,
                                              "mean_error_vs_allocated": 0.025, "mean_error_vs_reserved": 0.043}}
     text = memory_sentence(fitted_calibration(), numbers)
-    assert "lower bound" in text and "*device* memory" in text
+    assert "none fitted" in text and "*device* memory" in text and "NCCL" in text and "64 MiB" in text
     assert "device: 78 runs of 2 sources, 9.5% mean, 34.7% worst (-8.4% on average; below the measurement on 73)" in text
     assert "the pool is 4.0% larger than the allocation on average" in text
     assert "2.5% from the allocation, 4.3% from the pool" in text
@@ -145,22 +147,92 @@ def test_the_chapter_tells_the_statistics_apart():
     assert "Measured" not in memory_sentence(fitted_calibration())
 
 
-def test_a_device_reading_is_compared_with_the_prediction_plus_the_cuda_context():
+def test_a_device_reading_is_compared_with_the_pool_plus_the_cuda_context_and_nccl():
     from lgacc.studies.validation import frame_for
 
     frame = frame_for()
     memory = frame[frame["measured_memory_gib"].notna()].set_index("id")
-    added = memory["expected_memory_compared_gib"] - memory["expected_memory_gib"]
+    device = memory["memory_statistic"] == "device"
+    added = memory["expected_memory_device_gib"] - memory["expected_memory_reserved_gib"] - memory["memory_nccl_gib"]
     # pytorch/pytorch#86509: 666,632,192 bytes loading every module at start, 287,047,680 with lazy loading
     eager = memory.index.str.startswith("bigscience-probe")
     lazy = memory.index.str.startswith("mtut-")
     assert eager.sum() >= 35 and lazy.sum() >= 35
     assert added[eager].to_numpy() == pytest.approx(666_632_192 / 2**30)
     assert added[lazy].to_numpy() == pytest.approx(287_047_680 / 2**30)
-    assert (added[~(eager | lazy)] == 0).all()  # allocated and reserved readings: the prediction as it is
-    assert (memory.loc[memory["memory_statistic"] != "device", "memory_context_gib"] == 0).all()
-    ratio = memory["expected_memory_compared_gib"] / memory["measured_memory_gib"]
+    assert (memory.loc[~device, "memory_context_gib"] == 0).all()
+    # each statistic against its own prediction: allocated as it is, reserved and device from the pool on
+    compared = memory["expected_memory_compared_gib"]
+    allocated = memory["memory_statistic"].isin(["allocated", "not stated"])
+    assert (compared[allocated] == memory.loc[allocated, "expected_memory_gib"]).all()
+    reserved = memory["memory_statistic"] == "reserved"
+    assert compared[reserved].to_numpy() == pytest.approx(
+        (memory["expected_memory_gib"] * memory["memory_pool_ratio"])[reserved].to_numpy())
+    assert compared[device].to_numpy() == pytest.approx(memory.loc[device, "expected_memory_device_gib"].to_numpy())
+    ratio = compared / memory["measured_memory_gib"]
     assert memory["memory_ratio"].to_numpy() == pytest.approx(ratio.to_numpy())
+    # BigScience's probes at TP 4, PP 12, DP 8: a tensor, a pipeline, a data-parallel and the world communicator,
+    # 4 x 32 channels x 10 MiB = 1.25 GiB; megatron-tutorials on one GPU: none
+    probe = memory[eager & (memory["n_a"] == 4) & (memory["n_l"] == 12) & (memory["n_b"] == 8)]
+    assert len(probe) and (probe["memory_nccl_gib"] == 1.25).all()
+    single = memory[lazy & (memory["n_gpu"] == 1)]
+    assert len(single) and (single["memory_nccl_gib"] == 0).all()
+
+
+def test_nccl_buffers_are_its_documented_defaults():
+    from lgacc.model.calibrated.device_memory import (NCCL_CONNECTION_BYTES, NCCL_PROTOCOL_BYTES,
+                                                      nccl_buffer_bytes, nccl_communicators)
+
+    # by hand: Simple 4 MiB (NCCL_BUFFSIZE's default, 4194304); LL 8 x 512 x 8 x 16 = 524,288; LL128
+    # 120 x 640 x 8 x 8 = 4,915,200; together 9,633,792 bytes, rounded up to 2 MiB: 10,485,760, the allocation
+    # NCCL's log shows per channel and peer on 8 H100s (NVIDIA/nccl#1685)
+    assert NCCL_PROTOCOL_BYTES == {"simple": 4_194_304, "ll": 524_288, "ll128": 4_915_200}
+    assert sum(NCCL_PROTOCOL_BYTES.values()) == 9_633_792 and NCCL_CONNECTION_BYTES == 10_485_760
+    # one GPU, or degrees of one: no communicator; one parallel dimension: it is the world group
+    assert nccl_communicators(1, 1, 1) == 0 and nccl_buffer_bytes(1, 1, 1) == 0
+    assert nccl_communicators(8, 1, 1) == nccl_communicators(1, 1, 64) == 1
+    assert nccl_buffer_bytes(1, 1, 8) == 32 * 10_485_760 == 335_544_320
+    # two dimensions: each, and the world beside them; three: four
+    assert nccl_communicators(2, 4, 1) == 3 and nccl_communicators(8, 12, 4) == 4
+    assert nccl_buffer_bytes(8, 12, 4) == 4 * 32 * 10 * 2**20 == 1.25 * 2**30
+    assert nccl_communicators(2, 2, 2, n_c=2, n_e=2) == 6
+
+
+def test_the_pool_ratio_leaves_the_run_s_publication_out(runs):
+    from lgacc.studies.validation import frame_for
+
+    frame = frame_for().set_index("id")
+    both = [run for run in runs if run.memory_statistic == "allocated" and not run.extended
+            and "memory_reserved_gib_per_gpu" in run.reported]
+    ratio = {run.id: run.reported["memory_reserved_gib_per_gpu"] / run.measured_memory_gib for run in both}
+    h100 = [run.id for run in both if run.publication == "lgacc H100 training-step measurements (2026)"]
+    simumax = [run.id for run in both if run.publication == "SimuMax B200 release v1.2 (2026)"]
+    assert len(h100) == 24 and len(simumax) == 8 and len(both) == 32
+    # SimuMax's runs take the H100 steps' ratio, read here from the measurement's own CSV (peak reserved over peak
+    # allocated), and the H100 steps take SimuMax's; a source that measured neither takes all 32
+    csv = pd.read_csv(Path(__file__).parents[1] / "data/calibrated/measured/h100-sxm-2026-11-26/training.csv")
+    from_csv = float((csv["peak_reserved_bytes"] / csv["peak_allocated_bytes"]).mean())
+    assert frame.loc[simumax, "memory_pool_ratio"].to_numpy() == pytest.approx(from_csv, rel=2e-3)
+    assert frame.loc[h100, "memory_pool_ratio"].to_numpy() == pytest.approx(
+        sum(ratio[i] for i in simumax) / len(simumax))
+    torchtitan = frame[frame["memory_statistic"] == "reserved"]
+    assert torchtitan["memory_pool_ratio"].to_numpy() == pytest.approx(sum(ratio.values()) / len(ratio))
+    # a frame whose runs hold no source with both statistics: no free blocks are assumed (ratio 1)
+    from lgacc.studies.validation.tables import pool_ratios
+
+    alone = frame.reset_index()
+    alone = alone[alone["publication"] == "torchtitan performance docs (2024)"]
+    assert (pool_ratios(alone) == 1).all()
+
+
+def test_the_framework_memory_is_two_hopper_cublas_workspaces():
+    from lgacc.model.calibrated.parameters import PRIORS
+
+    assert PRIORS.framework_gib * 2**30 == 2 * 32 * 2**20
+    # beside what this package's H100 steps allocated beyond their 12 bytes a parameter before the first step
+    csv = pd.read_csv(Path(__file__).parents[1] / "data/calibrated/measured/h100-sxm-2026-11-26/training.csv")
+    beyond = (csv["static_allocated_bytes"] - 12 * csv["parameters"]) / 2**20
+    assert beyond.min() > 64 and beyond.max() < 70
 
 
 def test_an_unknown_module_loading_is_one_clear_line(tmp_path):

@@ -22,6 +22,7 @@ import pandas as pd
 from lgacc.cache.results import cached
 from lgacc.errors import UserInputError
 from lgacc.model.calibrated import Calibration, fitted_calibration
+from lgacc.model.calibrated.device_memory import nccl_buffer_bytes
 from lgacc.model.hardware import GIB, Hardware
 
 from . import calibrated as cal
@@ -106,7 +107,7 @@ def _compute(runs: tuple[Run, ...], calibration: Calibration) -> pd.DataFrame:
     frame["expected_step_s"] = central["step_time_s"]
     frame["expected_memory_gib"] = central["memory_gib"]
     frame["expected_ratio"] = frame["expected_step_s"] / frame["measured_step_s"]
-    frame["expected_memory_compared_gib"] = frame["expected_memory_gib"] + frame["memory_context_gib"]
+    _beyond_allocated(frame)
     frame["memory_ratio"] = frame["expected_memory_compared_gib"] / frame["measured_memory_gib"]
     for part in ("pipeline", "bubble", "data_parallel", "optimizer", "fixed"):
         frame[f"expected_{part}_s"] = central[f"{part}_s"]
@@ -148,15 +149,49 @@ MEMORY_PREDICTS = "allocated"
 #: 20 MiB segment for it, about 0.02 GiB, is counted in too). Not fitted: a published measurement.
 CUDA_CONTEXT_BYTES = {"eager": 666_632_192, "lazy": 287_047_680}
 #: How a measurement of another statistic is compared (issue #35): no term is fitted to bridge the statistics.
-MEMORY_RULE = ("the calibrated model predicts the peak allocated memory; PyTorch's statistics are ordered allocated "
-               "<= reserved (the caching allocator's pool, its free blocks included) <= device (NVML's used memory, "
-               "as nvidia-smi or gpustat read it: the pool plus the CUDA context and the communication library's "
-               "buffers); a device measurement is compared with the prediction plus the CUDA context measured in "
-               "pytorch/pytorch#86509 (0.62 GiB loading kernels eagerly, 0.27 GiB lazily, as the run's software "
-               "did: reported.cuda_module_loading); nothing is added for the pool's free blocks or the communication "
-               "buffers, so against a reserved or device measurement the prediction remains a lower bound and reads "
-               "low; each statistic's error is reported apart (memory_by_statistic, with below_measured: the runs "
-               "whose prediction is at most the measurement)")
+MEMORY_RULE = ("the calibrated model predicts the peak allocated memory (expected_memory_gib); PyTorch's statistics "
+               "are ordered allocated <= reserved (the caching allocator's pool, its free blocks included) <= device "
+               "(NVML's used memory, as nvidia-smi or gpustat read it: the pool plus the CUDA context and the "
+               "communication library's buffers); each statistic is compared with its own prediction, no term "
+               "fitted: reserved = allocated x the measured pool/allocation ratio of the runs whose source "
+               "publishes both, the run's own publication left out (expected_memory_reserved_gib, "
+               "memory_pool_ratio); device = reserved + the CUDA context measured in pytorch/pytorch#86509 "
+               "(0.62 GiB loading kernels eagerly, 0.27 GiB lazily, as the run's software did: "
+               "reported.cuda_module_loading) + NCCL's buffers at its documented defaults, 10 MiB per channel "
+               "(4 MiB Simple, 0.5 MiB LL, 4.7 MiB LL128, rounded to cuMem's 2 MiB), 32 channels, per "
+               "communicator of two ranks or more the run's parallelism creates (expected_memory_device_gib, "
+               "memory_nccl_gib); each statistic's error is reported apart (memory_by_statistic, with "
+               "below_measured: the runs whose prediction is at most the measurement)")
+
+
+def pool_ratios(frame: pd.DataFrame) -> pd.Series:
+    """Per row, the caching allocator's measured pool over its allocation (peak reserved / peak allocated), the mean
+    over the dense runs whose source publishes both statistics, the row's own publication left out (as the time fit
+    leaves it out); 1 (no free blocks: the lower bound) where no other publication measured both."""
+    both = dense_rows(frame)
+    both = both[(both["memory_statistic"] == "allocated") & both["measured_memory_reserved_gib"].notna()]
+    measured = both["measured_memory_reserved_gib"] / both["measured_memory_gib"]
+    by_publication = {}
+    for publication in frame["publication"].unique():
+        others = measured[both["publication"] != publication]
+        by_publication[publication] = float(others.mean()) if len(others) else 1.0
+    return frame["publication"].map(by_publication).astype(float)
+
+
+def _beyond_allocated(frame: pd.DataFrame) -> None:
+    """The columns that compare the allocated prediction with a reserved or device reading (:data:`MEMORY_RULE`):
+    ``memory_pool_ratio``, ``memory_nccl_gib``, ``expected_memory_reserved_gib``, ``expected_memory_device_gib``
+    and ``expected_memory_compared_gib`` (the prediction of the statistic the run measured)."""
+    frame["memory_pool_ratio"] = pool_ratios(frame).to_numpy()
+    frame["memory_nccl_gib"] = [nccl_buffer_bytes(*(int(row[k]) for k in ("n_a", "n_l", "n_b", "n_c", "n_e"))) / GIB
+                                for _, row in frame.iterrows()]
+    frame["expected_memory_reserved_gib"] = frame["expected_memory_gib"] * frame["memory_pool_ratio"]
+    frame["expected_memory_device_gib"] = (frame["expected_memory_reserved_gib"] + frame["memory_context_gib"]
+                                           + frame["memory_nccl_gib"])
+    statistic = frame["memory_statistic"]
+    frame["expected_memory_compared_gib"] = np.where(
+        statistic == "device", frame["expected_memory_device_gib"],
+        np.where(statistic == "reserved", frame["expected_memory_reserved_gib"], frame["expected_memory_gib"]))
 
 
 def _context_gib(run: Run) -> float:
@@ -291,6 +326,10 @@ def summary(frame: pd.DataFrame, runs: Sequence[Run] | None = None) -> dict:
         "memory_publications": int(memory["publication"].nunique()), "memory_predicts": MEMORY_PREDICTS,
         "memory_by_statistic": by_statistic, "memory_rule": MEMORY_RULE,
         "memory_reserved_beside_allocated": _reserved_beside_allocated(memory),
+        # the pool/allocation ratio each source's reserved and device readings are compared with (its own left out)
+        "memory_pool_ratio_by_publication": {publication: float(ratio) for publication, ratio in
+                                             memory.groupby("publication", sort=False)["memory_pool_ratio"].first().items()}
+        if "memory_pool_ratio" in memory else {},
         "calculon_error": CALCULON_ERROR,
         "ideal_upper_bound": {"per-gpu": int(frame["upper_bound"].sum()),
                               **{n: int(frame[f"upper_bound_{n}"].sum()) for n in DP_NETWORKS[1:]},

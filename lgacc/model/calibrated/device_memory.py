@@ -1,0 +1,57 @@
+"""What a GPU's memory holds beyond the tensors the calibrated model counts (its peak *allocated* memory), for
+comparing the model with a measurement of another statistic (issue #35): PyTorch's statistics are ordered
+allocated <= reserved (the caching allocator's pool) <= device (NVML's used memory, as nvidia-smi reads it).
+
+* **The pool's free blocks** (reserved beyond allocated): not derived here; the validation study measures it on the
+  runs whose source publishes both statistics (:func:`pool_ratio`, the mean measured reserved/allocated ratio,
+  taken without the run's own publication).
+* **NCCL's buffers** (device beyond reserved: NCCL allocates them with the CUDA driver, outside PyTorch's pool):
+  per communicator with at least two ranks, each channel of its ring holds one connection's buffers on each GPU,
+  one buffer per protocol, of NCCL's default sizes (``src/init.cc``: ``DEFAULT_BUFFSIZE`` 4 MiB for the Simple
+  protocol, the ``NCCL_BUFFSIZE`` default of NCCL's documentation, docs.nvidia.com/deeplearning/nccl/user-guide/
+  docs/env.html#nccl-buffsize; ``DEFAULT_LL_BUFFSIZE`` = 8 lines x 512 threads x 8 steps x 16 bytes = 512 KiB;
+  ``DEFAULT_LL128_BUFFSIZE`` = 120 elements x 640 threads x 8 steps x 8 bytes = 4,915,200 bytes), 9,633,792 bytes,
+  which NCCL's cuMem allocations round up to the 2 MiB granularity: 10,485,760 bytes, the size NCCL's allocation
+  log shows per channel and peer on 8 H100s (NVIDIA/nccl#1685).  Channels: 32 per communicator, the count that
+  log shows on NVLink (and NCCL's ``MAXCHANNELS``); no tree connections are counted, so the term is a lower
+  reading of NCCL's own (NVIDIA/nccl#964 measured 544 MB per 2-GPU and 688 MB per larger communicator on A100s).
+* **The CUDA context**: :data:`lgacc.studies.validation.tables.CUDA_CONTEXT_BYTES` (pytorch/pytorch#86509).
+
+Which communicators a run creates: one per parallel dimension of more than one rank (tensor ``n_a``, pipeline
+``n_l``, data ``n_b``, context ``n_c``, expert ``n_e``), and the world group when it is none of them (the
+framework's own reductions: the loss, the gradient norm); PyTorch creates a group's NCCL communicator at its
+first collective, so a group of one rank holds none.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["NCCL_CHANNELS", "NCCL_CONNECTION_BYTES", "NCCL_PROTOCOL_BYTES", "nccl_buffer_bytes",
+           "nccl_communicators"]
+
+MIB = 2**20
+#: NCCL's default buffer per connection and protocol (src/init.cc), bytes.
+NCCL_PROTOCOL_BYTES = {
+    "simple": 1 << 22,  # DEFAULT_BUFFSIZE, NCCL_BUFFSIZE's documented default 4194304
+    "ll": 8 * 512 * 8 * 16,  # NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS x NCCL_STEPS x sizeof(ncclLLFifoLine)
+    "ll128": 120 * 640 * 8 * 8,  # NCCL_LL128_ELEMS_PER_THREAD x NCCL_LL128_MAX_NTHREADS x NCCL_STEPS x 8
+}
+#: cuMem's allocation granularity, to which NCCL rounds each connection's buffers.
+CUMEM_GRANULARITY = 2 * MIB
+#: One connection's buffers as allocated: the three protocols', rounded up to the granularity (10 MiB).
+NCCL_CONNECTION_BYTES = math.ceil(sum(NCCL_PROTOCOL_BYTES.values()) / CUMEM_GRANULARITY) * CUMEM_GRANULARITY
+#: Channels per communicator (NCCL's log on 8 H100s over NVLink, NVIDIA/nccl#1685; NCCL's MAXCHANNELS).
+NCCL_CHANNELS = 32
+
+
+def nccl_communicators(n_a: int, n_l: int, n_b: int, n_c: int = 1, n_e: int = 1) -> int:
+    """The NCCL communicators one GPU holds: one per parallel dimension of more than one rank, and the world group
+    when the run has more than one GPU and it is not one of those."""
+    groups = sum(1 for n in (n_a, n_l, n_b, n_c, n_e) if n > 1)
+    return groups + (1 if groups > 1 else 0)
+
+
+def nccl_buffer_bytes(n_a: int, n_l: int, n_b: int, n_c: int = 1, n_e: int = 1) -> int:
+    """NCCL's buffers on one GPU, bytes: its communicators x channels x one connection's buffers."""
+    return nccl_communicators(n_a, n_l, n_b, n_c, n_e) * NCCL_CHANNELS * NCCL_CONNECTION_BYTES
