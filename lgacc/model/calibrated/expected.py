@@ -97,6 +97,7 @@ def _calibration_inputs(calibration: Calibration) -> dict[str, float]:
         "e_hbm": calibration.hbm_efficiency, "alpha_nvl": calibration.nvlink_latency_s,
         "alpha_ib": calibration.infiniband_latency_s, "k_B": calibration.backward_bytes,
         "phi": calibration.fragmentation, "M_0": calibration.framework_gib * GIB,
+        "t_h": calibration.host_layer_s, "t_hR": calibration.host_recompute_s,
     }
 
 
@@ -165,6 +166,8 @@ def inputs(
     values.update(_hardware_inputs(hw))
     values.update(_calibration_inputs(calibration))
     values.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
+    if recipe.cuda_graphs:  # the host replays a captured graph: no floor from issuing each layer's work
+        values.update(t_h=0.0, t_hR=0.0)
     # the fused attention's efficiency: the recipe's kernel as measured on this GPU at this sequence length
     from .attention import attention_efficiency  # here: python -m lgacc.model.calibrated.attention runs cleanly
     values["e_att"] = attention_efficiency(hw.name, recipe.attention_kernel, model.d_s, calibration.attention_efficiency)

@@ -33,7 +33,11 @@ Fixed (not fitted), with their sources:
 * ``backward_bytes`` 1.5: backward over forward bytes of the memory-bound kernels (three tensors
   against two);
 * ``fragmentation`` 0.05: Megatron-LM's estimator adds 5 % to the activations;
-* ``framework_gib`` 1.0: memory outside the counted tensors (workspaces, communication buffers).
+* ``framework_gib`` 1.0: memory outside the counted tensors (workspaces, communication buffers);
+* ``host_layer_s``, ``host_recompute_s``: the host's seconds per layer and micro-batch of an eager framework
+  (forward and backward; what a recomputed forward adds), measured on our H100 (:mod:`.host`,
+  ``data/calibrated/measured/h100-sxm-2026-11-26/training.csv``): a stage is never faster than its host issues
+  it (:mod:`.step`).  0 in :data:`PRIORS`; :func:`link_priors` reads the measurement.
 """
 
 from __future__ import annotations
@@ -72,6 +76,8 @@ class Calibration:
     backward_bytes: float = 1.5
     fragmentation: float = 0.05
     framework_gib: float = 1.0
+    host_layer_s: float = 0.0
+    host_recompute_s: float = 0.0
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -104,10 +110,12 @@ def _read(path: Path) -> Calibration:
 
 @cache
 def link_priors() -> Calibration:
-    """The priors with the link constants of the published NCCL benchmark (:func:`.links.link_constants`)."""
+    """The priors with the link constants of the published NCCL benchmark (:func:`.links.link_constants`) and the
+    host's time per layer measured on our H100 (:func:`.host.host_times`)."""
+    from .host import host_times
     from .links import link_constants
 
-    return PRIORS.replace(**link_constants())
+    return PRIORS.replace(**link_constants(), **host_times())
 
 
 @cache

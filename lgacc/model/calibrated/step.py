@@ -18,7 +18,12 @@ micro-batch (standard accumulation) or once per step (the improved method's laye
     t_F' = max(t_F, k t_AG)      t_BR' = max(t_B + t_R, k (t_AG + t_RS))      k = z_3 (1 or 1 / n_mu)
 
 A device's stage passes one micro-batch in ``L (t_F' + t_BR') + 2 chunks t_p2p`` (``L = d_l / n_l``
-layers); the first stage adds the embedding, the last the head and the cross-entropy.  The
+layers), but never faster than its host issues the work: an eager framework's CPU needs ``t_h`` per layer and
+micro-batch, ``t_hR`` more for a recomputed forward (measured on our H100, :mod:`.host`; 0 with CUDA graphs)::
+
+    tau_stage = max(L (t_F' + t_BR') + 2 chunks t_p2p,  L (t_h + r_full t_hR))
+
+The first stage adds the embedding, the last the head and the cross-entropy.  The
 pipeline runs ``n_mu`` micro-batches through the slowest stage plus a ramp of ``R`` stage passes
 (the schedule's bubble, from :mod:`lgacc.model.formulas.schedules`)::
 
@@ -100,6 +105,8 @@ from .symbols import (
     r_op,
     r_sel,
     sp,
+    t_h,
+    t_hR,
     t_k,
     xi,
     z_1,
@@ -232,10 +239,13 @@ def step_terms() -> dict[str, sympy.Expr]:
     backward = overlapped(times["backward"] + times["recompute"], gather + scatter)
     L = layers_per_device()
     transfers = 2 * chunks * present(n_l) * point_to_point_time(2 * tokens() * d_m / n_a)
-    stage = L * (forward + backward) + transfers
+    # an eager framework's host issues a layer's work no faster than measured (lgacc.model.calibrated.host): the GPU
+    # runs ahead of it only while its queue is full, so a stage of short kernels runs at the host's pace
+    host = L * (t_h + r_full * t_hR)
+    stage = maximum(L * (forward + backward) + transfers, host)
     embedding, head = streaming_time(embedding_bytes()), _head_time()
     slowest = stage + maximum(embedding, head) + single_stage() * minimum(embedding, head)
-    zero_bubble_stage = L * (forward + times["ramp_backward"] + times["recompute"]) + transfers
+    zero_bubble_stage = maximum(L * (forward + times["ramp_backward"] + times["recompute"]) + transfers, host)
     ramp = R_ramp * (zb * zero_bubble_stage + (1 - zb) * stage)
     pipeline = n_mu * slowest
     parameters = device_parameters()
@@ -268,6 +278,7 @@ def step_terms() -> dict[str, sympy.Expr]:
         "layer_launch": times["launch"],
         "layer_tensor_parallel": times["tensor_parallel"],
         "stage_transfers": transfers,
+        "stage_host": host,
     }
 
 

@@ -61,6 +61,8 @@ e_hbm = _positive("e_hbm")
 alpha_nvl = _indicator("alpha_nvl")
 alpha_ib = _indicator("alpha_ib")
 k_B = _positive("k_B")
+t_h = _indicator("t_h")
+t_hR = _indicator("t_hR")
 # --- fitted ---
 kappa = _positive("kappa")
 eta = _positive("eta")
@@ -132,6 +134,10 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("alpha_nvl", alpha_nvl, "latency of a collective over NVLink", "s"),
     ("alpha_ib", alpha_ib, "latency of a collective over InfiniBand", "s"),
     ("k_B", k_B, "backward bytes of the memory-bound kernels over forward bytes", "1"),
+    ("t_h", t_h, "host seconds to issue one layer's forward and backward passes for one micro-batch (eager "
+     "framework, measured; 0 with CUDA graphs)", "s"),
+    ("t_hR", t_hR, "host seconds a recomputed forward pass adds per layer and micro-batch (measured; 0 with CUDA "
+     "graphs)", "s"),
     ("kappa", kappa, "fitted: real layers' matrix-multiply efficiency over the isolated kernel's (the measured "
      "table's, else e_max)", "1"),
     ("eta", eta, "achieved bus bandwidth over link bandwidth (alpha-beta fit to a published NCCL benchmark)", "1"),
