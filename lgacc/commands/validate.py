@@ -86,7 +86,9 @@ def _fixed_parameters() -> dict:
     return {"T_0": calibration.T_0, "eta": calibration.eta, "nvlink_latency_s": calibration.nvlink_latency_s,
             "host_layer_s": calibration.host_layer_s, "host_recompute_s": calibration.host_recompute_s,
             "source": f"eta and nvlink_latency_s: alpha-beta fit to {link_fits()[REFERENCE_TABLE].source} "
-                      "(python -m lgacc.model.calibrated.links); T_0: no fixed time per step; host_layer_s and "
+                      "(python -m lgacc.model.calibrated.links; a GPU whose NVLink runs at another table's link "
+                      "bandwidth, H100 and H200 SXM, reads that table's eta_nvl and alpha_nvl for its NVLink "
+                      "collectives); T_0: no fixed time per step; host_layer_s and "
                       "host_recompute_s: an eager framework's host time per layer and micro-batch, measured on an "
                       "H100 (python -m lgacc.model.calibrated.host)"}
 

@@ -101,6 +101,17 @@ def _calibration_inputs(calibration: Calibration) -> dict[str, float]:
     }
 
 
+def _link_inputs(hardware: Hardware, calibration: Calibration) -> dict[str, float]:
+    """``eta_nvl`` and ``alpha_nvl``: the published NCCL table of the GPU's NVLink generation where there is one
+    (:func:`.links.nvlink_constants`), else the calibration's (the reference table's ``eta``, ``nvlink_latency_s``)."""
+    from .links import nvlink_constants  # here: python -m lgacc.model.calibrated.links runs cleanly
+
+    found = nvlink_constants(hardware.nvlink_bandwidth_bytes_per_s / 2)
+    if found is None:
+        return {"eta_nvl": calibration.eta, "alpha_nvl": calibration.nvlink_latency_s}
+    return dict(found[1])
+
+
 def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, float]:
     return {
         "r_full": {"full": 1.0, "alternate": 0.5}.get(recipe.recompute, 0.0),
@@ -165,6 +176,7 @@ def inputs(
     values.update(_model_inputs(model))
     values.update(_hardware_inputs(hw))
     values.update(_calibration_inputs(calibration))
+    values.update(_link_inputs(hw, calibration))
     values.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
     if recipe.cuda_graphs:  # the host replays a captured graph: no floor from issuing each layer's work
         values.update(t_h=0.0, t_hR=0.0)

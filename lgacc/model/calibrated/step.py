@@ -173,9 +173,9 @@ def bucketed_exposure(window, collective, buckets) -> sympy.Expr:
 @cache
 def _tensor_collective() -> sympy.Expr:
     """One all-reduce of an activation over the tensor-parallel group (or its reduce-scatter + all-gather)."""
-    beta, alpha = tensor_link()
+    bandwidth, alpha = tensor_link()
     size = 2 * tokens() * d_m
-    return ring_time(size, n_a, 2, beta, alpha) + sp * present(n_a) * alpha
+    return ring_time(size, n_a, 2, bandwidth, alpha) + sp * present(n_a) * alpha
 
 
 @cache

@@ -66,6 +66,7 @@ t_hR = _indicator("t_hR")
 # --- fitted ---
 kappa = _positive("kappa")
 eta = _positive("eta")
+eta_nvl = _positive("eta_nvl")
 xi = _indicator("xi")
 T_0 = _indicator("T_0")
 # --- the framework's choices ---
@@ -141,6 +142,8 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("kappa", kappa, "fitted: real layers' matrix-multiply efficiency over the isolated kernel's (the measured "
      "table's, else e_max)", "1"),
     ("eta", eta, "achieved bus bandwidth over link bandwidth (alpha-beta fit to a published NCCL benchmark)", "1"),
+    ("eta_nvl", eta_nvl, "achieved bus bandwidth over NVLink bandwidth (the published NCCL table of the GPU's NVLink "
+     "generation where there is one, else eta)", "1"),
     ("xi", xi, "fitted: share of an overlapped collective's time that still delays the compute it overlaps "
      "(the collective's kernels take SMs and memory bandwidth)", "1"),
     ("T_0", T_0, "fixed time per step (not fitted: 0 unless set by hand)", "s"),
