@@ -38,7 +38,7 @@ __all__ = ["programs", "inputs", "evaluate_inputs", "expected_many", "expected",
 
 SECONDS_PER_DAY = 86_400.0
 #: The additive parts of the step time, as :func:`lgacc.model.calibrated.step.step_terms` names them.
-STEP_PARTS = ("pipeline", "bubble", "data_parallel", "optimizer", "fixed")
+STEP_PARTS = ("pipeline", "bubble", "data_parallel", "optimizer", "host", "fixed")
 #: The parts of the memory per GPU, as :func:`lgacc.model.calibrated.memory.memory_terms` names them.
 MEMORY_PARTS = ("weights", "gradients", "optimizer", "buffers", "activations", "framework")
 #: What the main program reads of a schedule (:func:`lgacc.model.calibrated.step.schedule_numbers`).

@@ -2,9 +2,9 @@
 
 Without CUDA graphs every operation of a training step is issued from Python, one after the other: the
 autograd engine records it, the module's hooks and autocast's casts run, and the kernel is launched.  The GPU
-runs ahead of the host only while its queue is full; a layer whose kernels are shorter than the host's time to
-issue them runs at the host's pace.  A device's stage therefore takes at least
-``L (t_h + r_full t_hR)`` seconds per micro-batch (:mod:`.step`): ``t_h`` the host's seconds per layer and
+runs ahead of the host only while its queue is full; layers whose kernels are shorter than the host's time to
+issue them run at the host's pace.  A step therefore takes at least ``(n_mu + R) L (t_h + r_full t_hR)`` seconds
+(:mod:`.step`: the device's micro-batches and ramp, ``L`` layers each): ``t_h`` the host's seconds per layer and
 micro-batch (forward and backward), ``t_hR`` what a recomputed forward adds.
 
 **Measured, not fitted.**  Both come from the training steps measured on our own H100 with eager PyTorch
@@ -12,10 +12,11 @@ micro-batch (forward and backward), ``t_hR`` what a recomputed forward adds.
 width of the table (``d_m`` 1024, 8 layers) the step time stays the same whether the 4,096 tokens of a
 micro-batch come as 4 x 1024, 2 x 2048 or 1 x 4096 (the attention's flops grow four-fold over those rows, the
 time does not: the step waits on the host, :func:`host_bound_spread`).  The fastest of those steps, divided by
-the layers, is ``t_h`` (without recomputation) and ``t_h + t_hR`` (full recomputation): the step's own
-host work (the head, the loss, the optimizer's few fused kernels) is counted into the layers, so on a model of
-8 layers the per-layer figure reads a little high; a framework with heavier modules (Transformer Engine's,
-Megatron-LM's hooks) issues more per layer and reads higher still.
+the layers, is ``t_h`` (without recomputation) and ``t_h + t_hR`` (full recomputation).  The step's own host
+work (the head, the loss, the optimizer's few fused kernels) is counted into the layers, which is why the floor
+bounds the whole step and is not added beside the head and the optimizer; a framework with heavier modules
+(Transformer Engine's, Megatron-LM's hooks) issues more per layer and waits longer (megatron-tutorials' runs of
+one micro-batch: 4.6-5.1 ms per layer), a faster CPU less.
 
 The launch of one tiny kernel measured on the same machine (``launch.csv``: 8.08 us from the host, 7.74 us per
 kernel on the device back to back, 0.99 us in a CUDA graph) is far below this: the layer's ~25 kernels that the

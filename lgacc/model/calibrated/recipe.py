@@ -62,8 +62,8 @@ FIELDS: dict[str, str] = {
     "dp_network": "data-parallel collectives: ring (hierarchical: NVLink and all the node's cards, as NCCL's rings "
                   "move them; the default) or per-gpu (every GPU's volume through its own card, the paper's count)",
     "cuda_graphs": "the step runs as captured CUDA graphs (the host replays a graph; no floor from the host's time "
-                   "to issue each layer's work); off: an eager framework, whose stage is never faster than its host "
-                   "issues it (the time measured on an H100, lgacc.model.calibrated.host), as every framework runs "
+                   "to issue each layer's work); off: an eager framework, whose step is never shorter than its host "
+                   "takes to issue it (the time measured on an H100, lgacc.model.calibrated.host), as every framework runs "
                    "by default (Megatron-LM's --enable-cuda-graph, PyTorch's CUDA graphs are opt-in)",
 }
 DP_NETWORKS = ("ring", "per-gpu")
