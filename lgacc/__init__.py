@@ -66,7 +66,8 @@ module                              job
                                     ``recipe``, ``parameters`` (fitted and fixed), ``links`` (alpha-beta
                                     from a published NCCL benchmark), ``attention`` (fused
                                     attention from published kernel speeds), ``gemm_table``
-                                    (layer GEMMs from a measured table), ``program`` (the
+                                    (layer GEMMs from a measured table), ``host`` (an eager
+                                    framework's host floor, measured), ``program`` (the
                                     expressions as data), ``store`` (kept on disk, verified),
                                     ``expected`` (evaluation), ``sparse`` (experts, context, FP8),
                                     ``device_memory`` (NCCL's buffers beyond the allocation)

@@ -86,10 +86,11 @@ def test_training_state_bytes_per_parameter_by_zero_stage(stage, bytes_per_param
 
 def test_hierarchical_data_parallel_time():
     size, beta_ib, beta_nvl, eta = 4e9, 25e9, 300e9, 0.8
-    common = {S.beta_ib: beta_ib, S.beta_nvl: beta_nvl, S.eta: eta, S.alpha_ib: 0, S.alpha_nvl: 0, n_b: 16, S.pg: 0}
+    common = {S.beta_ib: beta_ib, S.beta_nvl: beta_nvl, S.eta: eta, S.eta_nvl: eta, S.alpha_ib: 0, S.alpha_nvl: 0,
+              n_b: 16, S.pg: 0}
     # the tensor group fills the node (g = 1): the paper's per-GPU ring, 2 (n - 1)/n S over the GPU's own link
     per_gpu = data_parallel_time(size, 2).subs({**common, S.G: 8, n_a: 8})
-    assert float(per_gpu) == pytest.approx(float(ring_time(size, 16, 2, beta_ib, 0).subs(S.eta, eta)))
+    assert float(per_gpu) == pytest.approx(float(ring_time(size, 16, 2, eta * beta_ib, 0)))
     # 8 data-parallel peers per node: an eighth of the volume leaves through each card, 7/8 crosses NVLink
     hierarchical = float(data_parallel_time(size, 2).subs({**common, S.G: 8, n_a: 1}))
     by_hand = 2 * 15 / 16 * size * max(1 / (8 * eta * beta_ib), 7 / (8 * eta * beta_nvl))
@@ -101,11 +102,12 @@ def test_hierarchical_data_parallel_time():
 
 def test_a_data_parallel_group_inside_one_node_never_crosses_infiniband():
     size, beta_ib, beta_nvl, eta, alpha_nvl = 4e9, 25e9, 300e9, 0.8, 7e-6
-    values = {S.beta_ib: beta_ib, S.beta_nvl: beta_nvl, S.eta: eta, S.alpha_ib: 1.0, S.alpha_nvl: alpha_nvl,
-              S.pg: 0, S.G: 8, n_a: 2}
+    eta_nvl = 0.95  # the NVLink generation's own table (lgacc.model.calibrated.links.nvlink_constants)
+    values = {S.beta_ib: beta_ib, S.beta_nvl: beta_nvl, S.eta: eta, S.eta_nvl: eta_nvl, S.alpha_ib: 1.0,
+              S.alpha_nvl: alpha_nvl, S.pg: 0, S.G: 8, n_a: 2}
     # 4 data-parallel peers and a tensor pair fill one 8-GPU node: one NVLink ring, by hand, at the NVLink latency
     inside = float(data_parallel_time(size, 2).subs({**values, n_b: 4}))
-    assert inside == pytest.approx(alpha_nvl + 2 * 3 / 4 * size / (eta * beta_nvl))
+    assert inside == pytest.approx(alpha_nvl + 2 * 3 / 4 * size / (eta_nvl * beta_nvl))
     # twice as many peers span two nodes: the InfiniBand card of each peer is the slowest link again
     across = float(data_parallel_time(size, 2).subs({**values, n_b: 8}))
     assert across == pytest.approx(1.0 + 2 * 7 / 8 * size / (4 * eta * beta_ib))

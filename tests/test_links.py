@@ -29,3 +29,22 @@ def test_the_shipped_tables_and_what_the_model_reads():
     calibration = fitted_calibration()
     assert calibration.eta == constants["eta"] and calibration.nvlink_latency_s == constants["nvlink_latency_s"]
     assert FITTED == ("kappa", "xi") and calibration.T_0 == 0
+
+
+def test_each_gpu_reads_the_table_of_its_nvlink_generation():
+    from lgacc.model.calibrated.expected import inputs
+    from lgacc.model.calibrated.links import nvlink_constants
+    from lgacc.model.hardware import load_hardware
+
+    fits = link_fits()
+    calibration = fitted_calibration()
+    for name, table in (("h100-sxm", "h200-sxm-nvlink4"), ("h200-sxm", "h200-sxm-nvlink4"),
+                        ("a100-80gb", None), ("b200", None)):  # A100's spec states 600 GiB/s: the reference
+        hardware = load_hardware(name)
+        found = nvlink_constants(hardware.nvlink_bandwidth_bytes_per_s / 2)
+        assert (found and found[0]) == table, name
+        values = inputs("X64", name, "baseline", n_b=8, calibration=calibration)
+        expected_eta = round(fits[table].efficiency, 4) if table else calibration.eta
+        expected_alpha = round(fits[table].alpha_s, 7) if table else calibration.nvlink_latency_s
+        assert float(values["eta_nvl"]) == expected_eta and float(values["alpha_nvl"]) == expected_alpha, name
+        assert float(values["eta"]) == calibration.eta  # InfiniBand keeps the reference's share

@@ -43,7 +43,8 @@ def test_the_worst_runs_are_the_held_out_ones_in_order():
 def test_counts_and_errors_as_the_summary_gives_them():
     assert chapter.runs_sentence(NUMBERS).startswith("**3 runs from 2 publications and benchmark suites**: 2 of the "
                                                      "baseline method (1 sources), 1 of the partitioned method")
-    parameters = SimpleNamespace(kappa=0.77, eta=0.71, xi=0.3, T_0=0.0, nvlink_latency_s=44e-6, fragmentation=0.05)
+    parameters = SimpleNamespace(kappa=0.77, eta=0.71, xi=0.3, T_0=0.0, nvlink_latency_s=44e-6, fragmentation=0.05,
+                                 host_layer_s=2.8e-3)
     errors = chapter.errors_sentence(NUMBERS, parameters)
     assert "**Leave one publication out: 20.0% mean, 30.0% worst** over 2 runs of 2 sources" in errors
     assert "within publication: 5.0%, beside Calculon's 3.65%" in errors and "Memory: 8.0% mean" in errors
@@ -53,7 +54,9 @@ def test_counts_and_errors_as_the_summary_gives_them():
 
 
 def test_the_errors_sentence_names_the_two_fitted_parameters_and_the_published_links():
-    parameters = SimpleNamespace(kappa=0.74, eta=0.68, xi=0.31, T_0=0.0, nvlink_latency_s=44e-6, fragmentation=0.05)
+    parameters = SimpleNamespace(kappa=0.74, eta=0.68, xi=0.31, T_0=0.0, nvlink_latency_s=44e-6, fragmentation=0.05,
+                                 host_layer_s=2.5e-3)
     text = chapter.errors_sentence(NUMBERS, parameters)
     assert "$\\kappa$ = 0.74" in text and "$\\xi$ = 0.31" in text and "the two fitted parameters" in text
     assert "$\\eta$ = 0.68" in text and "44 µs" in text and "NCCL" in text
+    assert "NVLink 4 table" in text and "2.5 ms per layer and micro-batch" in text

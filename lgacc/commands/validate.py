@@ -88,8 +88,13 @@ def _fixed_parameters() -> dict:
     """The constants no longer fitted (issue #35), with where each comes from."""
     calibration = fitted_calibration()
     return {"T_0": calibration.T_0, "eta": calibration.eta, "nvlink_latency_s": calibration.nvlink_latency_s,
+            "host_layer_s": calibration.host_layer_s, "host_recompute_s": calibration.host_recompute_s,
             "source": f"eta and nvlink_latency_s: alpha-beta fit to {link_fits()[REFERENCE_TABLE].source} "
-                      "(python -m lgacc.model.calibrated.links); T_0: no fixed time per step"}
+                      "(python -m lgacc.model.calibrated.links; a GPU whose NVLink runs at another table's link "
+                      "bandwidth, H100 and H200 SXM, reads that table's eta_nvl and alpha_nvl for its NVLink "
+                      "collectives); T_0: no fixed time per step; host_layer_s and "
+                      "host_recompute_s: an eager framework's host time per layer and micro-batch, measured on an "
+                      "H100 (python -m lgacc.model.calibrated.host)"}
 
 
 def _measured_tables() -> list[dict]:
@@ -105,6 +110,11 @@ def _measured_tables() -> list[dict]:
     out += [{"operation": "fused attention (by kernel and sequence length)", "gpus": list(t["gpus"]),
              "file": str(ATTENTION_FILE.relative_to(root)), "command": "python -m lgacc.model.calibrated.attention"}
             for t in attention_tables()]
+    from lgacc.model.calibrated.host import TRAINING_FILE
+
+    out.append({"operation": "host time to issue a layer's work in an eager framework (the stage's floor)",
+                "gpus": ["all (the host, not the GPU; measured beside an H100)"],
+                "file": str(TRAINING_FILE.relative_to(root)), "command": "python -m lgacc.model.calibrated.host"})
     return out
 
 

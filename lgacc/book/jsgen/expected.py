@@ -23,6 +23,7 @@ from lgacc.model.calibrated.expected import SECONDS_PER_DAY, programs
 from lgacc.model.calibrated.program import Program
 from lgacc.model.calibrated.attention import attention_tables
 from lgacc.model.calibrated.gemm_table import MAPS, gemm_tables
+from lgacc.model.calibrated.links import link_fits, nvlink_constants
 from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, LOGIT_BYTES,
                                           MIXED_PRECISION, RECOMPUTE)
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
@@ -100,8 +101,12 @@ def expected_data() -> dict[str, Any]:
                         "e_att": calibration.attention_efficiency, "t_k": calibration.kernel_latency_s,
                         "e_hbm": calibration.hbm_efficiency, "alpha_nvl": calibration.nvlink_latency_s,
                         "alpha_ib": calibration.infiniband_latency_s, "k_B": calibration.backward_bytes,
-                        "phi": calibration.fragmentation, "M_0": calibration.framework_gib * GIB},
+                        "phi": calibration.fragmentation, "M_0": calibration.framework_gib * GIB,
+                        "t_h": calibration.host_layer_s, "t_hR": calibration.host_recompute_s},
         "fitted": calibration.fitted(),
+        # NVLink collectives: the published NCCL table of the GPU's NVLink generation (lgacc.model.calibrated.links)
+        "nvlink_tables": [{"link_bytes_per_s": fit.link_bytes_per_s, **nvlink_constants(fit.link_bytes_per_s)[1]}
+                          for fit in link_fits().values()],
         "gemm_max_efficiency": {name: load_hardware(name).gemm_max_efficiency for name in available_hardware()},
         "default_gemm_max_efficiency": 0.8,
         "models": models,
@@ -157,7 +162,7 @@ EXPECTED_JS = r"""
       R[key] = v;
     }
     if (!EXPECTED_DATA.recompute.includes(R.recompute)) fail(`recipe recompute=${pyRepr(R.recompute)} must be one of ${EXPECTED_DATA.recompute.join(", ")}`);
-    for (const key of ["sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy"])
+    for (const key of ["sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy", "cuda_graphs"])
       if (R[key] !== true && R[key] !== false) fail(`recipe ${key}=${pyRepr(R[key])} must be true or false`);
     if (R.zero_stage !== null && ![0, 1, 2, 3].includes(R.zero_stage)) fail(`recipe zero_stage=${pyRepr(R.zero_stage)} must be one of 0, 1, 2, 3 (or unset)`);
     if (!EXPECTED_DATA.attention_kernels.includes(R.attention_kernel)) fail(`recipe attention_kernel=${pyRepr(R.attention_kernel)} must be one of ${EXPECTED_DATA.attention_kernels.join(", ")}`);
@@ -259,6 +264,10 @@ EXPECTED_JS = r"""
       amp: R.mixed_precision === "megatron" ? 0 : 1, keep_G: R.mixed_precision === "amp-zeroed" ? 1 : 0,
       g_L: R.logit_bytes, ddp_copy: R.ddp_bucket_copy ? 1 : 0,
     }, EXPECTED_DATA.calibration);
+    const nvlink = EXPECTED_DATA.nvlink_tables.find((t) => Math.abs(t.link_bytes_per_s - hw.nvlink_bandwidth_bytes_per_s / 2) <= 1e-6 * t.link_bytes_per_s);
+    x.eta_nvl = nvlink ? nvlink.eta_nvl : x.eta;
+    x.alpha_nvl = nvlink ? nvlink.alpha_nvl : x.alpha_nvl;
+    if (R.cuda_graphs) { x.t_h = 0; x.t_hR = 0; }  // a captured graph: no host floor (lgacc.model.calibrated.host)
     x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, EXPECTED_DATA.calibration.e_att);
     const measured = layerEfficiencies(hw.name, m.d_m, c.n_a, c.b_mu * m.d_s);
     x.g_tab = measured === null ? 0 : 1;

@@ -32,7 +32,7 @@ from __future__ import annotations
 import sympy
 
 from ..symbols import n_a, n_b, n_l
-from .symbols import G, alpha_ib, alpha_nvl, beta_ib, beta_nvl, eta, maximum, minimum, pg
+from .symbols import G, alpha_ib, alpha_nvl, beta_ib, beta_nvl, eta, eta_nvl, maximum, minimum, pg
 
 __all__ = ["present", "ring_time", "tensor_link", "pipeline_link", "data_peers_per_node", "data_parallel_time",
            "point_to_point_time"]
@@ -43,29 +43,30 @@ def present(n) -> sympy.Expr:
     return minimum(1, n - 1)
 
 
-def ring_time(size_bytes, n, volume: int, beta, alpha) -> sympy.Expr:
-    """One ring collective over ``n`` ranks: ``volume`` is 2 (all-reduce) or 1 (reduce-scatter, all-gather)."""
-    return present(n) * alpha + volume * (n - 1) / n * size_bytes / (eta * beta)
+def ring_time(size_bytes, n, volume: int, bandwidth, alpha) -> sympy.Expr:
+    """One ring collective over ``n`` ranks: ``volume`` is 2 (all-reduce) or 1 (reduce-scatter, all-gather);
+    ``bandwidth`` the achieved one (``eta_nvl beta_nvl`` or ``eta beta_ib``, :func:`tensor_link`)."""
+    return present(n) * alpha + volume * (n - 1) / n * size_bytes / bandwidth
 
 
 def tensor_link() -> tuple[sympy.Expr, sympy.Expr]:
-    """(bandwidth, latency) of the tensor-parallel group: NVLink when ``n_a <= G``, else InfiniBand."""
+    """(achieved bandwidth, latency) of the tensor-parallel group: NVLink when ``n_a <= G``, else InfiniBand."""
     inside = n_a <= G
-    return (sympy.Piecewise((beta_nvl, inside), (beta_ib, True)),
+    return (sympy.Piecewise((eta_nvl * beta_nvl, inside), (eta * beta_ib, True)),
             sympy.Piecewise((alpha_nvl, inside), (alpha_ib, True)))
 
 
 def pipeline_link() -> tuple[sympy.Expr, sympy.Expr]:
-    """(bandwidth, latency) between pipeline neighbours: NVLink only when the whole job is one node."""
+    """(achieved bandwidth, latency) between pipeline neighbours: NVLink only when the whole job is one node."""
     inside = n_a * n_b * n_l <= G
-    return (sympy.Piecewise((beta_nvl, inside), (beta_ib, True)),
+    return (sympy.Piecewise((eta_nvl * beta_nvl, inside), (eta * beta_ib, True)),
             sympy.Piecewise((alpha_nvl, inside), (alpha_ib, True)))
 
 
 def point_to_point_time(size_bytes) -> sympy.Expr:
     """One pipeline transfer of ``size_bytes`` (each way at once, full duplex)."""
-    beta, alpha = pipeline_link()
-    return alpha + size_bytes / (eta * beta)
+    bandwidth, alpha = pipeline_link()
+    return alpha + size_bytes / bandwidth
 
 
 def data_peers_per_node() -> sympy.Expr:
@@ -82,7 +83,7 @@ def data_parallel_time(size_bytes, volume: int) -> sympy.Expr:
     1)/n_b S / (eta beta_NVL)``: ``across = min(1, n_b / g - 1)`` picks between the two (0 inside a node, 1 across)."""
     g = data_peers_per_node()
     across = present(n_b / g)
-    per_byte = (across * maximum(1 / (g * eta * beta_ib), (g - 1) / (g * eta * beta_nvl))
-                + (1 - across) / (eta * beta_nvl))
+    per_byte = (across * maximum(1 / (g * eta * beta_ib), (g - 1) / (g * eta_nvl * beta_nvl))
+                + (1 - across) / (eta_nvl * beta_nvl))
     latency = across * alpha_ib + (1 - across) * alpha_nvl
     return present(n_b) * latency + volume * (n_b - 1) / n_b * size_bytes * per_byte

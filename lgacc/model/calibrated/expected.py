@@ -38,7 +38,7 @@ __all__ = ["programs", "inputs", "evaluate_inputs", "expected_many", "expected",
 
 SECONDS_PER_DAY = 86_400.0
 #: The additive parts of the step time, as :func:`lgacc.model.calibrated.step.step_terms` names them.
-STEP_PARTS = ("pipeline", "bubble", "data_parallel", "optimizer", "fixed")
+STEP_PARTS = ("pipeline", "bubble", "data_parallel", "optimizer", "host", "fixed")
 #: The parts of the memory per GPU, as :func:`lgacc.model.calibrated.memory.memory_terms` names them.
 MEMORY_PARTS = ("weights", "gradients", "optimizer", "buffers", "activations", "framework")
 #: What the main program reads of a schedule (:func:`lgacc.model.calibrated.step.schedule_numbers`).
@@ -97,7 +97,19 @@ def _calibration_inputs(calibration: Calibration) -> dict[str, float]:
         "e_hbm": calibration.hbm_efficiency, "alpha_nvl": calibration.nvlink_latency_s,
         "alpha_ib": calibration.infiniband_latency_s, "k_B": calibration.backward_bytes,
         "phi": calibration.fragmentation, "M_0": calibration.framework_gib * GIB,
+        "t_h": calibration.host_layer_s, "t_hR": calibration.host_recompute_s,
     }
+
+
+def _link_inputs(hardware: Hardware, calibration: Calibration) -> dict[str, float]:
+    """``eta_nvl`` and ``alpha_nvl``: the published NCCL table of the GPU's NVLink generation where there is one
+    (:func:`.links.nvlink_constants`), else the calibration's (the reference table's ``eta``, ``nvlink_latency_s``)."""
+    from .links import nvlink_constants  # here: python -m lgacc.model.calibrated.links runs cleanly
+
+    found = nvlink_constants(hardware.nvlink_bandwidth_bytes_per_s / 2)
+    if found is None:
+        return {"eta_nvl": calibration.eta, "alpha_nvl": calibration.nvlink_latency_s}
+    return dict(found[1])
 
 
 def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, float]:
@@ -164,7 +176,10 @@ def inputs(
     values.update(_model_inputs(model))
     values.update(_hardware_inputs(hw))
     values.update(_calibration_inputs(calibration))
+    values.update(_link_inputs(hw, calibration))
     values.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
+    if recipe.cuda_graphs:  # the host replays a captured graph: no floor from issuing each layer's work
+        values.update(t_h=0.0, t_hR=0.0)
     # the fused attention's efficiency: the recipe's kernel as measured on this GPU at this sequence length
     from .attention import attention_efficiency  # here: python -m lgacc.model.calibrated.attention runs cleanly
     values["e_att"] = attention_efficiency(hw.name, recipe.attention_kernel, model.d_s, calibration.attention_efficiency)

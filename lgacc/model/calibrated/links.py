@@ -12,6 +12,12 @@ bandwidth ``B = eta beta`` by least squares on the relative error of ``t`` over 
 The calibrated model reads the NVLink 3 table (A100, the GPU of most measured runs): its ``eta`` and its
 ``alpha`` replace the fitted bus efficiency and Calculon's 10 us (:func:`link_constants`); the same
 ``eta`` serves InfiniBand, for want of a published inter-node table of the same kind (a known limit).
+A GPU whose NVLink runs at the bandwidth of another table's link (the same NVLink generation and link count:
+H100 and H200 SXM, 450 GB/s per direction, NVLink 4 with NVSwitch) reads its NVLink collectives from that
+table instead (:func:`nvlink_constants`: ``eta_nvl`` and ``alpha_nvl``); a GPU without one (B200's NVLink 5,
+H800's reduced NVLink) keeps the reference.  The tables are all-reduce benchmarks (NVLS, the switch's reduction,
+where the hardware has it); the model applies their share of the link to its reduce-scatters, all-gathers and
+transfers as well, as it does on A100.
 
 ``python -m lgacc.model.calibrated.links`` prints each table's fit.
 """
@@ -29,7 +35,8 @@ from lgacc.errors import UserInputError
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
-__all__ = ["NCCL_FILE", "REFERENCE_TABLE", "LinkFit", "fit_table", "link_fits", "link_constants", "main"]
+__all__ = ["NCCL_FILE", "REFERENCE_TABLE", "LinkFit", "fit_table", "link_fits", "link_constants", "nvlink_constants",
+           "main"]
 
 NCCL_FILE = DATA / "calibrated" / "nccl_allreduce_busbw.yaml"
 #: The table whose fit the calibrated model uses.
@@ -48,6 +55,7 @@ class LinkFit:
     busbw: float
     efficiency: float
     worst_error: float
+    link_bytes_per_s: float = 0.0
 
 
 def _size(text) -> int:
@@ -81,7 +89,8 @@ def link_fits(path: Path = NCCL_FILE) -> dict[str, LinkFit]:
         busbw = np.array([p[1] for p in points]) * 1e9
         alpha, bandwidth, worst = fit_table(sizes, busbw, int(table["ranks"]))
         out[table["name"]] = LinkFit(name=table["name"], source=str(table["source"]), alpha_s=alpha, busbw=bandwidth,
-                                     efficiency=bandwidth / (float(table["link_gb_per_s"]) * 1e9), worst_error=worst)
+                                     efficiency=bandwidth / (float(table["link_gb_per_s"]) * 1e9), worst_error=worst,
+                                     link_bytes_per_s=float(table["link_gb_per_s"]) * 1e9)
     return out
 
 
@@ -91,11 +100,22 @@ def link_constants() -> dict[str, float]:
     return {"eta": round(fit.efficiency, 4), "nvlink_latency_s": round(fit.alpha_s, 7)}
 
 
+@cache
+def nvlink_constants(link_bytes_per_s: float) -> tuple[str, dict[str, float]] | None:
+    """(table, ``{"eta_nvl", "alpha_nvl"}``) of the first table whose NVLink carries ``link_bytes_per_s`` per
+    direction (the same generation and link count), or None (the model keeps the reference's constants)."""
+    for fit in link_fits().values():
+        if abs(fit.link_bytes_per_s - link_bytes_per_s) <= 1e-6 * link_bytes_per_s:
+            return fit.name, {"eta_nvl": round(fit.efficiency, 4), "alpha_nvl": round(fit.alpha_s, 7)}
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     for fit in link_fits().values():
         print(f"{fit.name}: alpha = {fit.alpha_s * 1e6:.1f} us, bus bandwidth = {fit.busbw / 1e9:.1f} GB/s "
               f"(eta = {fit.efficiency:.3f} of the link), worst relative error {fit.worst_error:.0%}  [{fit.source}]")
-    print(f"the calibrated model uses {REFERENCE_TABLE}: {link_constants()}")
+    print(f"the calibrated model uses {REFERENCE_TABLE}: {link_constants()}; a GPU whose NVLink runs at another "
+          "table's link bandwidth reads that table's eta_nvl and alpha_nvl for its NVLink collectives")
     return 0
 
 

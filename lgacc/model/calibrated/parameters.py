@@ -13,7 +13,9 @@ from the runs of ``data/validation/`` only, never from the paper's numbers):
 
 No longer fitted (issue #35): ``eta`` (achieved bus bandwidth over link bandwidth) and the NVLink latency
 ``nvlink_latency_s`` come from an alpha-beta fit to a published NCCL all-reduce benchmark
-(:mod:`.links`, ``data/calibrated/nccl_allreduce_busbw.yaml``): :func:`link_priors`.
+(:mod:`.links`, ``data/calibrated/nccl_allreduce_busbw.yaml``): :func:`link_priors`; a GPU whose NVLink runs at the
+bandwidth of another of the file's tables (H100 and H200 SXM: NVLink 4) reads its NVLink collectives from that
+table (:func:`.links.nvlink_constants`, the inputs ``eta_nvl`` and ``alpha_nvl``).
 
 ``T_0``, a fixed time per step, is no longer fitted (issue #35: a constant per-step time is not
 physics; it absorbed what the model did not describe) and is 0; it stays a field so that a planner
@@ -43,6 +45,10 @@ Fixed (not fitted), with their sources:
   8.125 MiB (48 MiB less for two, under 0.1 % of any run here).  The communication library's buffers and the CUDA
   context are outside PyTorch's pool: the validation study adds them to a device reading
   (:mod:`.device_memory`).
+* ``host_layer_s``, ``host_recompute_s``: the host's seconds per layer and micro-batch of an eager framework
+  (forward and backward; what a recomputed forward adds), measured on our H100 (:mod:`.host`,
+  ``data/calibrated/measured/h100-sxm-2026-11-26/training.csv``): a stage is never faster than its host issues
+  it (:mod:`.step`).  0 in :data:`PRIORS`; :func:`link_priors` reads the measurement.
 """
 
 from __future__ import annotations
@@ -81,6 +87,8 @@ class Calibration:
     backward_bytes: float = 1.5
     fragmentation: float = 0.05
     framework_gib: float = 0.0625
+    host_layer_s: float = 0.0
+    host_recompute_s: float = 0.0
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -113,10 +121,12 @@ def _read(path: Path) -> Calibration:
 
 @cache
 def link_priors() -> Calibration:
-    """The priors with the link constants of the published NCCL benchmark (:func:`.links.link_constants`)."""
+    """The priors with the link constants of the published NCCL benchmark (:func:`.links.link_constants`) and the
+    host's time per layer measured on our H100 (:func:`.host.host_times`)."""
+    from .host import host_times
     from .links import link_constants
 
-    return PRIORS.replace(**link_constants())
+    return PRIORS.replace(**link_constants(), **host_times())
 
 
 @cache

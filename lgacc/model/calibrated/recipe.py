@@ -61,6 +61,10 @@ FIELDS: dict[str, str] = {
                        "(gradient_as_bucket_view=False, DDP's default; grad_reduce_bytes each)",
     "dp_network": "data-parallel collectives: ring (hierarchical: NVLink and all the node's cards, as NCCL's rings "
                   "move them; the default) or per-gpu (every GPU's volume through its own card, the paper's count)",
+    "cuda_graphs": "the step runs as captured CUDA graphs (the host replays a graph; no floor from the host's time "
+                   "to issue each layer's work); off: an eager framework, whose step is never shorter than its host "
+                   "takes to issue it (the time measured on an H100, lgacc.model.calibrated.host), as every framework runs "
+                   "by default (Megatron-LM's --enable-cuda-graph, PyTorch's CUDA graphs are opt-in)",
 }
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
@@ -87,11 +91,13 @@ class Recipe:
     mixed_precision: str = "megatron"
     logit_bytes: int = 10
     ddp_bucket_copy: bool = False
+    cuda_graphs: bool = False
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
             raise UserInputError(f"recipe recompute={self.recompute!r} must be one of {', '.join(RECOMPUTE)}")
-        for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy"):
+        for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy",
+                     "cuda_graphs"):
             if not isinstance(getattr(self, name), bool):
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
         if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):

@@ -14,7 +14,8 @@ Otherwise the expected step is composed of:
    with its fixed time per kernel) between the two, for the input, gate and output products, forward and
    backward (three times the forward, :func:`linear_backward_is_twice_forward`), and the recomputation;
 3. **dispatch and combine by alpha-beta**: two all-to-alls of ``t k d_m`` bf16 values, a share ``(n_e - 1)/n_e``
-   leaving the GPU, per MoE layer and pass (forward, backward, recomputation): ``alpha + S / (eta beta)``
+   leaving the GPU, per MoE layer and pass (forward, backward, recomputation): ``alpha + S / (eta beta)`` (over
+   NVLink ``eta_nvl`` and ``alpha_nvl`` of the GPU's NVLink generation, :func:`.links.nvlink_constants`)
    (:mod:`.collectives`' point-to-point form, full duplex) on NVLink when ``n_e n_a`` fits a node, else InfiniBand;
    not overlapped (Megatron-Core's default);
 4. **router and load imbalance** (an assumption with both ends, :data:`IMBALANCE`): the busiest expert-parallel rank
@@ -48,7 +49,7 @@ from ..config import TrainingConfig
 from ..hardware import Hardware, load_hardware
 from ..transformer import Transformer
 from ..evaluator.inputs import as_model
-from .expected import SECONDS_PER_DAY, Expected, _calibration_inputs, _hardware_inputs, expected
+from .expected import SECONDS_PER_DAY, Expected, _calibration_inputs, _hardware_inputs, _link_inputs, expected
 from .parameters import Calibration, fitted_calibration
 from .recipe import DEFAULT_RECIPE, Recipe
 
@@ -160,9 +161,11 @@ def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfi
     if n_e == 1:
         return expert, whole, 0.0
     inside = n_e * config.n_a <= hw.gpus_per_node
-    beta, alpha = (h["beta_nvl"], cal["alpha_nvl"]) if inside else (h["beta_ib"], cal["alpha_ib"])
+    link = _link_inputs(hw, calibration)  # NVLink: the table of the GPU's NVLink generation (.links)
+    bandwidth, alpha = ((link["eta_nvl"] * h["beta_nvl"], link["alpha_nvl"]) if inside
+                        else (cal["eta"] * h["beta_ib"], cal["alpha_ib"]))
     size = tokens * k * model.d_m * 2 * (n_e - 1) / n_e / config.n_a
-    one = alpha + size / (cal["eta"] * beta)
+    one = alpha + size / bandwidth
     return expert, whole, (2 + recompute) * 2 * one
 
 

@@ -30,9 +30,18 @@ is overlapped (``c_window`` layer passes, from the schedule's closed form); the 
 optimizer's all-gather of the updated weights hides behind the next step's first forward pass
 (``W_F = L t_F'``)::
 
-    T_step = T_pipe + exposed(W, t_grad) + exposed(W_F, t_gather) + t_opt + T_0
+    T_step = T_pipe + exposed(W, t_grad) + exposed(W_F, t_gather) + t_opt + t_host + T_0
 
 where ``exposed`` is what of a collective outlasts its window, bucket by bucket (below).
+
+**The host's floor.**  An eager framework's CPU issues every operation of the step, and the GPU runs ahead of it
+only while its queue is full: the step is never shorter than the host's time to issue the device's layer passes,
+``t_h`` per layer and micro-batch (forward and backward) and ``t_hR`` more for a recomputed forward, measured on
+our H100 as a whole eager step over its layers (:mod:`.host`: the head, the loss and the optimizer's host work
+included, so the floor bounds the whole step, not a stage beside them; 0 with CUDA graphs).  The device's
+``n_mu + R`` stage passes of ``L`` layers wait on it for::
+
+    t_host = max(0, (n_mu + R) L (t_h + r_full t_hR) - (T_pipe + exposed + t_opt))
 
 Every overlap pays the share ``xi`` (fitted) of the shorter side on top of the ``max``
 (:func:`overlapped`): a collective running beside a GEMM slows it.
@@ -100,6 +109,8 @@ from .symbols import (
     r_op,
     r_sel,
     sp,
+    t_h,
+    t_hR,
     t_k,
     xi,
     z_1,
@@ -166,9 +177,9 @@ def bucketed_exposure(window, collective, buckets) -> sympy.Expr:
 @cache
 def _tensor_collective() -> sympy.Expr:
     """One all-reduce of an activation over the tensor-parallel group (or its reduce-scatter + all-gather)."""
-    beta, alpha = tensor_link()
+    bandwidth, alpha = tensor_link()
     size = 2 * tokens() * d_m
-    return ring_time(size, n_a, 2, beta, alpha) + sp * present(n_a) * alpha
+    return ring_time(size, n_a, 2, bandwidth, alpha) + sp * present(n_a) * alpha
 
 
 @cache
@@ -225,7 +236,8 @@ def _head_time() -> sympy.Expr:
 def step_terms() -> dict[str, sympy.Expr]:
     """``step`` (seconds of one training step) and its additive parts: ``pipeline`` (the micro-batches
     through the slowest stage), ``bubble`` (the ramp), ``data_parallel`` (the reduction not hidden),
-    ``optimizer``, ``fixed``; and the per-layer times of :func:`layer_times`."""
+    ``optimizer``, ``host`` (what the device waits on an eager host), ``fixed``; and the per-layer times of
+    :func:`layer_times`."""
     times = layer_times()
     gather, scatter = _zero3_per_layer()
     forward = overlapped(times["forward"], gather)
@@ -254,12 +266,18 @@ def step_terms() -> dict[str, sympy.Expr]:
     buckets = ov_dp * gradient_buckets(parameters) + 1 - ov_dp
     exposed = bucketed_exposure(window, gradients, buckets) + bucketed_exposure(forward_window, gathered, buckets)
     optimizer = streaming_time(optimizer_bytes_per_parameter() * parameters / (1 + z_1 * (n_b - 1)))
+    device = pipeline + ramp + exposed + optimizer
+    # an eager framework's host issues the device's layer passes no faster than measured (lgacc.model.calibrated.host,
+    # a whole step's host time over its layers): the GPU runs ahead of it only while its queue is full
+    host = (n_mu + R_ramp) * L * (t_h + r_full * t_hR)
+    host_wait = maximum(0, host - device)
     return {
-        "step": pipeline + ramp + exposed + optimizer + T_0,
+        "step": device + host_wait + T_0,
         "pipeline": pipeline,
         "bubble": ramp,
         "data_parallel": exposed,
         "optimizer": optimizer,
+        "host": host_wait,
         "fixed": T_0,
         "layer_forward": forward,
         "layer_backward": backward,
@@ -268,6 +286,7 @@ def step_terms() -> dict[str, sympy.Expr]:
         "layer_launch": times["launch"],
         "layer_tensor_parallel": times["tensor_parallel"],
         "stage_transfers": transfers,
+        "step_host": host,
     }
 
 

@@ -61,9 +61,12 @@ e_hbm = _positive("e_hbm")
 alpha_nvl = _indicator("alpha_nvl")
 alpha_ib = _indicator("alpha_ib")
 k_B = _positive("k_B")
+t_h = _indicator("t_h")
+t_hR = _indicator("t_hR")
 # --- fitted ---
 kappa = _positive("kappa")
 eta = _positive("eta")
+eta_nvl = _positive("eta_nvl")
 xi = _indicator("xi")
 T_0 = _indicator("T_0")
 # --- the framework's choices ---
@@ -132,9 +135,15 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("alpha_nvl", alpha_nvl, "latency of a collective over NVLink", "s"),
     ("alpha_ib", alpha_ib, "latency of a collective over InfiniBand", "s"),
     ("k_B", k_B, "backward bytes of the memory-bound kernels over forward bytes", "1"),
+    ("t_h", t_h, "host seconds to issue one layer's forward and backward passes for one micro-batch (eager "
+     "framework, measured; 0 with CUDA graphs)", "s"),
+    ("t_hR", t_hR, "host seconds a recomputed forward pass adds per layer and micro-batch (measured; 0 with CUDA "
+     "graphs)", "s"),
     ("kappa", kappa, "fitted: real layers' matrix-multiply efficiency over the isolated kernel's (the measured "
      "table's, else e_max)", "1"),
     ("eta", eta, "achieved bus bandwidth over link bandwidth (alpha-beta fit to a published NCCL benchmark)", "1"),
+    ("eta_nvl", eta_nvl, "achieved bus bandwidth over NVLink bandwidth (the published NCCL table of the GPU's NVLink "
+     "generation where there is one, else eta)", "1"),
     ("xi", xi, "fitted: share of an overlapped collective's time that still delays the compute it overlaps "
      "(the collective's kernels take SMs and memory bandwidth)", "1"),
     ("T_0", T_0, "fixed time per step (not fitted: 0 unless set by hand)", "s"),

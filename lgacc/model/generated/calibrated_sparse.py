@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '268295aa69addd686e004eec'
+SOURCE_KEY = '5a50909c7db408995d152dfd'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

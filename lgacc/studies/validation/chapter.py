@@ -52,6 +52,14 @@ def bound_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str:
                    f"{bound['every_reading']} of {bound['of']}.")
 
 
+def _nvlink4() -> dict[str, float]:
+    """The NVLink collectives' constants an H100 reads (:func:`lgacc.model.calibrated.links.nvlink_constants`)."""
+    from lgacc.model.calibrated.links import nvlink_constants
+    from lgacc.model.hardware import load_hardware
+
+    return nvlink_constants(load_hardware("h100-sxm").nvlink_bandwidth_bytes_per_s / 2)[1]
+
+
 def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
     """The fitted parameters and the calibrated model's errors: held out, fitted on all, within publication (beside
     Calculon's), and memory."""
@@ -61,8 +69,11 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
             f"an overlapped collective's time that still slows the compute it overlaps), the two fitted parameters; "
             f"$\\eta$ = "
             f"{parameters.eta:.3g} (achieved over link bandwidth) and the NVLink latency "
-            f"{parameters.nvlink_latency_s * 1e6:.0f} µs come from an α–β fit to a published NCCL all-reduce benchmark, "
-            f"and no constant time per step is fitted. **Leave one publication out: "
+            f"{parameters.nvlink_latency_s * 1e6:.0f} µs come from an α–β fit to a published NCCL all-reduce benchmark "
+            f"on A100 (H100 and H200 read the NVLink 4 table of the same benchmark: $\\eta$ "
+            f"{_nvlink4()['eta_nvl']:.3g}, {_nvlink4()['alpha_nvl'] * 1e6:.0f} µs), an eager framework's step is never "
+            f"shorter than its host takes to issue it ({parameters.host_layer_s * 1e3:.1f} ms per layer and micro-batch, "
+            f"measured on an H100), and no constant time per step is fitted. **Leave one publication out: "
             f"{numbers['lopo_mean_error']:.1%} mean, {numbers['lopo_max_error']:.1%} worst** over {numbers['time_runs']} "
             f"runs of {numbers.get('time_publications', numbers['publications'])} sources; fitted on all: {numbers['fitted_mean_error']:.1%}; within "
             f"publication: {numbers['within_publication_error']:.1%}, beside Calculon's {CALCULON_ERROR:.2%}. Memory: "

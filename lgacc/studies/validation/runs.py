@@ -81,6 +81,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "main_grad_bytes": (2, 4),
     "logit_bytes": (6, 10, 14),
     "ddp_bucket_copy": (True, False),
+    "cuda_graphs": (True, False),
 }
 
 
@@ -127,6 +128,10 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                     "cross entropy)", lambda r: ()),
     "ddp_bucket_copy": (False, "gradients reduced in place (Megatron-LM's contiguous gradient buffer, FSDP, ZeRO)",
                         lambda r: ()),
+    "cuda_graphs": (False, "an eager step, every framework's default: CUDA graphs are opt-in (Megatron-LM's "
+                    "--enable-cuda-graph and --external-cuda-graph, PyTorch's torch.cuda.graph and torch.compile's "
+                    "reduce-overhead mode), and no run's source names them; the host then issues each layer's work "
+                    "(lgacc.model.calibrated.host)", lambda r: (True,)),
 }
 
 
@@ -210,7 +215,7 @@ class Run:
         values.update({name: getattr(self.recipe, name) for name in
                        ("sequence_parallel", "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes",
                         "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
-                        "main_grad_bytes", "logit_bytes", "ddp_bucket_copy")})
+                        "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -472,7 +477,7 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     dp_overlap=values["dp_overlap"], tp_overlap=values["tp_overlap"], dp_network=values["dp_network"],
                     attention_kernel=values["attention_kernel"], mixed_precision=values["mixed_precision"],
                     main_grad_bytes=values["main_grad_bytes"], logit_bytes=values["logit_bytes"],
-                    ddp_bucket_copy=values["ddp_bucket_copy"])
+                    ddp_bucket_copy=values["ddp_bucket_copy"], cuda_graphs=values["cuda_graphs"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,
