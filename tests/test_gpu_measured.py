@@ -12,6 +12,7 @@ import pytest
 
 from lgacc.model.hardware import load_hardware
 from lgacc.studies.gpu_measured import (HostMeasurement, assumed_against_measured, device_beyond_pool,
+                                        host_floor_against_measured,
                                         host_measurements, host_time, measurements, read_host_measurement,
                                         read_measurement, training_against_calibrated)
 
@@ -185,3 +186,16 @@ def test_the_device_holds_the_pool_and_more(folder):
     assert beyond["beyond_pool_bytes"].iloc[0] == first["device_used_bytes"] - first["reserved_bytes"]
     # a CUDA context on an H100 holds hundreds of MiB, never gigabytes beyond what a step allocates
     assert (beyond["beyond_pool_bytes"] > 100 * 2 ** 20).all() and (beyond["beyond_pool_bytes"] < 4 * 2 ** 30).all()
+
+
+@pytest.mark.parametrize("folder", HOST_FOLDERS, ids=lambda p: p.name)
+def test_the_host_floor_is_checked_against_steps_it_was_not_read_from(folder):
+    """The floor n_mu d_l t_h, with t_h from the kernel measurement's training steps, against the host script's steps:
+    hand-computed for one row, and the check can fail (it is not the identity)."""
+    from lgacc.model.calibrated.host import host_times
+
+    check = host_floor_against_measured(read_host_measurement(folder))
+    row = check[(check["d_l"] == 32) & (check["n_mu"] == 8)].iloc[0]
+    assert row["floor_s"] == pytest.approx(256 * host_times()["host_layer_s"])
+    assert row["ratio"] == pytest.approx(row["floor_s"] / row["measured_s"])
+    assert not (check["ratio"] == 1).all()

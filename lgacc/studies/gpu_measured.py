@@ -29,7 +29,8 @@ from lgacc.paths import DATA
 
 __all__ = ["MEASURED", "MEASURED_RECIPE", "Measurement", "measurements", "read_measurement", "assumed_against_measured",
            "training_against_calibrated", "training_model", "reads_the_layer_table", "HostMeasurement",
-           "HostTime", "host_measurements", "read_host_measurement", "host_time", "device_beyond_pool"]
+           "HostTime", "host_measurements", "read_host_measurement", "host_time", "device_beyond_pool",
+           "host_floor_against_measured"]
 
 #: Where the measurements are kept, one folder per GPU and date.
 MEASURED = DATA / "calibrated" / "measured"
@@ -264,3 +265,18 @@ def device_beyond_pool(measurement: HostMeasurement) -> pd.DataFrame:
     frame = measurement.device_memory.dropna(subset=["device_used_bytes"]).copy()
     frame["beyond_pool_bytes"] = frame["device_used_bytes"] - frame["reserved_bytes"]
     return frame[["stage", "device_used_bytes", "reserved_bytes", "allocated_bytes", "beyond_pool_bytes"]]
+
+
+def host_floor_against_measured(measurement: HostMeasurement) -> pd.DataFrame:
+    """The calibrated model's host floor for each host-bound step of ``measurement`` (one GPU, no pipeline:
+    ``n_mu d_l t_h``, :mod:`lgacc.model.calibrated.host`) beside the step measured. ``t_h`` comes from the
+    kernel measurement's training steps (another day, another script), so this is a check the floor could fail."""
+    from lgacc.model.calibrated.host import host_times
+
+    t_h = host_times()["host_layer_s"]
+    rows = measurement.host[measurement.host["d_m"] == _HOST_WIDTH]
+    frame = pd.DataFrame({"d_l": rows["d_l"].astype(int), "n_mu": rows["n_mu"].astype(int),
+                          "measured_s": rows["step_seconds"].astype(float)})
+    frame["floor_s"] = frame["n_mu"] * frame["d_l"] * t_h
+    frame["ratio"] = frame["floor_s"] / frame["measured_s"]
+    return frame.reset_index(drop=True)

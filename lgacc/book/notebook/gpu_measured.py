@@ -10,8 +10,10 @@ import pandas as pd
 
 from lgacc.model.calibrated.parameters import fitted_calibration
 from lgacc.model.hardware import load_hardware
+from lgacc.model.calibrated.host import host_times
 from lgacc.studies.gpu_measured import (HostMeasurement, Measurement, assumed_against_measured, device_beyond_pool,
-                                        host_time, reads_the_layer_table, training_against_calibrated)
+                                        host_floor_against_measured, host_time, reads_the_layer_table,
+                                        training_against_calibrated)
 
 from .display import show_html
 from .figures import show_svg_figure
@@ -138,6 +140,9 @@ def training_summary_markdown(measurement: Measurement) -> str:
     cal = fitted_calibration()
     launch = measurement.table("launch")
     eager = float(launch.loc[launch["what"].str.contains("back to back"), "seconds_per_kernel"].iloc[0])
+    host = host_times()
+    source = frame["d_m"] == frame["d_m"].min()
+    narrow, others = int(source.sum()), time[~source]
     return (
         f"With the script's recipe (PyTorch's mixed precision, cross entropy on fp32 logits, as the run file "
         f"`data/validation/lgacc_h100_2026.yaml` states it; these steps are one of the memory sources of the chapter "
@@ -152,11 +157,14 @@ def training_summary_markdown(measurement: Measurement) -> str:
         f"{cal.framework_gib * 1024:g} MiB for the framework's own memory (two cuBLAS workspaces of the 32 MiB cuBLAS "
         f"recommends on Hopper) to every run; one GPU holds no communication buffers.\n"
         f"- **Time**: on the small models a step is a few tens of milliseconds and hundreds of kernels launched "
-        f"one by one from Python, about {eager * 1e6:.0f} µs each (the table above); the model's "
-        f"{cal.kernel_latency_s * 1e6:.0f} µs per kernel and no host time make it too fast there, and close on the "
-        f"larger ones.\n\n"
-        f"These steps are not in the fit, which reads step times of multi-GPU runs only, and the model's constants "
-        f"were not set from them.")
+        f"one by one from Python, about {eager * 1e6:.0f} µs each (the table above), and the host sets the pace. The "
+        f"model's host floor for an eager framework ({host['host_layer_s'] * 1e3:.2f} ms per layer and micro-batch, "
+        f"{host['host_recompute_s'] * 1e3:.2f} ms more with recomputation) was read from the narrowest rows of this "
+        f"table ({narrow} of {len(frame)} rows, width {int(frame['d_m'].min())}), so those rows cannot check it: on "
+        f"the other {len(frame) - narrow} the step time is off by {others.mean():.0f} % on average "
+        f"({others.max():.0f} % at worst). The next section checks the floor against steps measured apart.\n\n"
+        f"These steps are not in the fit, which reads step times of multi-GPU runs only; of the model's constants, "
+        f"only the host floor was read from them.")
 
 
 def _made_by(measurement: HostMeasurement) -> str:
@@ -198,8 +206,15 @@ def host_markdown(measurement: HostMeasurement, launch_s: float) -> str:
                   f"{int(wide['d_m'].min())} to {d:,}) took {wide['step_seconds'].min() * 1e3:.0f} to "
                   f"{wide['step_seconds'].max() * 1e3:.0f} ms a step, against {min(expected) * 1e3:.0f} ms of host "
                   f"time from the fit; at the GPU's peak the widest step's arithmetic takes {at_peak * 1e3:.0f} ms. On "
-                  f"this machine an eager step of these sizes is bound by its host. The calibrated model has no host "
-                  f"term: it takes the GPU's time for the step's, and reads too fast wherever the host sets the pace."]
+                  f"this machine an eager step of these sizes is bound by its host."]
+    check = host_floor_against_measured(measurement)
+    error = (check["ratio"] - 1).abs() * 100
+    lines += ["", f"**The model's floor, checked.** The calibrated model bounds an eager step below by "
+              f"`n_mu × d_l × t_h` (no pipeline), with `t_h` = {host_times()['host_layer_s'] * 1e3:.2f} ms read from the "
+              f"other script's training steps the day before. Against these {len(check)} steps measured apart it is "
+              f"off by {error.mean():.0f} % on average ({error.max():.0f} % at worst; below the measurement on "
+              f"{int((check['ratio'] < 1).sum())}): it folds the time per step and per micro-batch outside the layers "
+              f"(the fit above) into each layer, so it reads low on the shallowest steps and high on the deepest."]
     return "\n".join(lines)
 
 
