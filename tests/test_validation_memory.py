@@ -147,6 +147,9 @@ def test_the_chapter_tells_the_statistics_apart():
     assert "Measured" not in memory_sentence(fitted_calibration())
 
 
+MEASURED_CONTEXT = Path(__file__).resolve().parents[1] / "data/calibrated/measured/h100-sxm-2026-11-27/device_memory.csv"
+
+
 def test_a_device_reading_is_compared_with_the_pool_plus_the_cuda_context_and_nccl():
     from lgacc.studies.validation import frame_for
 
@@ -154,12 +157,16 @@ def test_a_device_reading_is_compared_with_the_pool_plus_the_cuda_context_and_nc
     memory = frame[frame["measured_memory_gib"].notna()].set_index("id")
     device = memory["memory_statistic"] == "device"
     added = memory["expected_memory_device_gib"] - memory["expected_memory_reserved_gib"] - memory["memory_nccl_gib"]
-    # pytorch/pytorch#86509: 666,632,192 bytes loading every module at start, 287,047,680 with lazy loading
+    # pytorch/pytorch#86509: 666,632,192 bytes loading every module at start (CUDA 11); megatron-tutorials ran CUDA 13,
+    # whose context after training steps this package measured (data/calibrated/measured/h100-sxm-2026-11-27)
     eager = memory.index.str.startswith("bigscience-probe")
     lazy = memory.index.str.startswith("mtut-")
     assert eager.sum() >= 35 and lazy.sum() >= 35
     assert added[eager].to_numpy() == pytest.approx(666_632_192 / 2**30)
-    assert added[lazy].to_numpy() == pytest.approx(287_047_680 / 2**30)
+    measured = pd.read_csv(MEASURED_CONTEXT)
+    after_training = measured[measured["stage"].str.contains("training steps")]
+    beyond = (after_training["device_used_bytes"] - after_training["reserved_bytes"]).max()
+    assert added[lazy].to_numpy() == pytest.approx(beyond / 2**30)
     assert (memory.loc[~device, "memory_context_gib"] == 0).all()
     # each statistic against its own prediction: allocated as it is, reserved and device from the pool on
     compared = memory["expected_memory_compared_gib"]
@@ -237,7 +244,7 @@ def test_the_framework_memory_is_two_hopper_cublas_workspaces():
 
 def test_an_unknown_module_loading_is_one_clear_line(tmp_path):
     _first_probe_with(tmp_path, "cuda_module_loading: eager", "cuda_module_loading: sometimes")
-    with pytest.raises(UserInputError, match="cuda_module_loading='sometimes' must be one of eager, lazy"):
+    with pytest.raises(UserInputError, match="cuda_module_loading='sometimes' must be one of eager, lazy, lazy-cuda13"):
         load_runs(tmp_path)
 
 

@@ -15,7 +15,7 @@ allocated <= reserved (the caching allocator's pool) <= device (NVML's used memo
   log shows per channel and peer on 8 H100s (NVIDIA/nccl#1685).  Channels: 32 per communicator, the count that
   log shows on NVLink (and NCCL's ``MAXCHANNELS``); no tree connections are counted, so the term is a lower
   reading of NCCL's own (NVIDIA/nccl#964 measured 544 MB per 2-GPU and 688 MB per larger communicator on A100s).
-* **The CUDA context**: :data:`lgacc.studies.validation.tables.CUDA_CONTEXT_BYTES` (pytorch/pytorch#86509).
+* **The CUDA context**: :data:`lgacc.studies.validation.tables.CUDA_CONTEXT_BYTES` (pytorch/pytorch#86509 for CUDA 11.7, this package's H100 measurement for CUDA 13).
 
 Which communicators a run creates: one per parallel dimension of more than one rank (tensor ``n_a``, pipeline
 ``n_l``, data ``n_b``, context ``n_c``, expert ``n_e``), and the world group when it is none of them (the

@@ -366,8 +366,9 @@ def _uses(where: str, spec: Mapping[str, Any], reported: Mapping[str, Any]) -> t
 #: reserved pool plus the CUDA context and the communication library's buffers), or unsaid.
 MEMORY_STATISTICS = ("allocated", "reserved", "device", NOT_STATED)
 #: How the CUDA runtime loaded its kernels in a run with ``device`` memory (``reported.cuda_module_loading``): all at
-#: start (``eager``, before CUDA 11.7 / PyTorch 1.13) or on first use (``lazy``); the context it costs differs.
-CUDA_MODULE_LOADING = ("eager", "lazy")
+#: start (``eager``, before CUDA 11.7 / PyTorch 1.13) or on first use (``lazy``, as pytorch/pytorch#86509 measured it
+#: with CUDA 11.7; ``lazy-cuda13``, as this package measured it with CUDA 13.0); the context it costs differs.
+CUDA_MODULE_LOADING = ("eager", "lazy", "lazy-cuda13")
 
 
 def _peers(where: str, table: Any) -> dict[str, dict[str, float]]:

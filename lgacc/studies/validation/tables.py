@@ -147,7 +147,12 @@ MEMORY_PREDICTS = "allocated"
 #: made PyTorch 1.13 load kernels lazily): 666,632,192 bytes loading every module at start, 287,047,680 bytes with
 #: ``CUDA_MODULE_LOADING=LAZY`` (``total - free`` of ``cudaMemGetInfo`` after one 6.4 MB tensor: the allocator's
 #: 20 MiB segment for it, about 0.02 GiB, is counted in too). Not fitted: a published measurement.
-CUDA_CONTEXT_BYTES = {"eager": 666_632_192, "lazy": 287_047_680}
+#: ``lazy-cuda13``: 804,061,184 bytes (766.8 MiB) beyond the pool, measured by this package on an H100 with CUDA 13.0
+#: and PyTorch 2.11 after training steps had loaded their kernels lazily (cuBLAS, flash attention, the fused
+#: optimizer), the same at widths 1024 to 4096 (``data/calibrated/measured/h100-sxm-2026-11-27/device_memory.csv``,
+#: ``benchmarks/gpu/measure_host.py``): CUDA 13's context is larger than CUDA 11.7's, and a reading during training
+#: holds the kernels the step loaded.
+CUDA_CONTEXT_BYTES = {"eager": 666_632_192, "lazy": 287_047_680, "lazy-cuda13": 804_061_184}
 #: How a measurement of another statistic is compared (issue #35): no term is fitted to bridge the statistics.
 MEMORY_RULE = ("the calibrated model predicts the peak allocated memory (expected_memory_gib); PyTorch's statistics "
                "are ordered allocated <= reserved (the caching allocator's pool, its free blocks included) <= device "
@@ -155,9 +160,10 @@ MEMORY_RULE = ("the calibrated model predicts the peak allocated memory (expecte
                "communication library's buffers); each statistic is compared with its own prediction, no term "
                "fitted: reserved = allocated x the measured pool/allocation ratio of the runs whose source "
                "publishes both, the run's own publication left out (expected_memory_reserved_gib, "
-               "memory_pool_ratio); device = reserved + the CUDA context measured in pytorch/pytorch#86509 "
-               "(0.62 GiB loading kernels eagerly, 0.27 GiB lazily, as the run's software did: "
-               "reported.cuda_module_loading) + NCCL's buffers at its documented defaults, 10 MiB per channel "
+               "memory_pool_ratio); device = reserved + the CUDA context as the run's software loaded its kernels "
+               "(reported.cuda_module_loading: 0.62 GiB eagerly and 0.27 GiB lazily with CUDA 11.7, measured in "
+               "pytorch/pytorch#86509; 0.75 GiB lazily with CUDA 13.0 after training steps, measured by this "
+               "package on an H100) + NCCL's buffers at its documented defaults, 10 MiB per channel "
                "(4 MiB Simple, 0.5 MiB LL, 4.7 MiB LL128, rounded to cuMem's 2 MiB), 32 channels, per "
                "communicator of two ranks or more the run's parallelism creates (expected_memory_device_gib, "
                "memory_nccl_gib); each statistic's error is reported apart (memory_by_statistic, with "
