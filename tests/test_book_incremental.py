@@ -165,3 +165,12 @@ def test_a_kept_figure_is_the_figure_drawn_and_is_drawn_once(tmp_path, monkeypat
     figures.show_kept_svg_figure("test-bars", (4, "bars"), draw, "bars", rasterize=True)  # other inputs: drawn
     assert len(draws) == 3
     plt.close("all")
+
+
+def test_search_terms_that_name_no_page_are_dropped_before_the_index_is_written():
+    incremental = _load_incremental()
+    indexer = types.SimpleNamespace(_mapping={"070": set(), "bubble": {"a"}}, _title_mapping={"old": set(), "x": {"b"}})
+    app = types.SimpleNamespace(builder=types.SimpleNamespace(indexer=indexer))
+    assert incremental._drop_dead_terms(app) == []
+    assert indexer._mapping == {"bubble": {"a"}} and indexer._title_mapping == {"x": {"b"}}
+    assert incremental._drop_dead_terms(types.SimpleNamespace(builder=types.SimpleNamespace(indexer=None))) == []
