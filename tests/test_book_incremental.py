@@ -97,7 +97,7 @@ def test_a_page_source_does_not_enter_the_key_but_the_package_does(tmp_path, mon
     key = htmlbuild.build_key(book)
     (book / "index.md").write_text("# Another title\n")  # Sphinx sees this one itself
     assert htmlbuild.build_key(book) == key
-    monkeypatch.setattr(htmlbuild, "inputs_digest", lambda: "another package")
+    monkeypatch.setattr(htmlbuild, "_package_digest", lambda: "another package")
     assert htmlbuild.build_key(book) != key
 
 
@@ -174,3 +174,22 @@ def test_search_terms_that_name_no_page_are_dropped_before_the_index_is_written(
     assert incremental._drop_dead_terms(app) == []
     assert indexer._mapping == {"bubble": {"a"}} and indexer._title_mapping == {"x": {"b"}}
     assert incremental._drop_dead_terms(types.SimpleNamespace(builder=types.SimpleNamespace(indexer=None))) == []
+
+
+@pytest.mark.parametrize("signum, code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_an_interrupted_seed_prints_one_line(tmp_path, signum, code):
+    import signal
+    import subprocess
+    import sys
+
+    book = _book(tmp_path)
+    code_to_run = ("import sys, time, lgacc.book.htmlbuild as h\n"
+                   "h.seed = lambda book, next_dir: (print('copying', flush=True), time.sleep(30))  # a long copy\n"
+                   "sys.exit(h.entry(['seed', sys.argv[1], sys.argv[2]]))\n")
+    process = subprocess.Popen([sys.executable, "-c", code_to_run, str(book), str(tmp_path / "next")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline() == "copying\n"  # inside the handlers' reach: no guessed delay
+    process.send_signal(getattr(signal, signum))
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == code
+    assert err.strip().count("\n") == 0 and "interrupted" in err

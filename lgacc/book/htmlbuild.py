@@ -23,12 +23,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import shutil
+import signal
 import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Sequence
-
-from lgacc.cache.results import inputs_digest
 
 #: The file in a build naming the inputs Sphinx does not track that it was built from.
 KEY_FILE = ".lgacc-html-key"
@@ -51,7 +50,7 @@ def build_key(book: Path) -> str:
             version = "absent"
         digest.update(f"{name}={version}\n".encode())
     digest.update(f"python={sys.version}\n".encode())
-    digest.update(f"package={inputs_digest()}\n".encode())  # the extensions read the package (equation numbers)
+    digest.update(f"package={_package_digest()}\n".encode())  # the extensions read the package (equation numbers)
     for name in UNTRACKED:
         top = book / name
         files = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file()) if top.is_dir() else []
@@ -61,6 +60,13 @@ def build_key(book: Path) -> str:
             digest.update(str(path.relative_to(book)).encode() + b"\0")
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
+
+
+def _package_digest() -> str:
+    """Every source of the package and file of ``data/`` (:func:`lgacc.cache.results.inputs_digest`)."""
+    from lgacc.cache.results import inputs_digest
+
+    return inputs_digest()
 
 
 def seed(book: Path, next_dir: Path) -> bool:
@@ -94,5 +100,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _terminated(signum, frame) -> None:
+    raise KeyboardInterrupt(signum)
+
+
+def entry(argv: Sequence[str] | None = None) -> int:
+    """:func:`main`, where Ctrl-C or `kill` prints one line (exit 130 or 143), like the notebook phase; the
+    previous ``book/_build`` is untouched either way (only the new build's folder is written)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return main(argv)
+    except KeyboardInterrupt as interrupt:
+        terminated = bool(interrupt.args) and interrupt.args[0] == signal.SIGTERM
+        print("python -m lgacc.book.htmlbuild: interrupted; book/_build is as it was", file=sys.stderr)
+        return 143 if terminated else 130
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())
