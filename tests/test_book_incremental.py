@@ -125,13 +125,31 @@ class _Title:
         return self.text
 
 
+def _env(titles, labels=None):
+    return types.SimpleNamespace(titles={d: _Title(t) for d, t in titles.items()}, found_docs={"a", "b", "c"},
+                                 domaindata={"std": {"labels": dict(labels or {}), "anonlabels": {}}})
+
+
 def test_a_page_read_again_with_another_title_makes_every_page_written_again():
     incremental = _load_incremental()
-    env = types.SimpleNamespace(titles={"a": _Title("A"), "b": _Title("B")}, found_docs={"a", "b", "c"})
+    env = _env({"a": "A", "b": "B"})
     app = types.SimpleNamespace()
-    incremental._remember_titles(app, env, ["a", "new"])
+    incremental._remember(app, env, ["a", "new"])
     assert incremental._stale_pages(app, env) == []  # the same title: only the page read again is written
     env.titles["a"] = _Title("A, retitled")
+    assert incremental._stale_pages(app, env) == ["a", "b", "c"]
+
+
+def test_a_page_read_again_with_other_labels_makes_every_page_written_again():
+    incremental = _load_incremental()
+    env = _env({"a": "A", "b": "B"}, {"sens": ("a", "sens", "Sensitivity"), "other": ("b", "other", "Other")})
+    app = types.SimpleNamespace()
+    incremental._remember(app, env, ["a"])
+    env.domaindata["std"]["labels"]["other"] = ("b", "other", "Changed, but on a page not read again")
+    assert incremental._stale_pages(app, env) == []
+    env.domaindata["std"]["labels"]["sens"] = ("a", "sens", "Sensitivity to the spec")  # a {ref} elsewhere shows it
+    assert incremental._stale_pages(app, env) == ["a", "b", "c"]
+    del env.domaindata["std"]["labels"]["sens"]
     assert incremental._stale_pages(app, env) == ["a", "b", "c"]
 
 
