@@ -48,11 +48,16 @@ calculator: $(STAMP)
 	$(BIN)/python -m lgacc.book.jsgen.schedules $(SCHEDULES_JS)
 
 # The HTML is built aside (build/book-next) and swapped in once complete, like the notebook phase: an
-# interrupted or failed build leaves the previous book/_build whole.
+# interrupted or failed build leaves the previous book/_build whole.  It starts from a copy of the previous
+# build when that was made from the same configuration, extensions, package and versions (lgacc.book.htmlbuild),
+# so Sphinx reads and writes only the pages that changed; the calculator's script is copied in every time
+# (Sphinx copies html_extra_path only when some page is out of date).
 BOOK_NEXT := build/book-next
 book: notebooks $(MATHJAX) calculator
 	rm -rf $(BOOK_NEXT)
+	$(BIN)/python -m lgacc.book.htmlbuild seed $(BOOK) $(BOOK_NEXT)
 	$(BIN)/jupyter-book build $(BOOK) -W -n --keep-going --path-output $(BOOK_NEXT)
+	cp -R $(BOOK)/_calculator/. $(BOOK_NEXT)/_build/html/
 	rm -rf $(BOOK)/_build.old
 	if [ -e $(BOOK)/_build ]; then mv $(BOOK)/_build $(BOOK)/_build.old; fi
 	mv $(BOOK_NEXT)/_build $(BOOK)/_build

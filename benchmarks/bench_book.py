@@ -14,8 +14,9 @@ percent, so that no result of an earlier build can be reused (the on-disk result
 spec's values), built once with ``make book HARDWARE=<copy>``.  Target: 30 s.
 
 Each line gives the wall time, the notebooks' share (the runner's own total: the rest is Sphinx, MathJax
-and the calculator), how many notebooks were reused and the slowest executed ones, and the load
-average: on a shared machine the numbers are upper bounds.
+and the calculator), how many notebooks were reused and the slowest executed ones, whether the HTML phase
+started from the previous build and how many pages Sphinx read again, and the load average: on a shared
+machine the numbers are upper bounds.
 """
 
 from __future__ import annotations
@@ -66,6 +67,12 @@ def make_book(hardware: str | None, what: str, target: float | None) -> bool:
     if notebooks:
         print(f"  notebooks {notebooks.group(1)} s (two at a time; {reused} reused, {len(executed)} executed), "
               f"the other {wall - float(notebooks.group(1)):.0f} s Sphinx (jupyter-book), MathJax and the calculator")
+    html = re.search(r"^HTML: starting from (the previous build|nothing)", done.stdout, re.M)
+    updating = re.search(r"updating environment: .*?(\d+) added, (\d+) changed, (\d+) removed", done.stdout)
+    if html or updating:
+        start = "the previous build" if html and html.group(1) == "the previous build" else "nothing"
+        read = f"{int(updating.group(1)) + int(updating.group(2))} pages read" if updating else "no page read"
+        print(f"  HTML phase started from {start}: {read} (lgacc.book.htmlbuild)")
     for seconds, notebook in executed[:5]:
         print(f"  {notebook:45s} {seconds:5.1f} s")
     return True

@@ -141,6 +141,8 @@ module                              job
 ``book/run``                        the notebook runner (``python -m lgacc.book.run``)
 ``book/notebookcache``              executed notebooks kept for later builds (those that see the
                                     hardware keyed by the spec file's bytes)
+``book/htmlbuild``                  the HTML phase starts from the previous build when made from the
+                                    same configuration, extensions and versions (Sphinx writes what changed)
 ``book/jsgen/``                     the resource model and the search as JavaScript for the calculator
                                     page: ``printer``, ``records``, ``bundle``, ``command``, ``expected``
                                     (the calibrated model, printed from its programs); the

@@ -158,7 +158,9 @@ def test_the_build_may_be_a_spec_file_not_a_shipped_name(monkeypatch):
     monkeypatch.setattr("lgacc.paper.scorecard.scorecard", lambda hardware: card)
     monkeypatch.setattr("lgacc.paper.claims.claims_records", lambda hardware: RECORDS)
     monkeypatch.setattr("lgacc.studies.today.fastest_by_method", by_method)
-    monkeypatch.setattr("lgacc.studies.validation.load_runs", lambda: ())
+    from lgacc.studies.validation import comparison
+
+    monkeypatch.setattr("lgacc.studies.validation.frame_for", lambda: comparison(()))  # the frame of no runs
     monkeypatch.setattr(frontpage, "fastest_schedules", lambda hardware: SCHEDULES)
     found = frontpage.gather(spec)
     assert asked == ["a100-80gb", "small-memory-gpu"] and found.built_for == "small-memory-gpu"

@@ -167,7 +167,7 @@ def gather(built_for=None) -> Facts:
     from lgacc.paper.findings import verdict_counts, with_verdicts
     from lgacc.paper.scorecard import scorecard
     from lgacc.studies.today import fastest_by_method
-    from lgacc.studies.validation import calibration_summary, comparison, load_runs
+    from lgacc.studies.validation import calibration_summary, frame_for
     from lgacc.studies.validation.tables import dense_rows
 
     spec = load_hardware(PAPER_HARDWARE)
@@ -176,7 +176,9 @@ def gather(built_for=None) -> Facts:
     printed = paper_table("table:parallel_methods_comparison")
     printed_3d = printed[printed["parallelism"] == "3d"].set_index("method")["time"]
     try:
-        frame = comparison(load_runs())
+        # the measured-runs chapter's frame (the shipped runs, the fitted calibration), read from the result cache
+        # that chapter fills (keyed by every run's values), instead of computed again: 8 s of a build for a new spec
+        frame = frame_for()
         # the dense bf16 runs, as the measured-runs chapter counts them (the runs with experts and in FP8 apart)
         measured = measured_summary(dense_rows(frame), calibration_summary(frame))
     except Exception as error:  # the first screen says what failed rather than failing the page

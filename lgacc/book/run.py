@@ -401,10 +401,35 @@ def building(output_dir: Path, spec_id: str, keep_others: bool = False):
         except BaseException:
             shutil.rmtree(scratch, ignore_errors=True)
             raise
+        keep_unchanged_times(scratch, output_dir)
         if output_dir.exists():
             os.replace(output_dir, old)
         os.replace(scratch, output_dir)
         shutil.rmtree(old, ignore_errors=True)
+
+
+def keep_unchanged_times(new: Path, previous: Path) -> list[Path]:
+    """Give each file of ``new`` whose bytes equal those of the same file in ``previous`` that file's times.
+
+    Sphinx reads a page again when its file (or a file it includes) is newer than its last reading, so the
+    book's HTML phase, which starts from the previous build (the Makefile), re-reads only the pages whose
+    content changed: the hardware-free pages a new spec does not touch, and every page of a rebuild for the
+    same spec, keep their times.  A file that differs, or is new, keeps its own (newer) time and is read
+    again.  Returns the files given their old times."""
+    kept = []
+    for path in sorted(new.rglob("*")):
+        before = previous / path.relative_to(new)
+        try:
+            if not path.is_file() or path.is_symlink() or not before.is_file() or before.is_symlink():
+                continue
+            stat = before.stat()
+            if stat.st_size != path.stat().st_size or before.read_bytes() != path.read_bytes():
+                continue
+            os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        except OSError:  # unreadable: left with its new time, so it is read again
+            continue
+        kept.append(path)
+    return kept
 
 
 def _exclusive(handle) -> None:

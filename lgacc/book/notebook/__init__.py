@@ -46,7 +46,7 @@ from .comparisons import (
 )
 from .display import show_html, show_markdown, show_unavailable, try_show
 from .downloads import artifact_filename, download_link, show_csv_download, show_data_download
-from .figures import show_svg_figure
+from .figures import show_kept_svg_figure, show_svg_figure
 from .formats import (
     BINARY_PREFIXES,
     COLUMN_FORMATS,

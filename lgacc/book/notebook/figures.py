@@ -12,7 +12,8 @@ import pandas as pd
 from .display import show_html
 from .downloads import artifact_filename, download_link
 
-__all__ = ["MIN_TEXT_PX", "PHONE_COLUMN_PX", "figure_svg", "legible_width", "lighter_svg", "figure_html", "show_svg_figure"]
+__all__ = ["MIN_TEXT_PX", "PHONE_COLUMN_PX", "figure_svg", "legible_width", "lighter_svg", "figure_html", "show_svg_figure",
+           "show_kept_svg_figure"]
 
 #: Smallest text a reader can read, in CSS pixels as rendered (the book's browser checks use the same).
 MIN_TEXT_PX = 9.0
@@ -77,7 +78,31 @@ def figure_html(svg: str) -> str:
 def show_svg_figure(figure, label: str, data: pd.DataFrame | None = None, rasterize: bool = False) -> None:
     """Display a figure as SVG, full text width and legible (:func:`figure_html`), with links that
     download the same SVG and, when given, the data drawn (CSV).  ``rasterize``: see :func:`figure_svg`."""
-    svg = figure_svg(figure, rasterize=rasterize)
+    _show_svg(figure_svg(figure, rasterize=rasterize), label, data)
+
+
+def show_kept_svg_figure(name: str, inputs: object, draw, label: str, rasterize: bool = False) -> None:
+    """:func:`show_svg_figure` of the figure ``draw()`` returns (closed once drawn), its SVG text kept in the
+    result cache (:func:`lgacc.cache.results.cached`: data, keyed by ``inputs`` -- values, every one the drawing
+    reads --, the package's sources and matplotlib's version).  For a figure the hardware does not enter, on a
+    page that also shows the hardware's numbers: a build for a new spec reads it instead of drawing it again
+    (the SVG is the same text: its ids are salted with a constant)."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from lgacc.cache.results import cached
+
+    def compute() -> str:
+        figure = draw()
+        try:
+            return figure_svg(figure, rasterize=rasterize)
+        finally:
+            plt.close(figure)
+
+    _show_svg(cached(f"figure-svg-{name}", (inputs, rasterize, matplotlib.__version__), compute), label, None)
+
+
+def _show_svg(svg: str, label: str, data: pd.DataFrame | None) -> None:
     show_html(figure_html(svg))
     links = [download_link(svg.encode("utf-8"), artifact_filename(label, ".svg"), "image/svg+xml",
                            "Download the figure (SVG)")]
