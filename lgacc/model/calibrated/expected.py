@@ -130,8 +130,8 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
 def _gemm_inputs(hardware_name: str, model: Transformer, n_a, b_mu) -> dict[str, Any]:
     """``g_tab`` and the layer GEMMs' measured efficiencies at this width, split and micro-batch
     (:mod:`.gemm_table`); without a table ``g_tab = 0`` and the efficiencies 1 (unused: the curve times them)."""
-    from .gemm_table import layer_efficiencies  # here: python -m lgacc.model.calibrated.gemm_table runs cleanly
-    measured = layer_efficiencies(hardware_name, model.d_m, n_a, b_mu * model.d_s)
+    from .gemm_table import model_layer_efficiencies  # here: python -m lgacc.model.calibrated.gemm_table runs cleanly
+    measured = model_layer_efficiencies(hardware_name, model, n_a, b_mu * model.d_s)
     if measured is None:
         return {"g_tab": 0.0, "e_qkv": 1.0, "e_proj": 1.0, "e_fc1": 1.0, "e_fc2": 1.0}
     return {"g_tab": 1.0, **{f"e_{name}": value for name, value in measured.items()}}

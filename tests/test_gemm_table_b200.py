@@ -1,0 +1,88 @@
+"""The B200's GEMMs by shape from SimuMax's measured table (lgacc.model.calibrated.gemm_table's shape tables).
+
+Facts checked against the JSON file itself, read here with ``json`` and keys typed by hand: an entry read back
+is the file's value; one layer's map (Llama 3 70B's query/key/value at tensor-parallel 1, 4096 tokens) is the
+harmonic mean of the three entries a person picks from the table; a shape between entries reads its nearest.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from lgacc.errors import UserInputError
+from lgacc.model.calibrated.gemm_table import (GEMM_FILE, best_efficiency, model_layer_efficiencies,
+                                               product_efficiency, shape_table_for, shape_tables)
+from lgacc.model.transformer import Transformer
+
+SIMUMAX = GEMM_FILE.parent / "simumax-b200-4dcaae5" / "b200_bf16_ceperm.json"
+LLAMA_70B = Transformer("llama-70b-like", d_l=12, d_m=8192, d_a=64, d_h=128, d_kv=8, d_s=4096, d_I=28672,
+                        gated=True, d_v=128256)
+
+
+def _json_entry(key: str) -> float:
+    return json.loads(SIMUMAX.read_text())["accelerator"]["op"]["matmul"]["accurate_efficient_factor"][key]
+
+
+def test_an_entry_reads_back_as_the_json_value():
+    table = shape_table_for("b200")
+    key = "b=1, m=4096, k=8192, n=10240, layout=TN, accumulate=False, out_dtype=bf16"
+    # the file's tflops (2250) is the B200's dense bf16 peak, so no rescaling
+    assert json.loads(SIMUMAX.read_text())["accelerator"]["op"]["matmul"]["tflops"] == 2250.0
+    assert float(product_efficiency(table, "forward", 4096, 8192, 10240)) == _json_entry(key)
+    weight = "b=1, m=10240, k=4096, n=8192, layout=NT, accumulate=True, out_dtype=fp32"
+    assert float(product_efficiency(table, "weight_gradient", 10240, 4096, 8192)) == _json_entry(weight)
+
+
+def test_one_layer_gemm_mapped_by_hand():
+    # Llama 3 70B at tensor-parallel 1, micro-batch 1 x 4096 tokens: query/key/value is (M, N, K) =
+    # (4096, 8192 + 2 x 8 x 128, 8192) = (4096, 10240, 8192): forward TN (4096, 8192, 10240), input gradient
+    # NN (4096, 10240, 8192), weight gradient NT accumulated in fp32 (10240, 4096, 8192)
+    forward = _json_entry("b=1, m=4096, k=8192, n=10240, layout=TN, accumulate=False, out_dtype=bf16")
+    data = _json_entry("b=1, m=4096, k=10240, n=8192, layout=NN, accumulate=False, out_dtype=bf16")
+    weight = _json_entry("b=1, m=10240, k=4096, n=8192, layout=NT, accumulate=True, out_dtype=fp32")
+    flops = 2 * 4096 * 10240 * 8192
+    seconds = sum(flops / (e * 2250e12) for e in (forward, data, weight))
+    read = model_layer_efficiencies("b200-simumax", LLAMA_70B, 1, 4096)
+    assert float(read["qkv"]) == pytest.approx(3 * flops / (2250e12 * seconds), rel=1e-12)
+    assert 0.57 < float(read["qkv"]) < 0.58
+
+
+def test_a_shape_between_entries_reads_its_nearest():
+    table = shape_table_for("b200")
+    exact = float(product_efficiency(table, "forward", 4096, 8192, 10240))
+    assert float(product_efficiency(table, "forward", 4000, 8000, 10000)) == exact
+    many = product_efficiency(table, "forward", np.array([4096.0, 4000.0]), 8192, 10240)
+    assert many.shape == (2,) and (many == exact).all()
+
+
+def test_which_gpus_read_it():
+    assert model_layer_efficiencies("B200", LLAMA_70B, 2, 4096) is not None
+    assert model_layer_efficiencies("a100-80gb", LLAMA_70B, 2, 4096) is None
+    assert model_layer_efficiencies("gb200-nvl72", LLAMA_70B, 2, 4096) is None  # another name: not matched
+    # an H100 reads its grid, not a shape table
+    h100 = model_layer_efficiencies("h100-sxm", LLAMA_70B, 2, 4096)
+    from lgacc.model.calibrated.gemm_table import layer_efficiencies
+    assert float(h100["fc1"]) == float(layer_efficiencies("h100-sxm", 8192, 2, 4096)["fc1"])
+
+
+def test_best_is_the_largest_entry_of_the_three_kinds():
+    entries = json.loads(SIMUMAX.read_text())["accelerator"]["op"]["matmul"]["accurate_efficient_factor"]
+    kinds = ("layout=TN, accumulate=False, out_dtype=bf16", "layout=NN, accumulate=False, out_dtype=bf16",
+             "layout=NT, accumulate=True, out_dtype=fp32")
+    largest = max(v for k, v in entries.items() if any(k.endswith(kind) for kind in kinds))
+    assert best_efficiency("b200-simumax") == largest
+    assert math.isclose(largest, 0.655, abs_tol=5e-4)  # the b200-simumax spec's gemm_max_efficiency reads it so
+
+
+def test_a_bad_shape_file_is_one_line(tmp_path):
+    from lgacc.model.calibrated.gemm_table import _read_shape_table
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"accelerator": {"op": {"matmul": {"tflops": 2250, "accurate_efficient_factor": {
+        "b=1, m=1, k=1, n=1, layout=TN, accumulate=False, out_dtype=bf16": 1.5}}}}}))
+    with pytest.raises(UserInputError, match="bad.json"):
+        _read_shape_table(bad, "matmul", 2250e12)
+    assert len(shape_tables()) == 1
