@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '5a50909c7db408995d152dfd'
+SOURCE_KEY = 'ddad0ff7b89233332a23bdab'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
