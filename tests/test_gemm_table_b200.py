@@ -86,3 +86,43 @@ def test_a_bad_shape_file_is_one_line(tmp_path):
     with pytest.raises(UserInputError, match="bad.json"):
         _read_shape_table(bad, "matmul", 2250e12)
     assert len(shape_tables()) == 1
+
+
+def _group_entry(key: str) -> float:
+    return json.loads(SIMUMAX.read_text())["accelerator"]["op"]["group_matmul"]["accurate_efficient_factor"][key]
+
+
+def test_a_grouped_entry_reads_back_and_a_near_shape_reads_it():
+    from lgacc.model.calibrated.gemm_table import grouped_efficiency
+    table = shape_table_for("b200-simumax")
+    key = ("ng=20, M=1232, N=3072, K=5120, dtype=bf16, out_dtype=bf16, main_grad_dtype=fp32, stage=bwd_grad_w, "
+           "grad=True, accumulate=True, use_split_accumulator=True, single_output=False")
+    assert grouped_efficiency(table, "bwd_grad_w", 20, 1232, 3072, 5120) == _group_entry(key)
+    # DeepSeek-V2 (160 experts, 6 a token, d_e 1536 gated, d_m 5120) on 8 expert-parallel ranks, 4096 tokens:
+    # 20 experts of 8 x 4096 x 6 / 160 = 1228.8 tokens each, the input product 2 x 1536 wide
+    assert grouped_efficiency(table, "bwd_grad_w", 160 / 8, 1228.8, 3072, 5120) == _group_entry(key)
+
+
+def test_the_experts_gemms_timed_by_hand():
+    from lgacc.model.calibrated.sparse import _measured_expert_gemms, active_surrogate
+    from lgacc.model.config import TrainingConfig
+    from lgacc.model.hardware import load_hardware
+    from lgacc.paths import DATA
+    from lgacc.model.evaluator.inputs import as_model
+
+    model = as_model(str(DATA / "validation" / "models" / "simumax-deepseek-v2-l4.yaml"))
+    hw = load_hardware(str(DATA / "validation" / "hardware" / "b200-simumax.yaml"))
+    config = TrainingConfig("baseline", n_b=1, n_e=8)
+    grouped, _ = _measured_expert_gemms(model, active_surrogate(model), hw, config, 1.0, 2250e12, 0.0)
+    stages = ("fwd", "bwd_grad_act", "bwd_grad_w")
+    tail = {"fwd": "grad=False, accumulate=False, use_split_accumulator=False, single_output=True",
+            "bwd_grad_act": "grad=True, accumulate=False, use_split_accumulator=True, single_output=False",
+            "bwd_grad_w": "grad=True, accumulate=True, use_split_accumulator=True, single_output=False"}
+    seconds = 0.0
+    for N, K in ((3072, 5120), (5120, 1536)):
+        flops = 2 * 4096 * 6 * N * K  # every routed token's products, however the experts split them
+        for stage in stages:
+            e = _group_entry(f"ng=20, M=1232, N={N}, K={K}, dtype=bf16, out_dtype=bf16, main_grad_dtype=fp32, "
+                             f"stage={stage}, {tail[stage]}")
+            seconds += flops / (e * 2250e12)
+    assert grouped == pytest.approx(seconds, rel=1e-12)

@@ -35,6 +35,12 @@ tie goes to the entry first in the file), and the map's efficiency is ``3 / (1/e
 tables' ``3 F / (c sum t)``.  The vocabulary head reads ``fc1``'s, as with a grid table.  A GPU covered by a grid
 table reads the grid; a shape table is read only where no grid covers the GPU.
 
+A shape table may also name a grouped-GEMM operation (``group_op``: SimuMax's ``group_matmul``, the experts' GEMMs
+of a mixture of experts): entries ``(ng, M, N, K)`` (``ng`` experts on the GPU, each ``M`` tokens by a ``K x N``
+weight: the forward's shape) for each stage, ``fwd``, ``bwd_grad_act`` and ``bwd_grad_w``, bf16 with an fp32 main
+gradient; a stage reads its entry nearest in ``(log ng, log M, log N, log K)`` (:func:`grouped_efficiency`, used by
+:mod:`.sparse`).
+
 ``python -m lgacc.model.calibrated.gemm_table`` prints each table's efficiencies.
 """
 
@@ -56,7 +62,7 @@ from .attention import table_for_gpu
 
 __all__ = ["GEMM_FILE", "MAPS", "PRODUCT_LAYOUTS", "gemm_tables", "table_for", "interpolate", "layer_efficiencies",
            "shape_tables", "shape_table_for", "product_shapes", "product_efficiency", "map_efficiencies",
-           "model_layer_efficiencies", "best_efficiency", "main"]
+           "model_layer_efficiencies", "GROUP_STAGES", "grouped_efficiency", "best_efficiency", "main"]
 
 GEMM_FILE = DATA / "calibrated" / "gemm_tables.yaml"
 #: The layer's linear maps, in the order of :func:`lgacc.model.calibrated.shapes.linear_gemms`, and their inputs.
@@ -181,6 +187,32 @@ def _read_shape_table(path, op: str, peak_flop_per_s: float) -> dict[str, Any]:
     return out
 
 
+#: A grouped table's stages, in SimuMax's names: the forward, the input (activation) gradient, the weight gradient.
+GROUP_STAGES = ("fwd", "bwd_grad_act", "bwd_grad_w")
+
+
+def _read_group_table(path, op: str, peak_flop_per_s: float) -> dict[str, Any]:
+    """Per stage (:data:`GROUP_STAGES`), the ``(ng, M, N, K)`` of the bf16 entries with an fp32 main gradient
+    (``shapes``, ``(n, 4)``) and their efficiencies over ``peak_flop_per_s``, in the file's order."""
+    try:
+        section = json.loads(path.read_text())["accelerator"]["op"][op]
+        rate = float(section["tflops"]) * 1e12 / peak_flop_per_s
+        entries = [(dict(part.strip().split("=", 1) for part in key.split(",")), float(value) * rate)
+                   for key, value in section["accurate_efficient_factor"].items()]
+    except (OSError, KeyError, ValueError, TypeError, AttributeError) as error:
+        raise UserInputError(f"{GEMM_FILE.name}: cannot read the grouped GEMM table {path}: {error}") from None
+    out: dict[str, Any] = {}
+    for stage in GROUP_STAGES:
+        chosen = [(f, e) for f, e in entries if f.get("stage") == stage and f.get("dtype") == "bf16"
+                  and f.get("main_grad_dtype") == "fp32"]
+        if not chosen or not all(0 < e <= 1 for _, e in chosen):
+            raise UserInputError(f"{GEMM_FILE.name}: {path} must hold {op} entries of stage {stage} (bf16, fp32 "
+                                 "main gradient) with an efficiency in (0, 1]")
+        out[stage] = {"shapes": np.array([[int(f[x]) for x in ("ng", "M", "N", "K")] for f, _ in chosen]),
+                      "efficiency": np.array([e for _, e in chosen])}
+    return out
+
+
 @cache
 def shape_tables() -> tuple[dict[str, Any], ...]:
     """The file's tables by shape, read and checked: ``gpus``, ``source`` (file), ``origin`` (repository, commit,
@@ -189,9 +221,11 @@ def shape_tables() -> tuple[dict[str, Any], ...]:
     out = []
     for table in data.get("shape_tables") or ():
         path = GEMM_FILE.parent / str(table["file"])
-        products = _read_shape_table(path, str(table["op"]), float(table["peak_tflops"]) * 1e12)
+        peak = float(table["peak_tflops"]) * 1e12
+        products = _read_shape_table(path, str(table["op"]), peak)
+        grouped = _read_group_table(path, str(table["group_op"]), peak) if table.get("group_op") else None
         out.append({"gpus": tuple(str(g).lower() for g in table["gpus"]), "source": str(table["file"]),
-                    "origin": dict(table.get("source") or {}), "products": products})
+                    "origin": dict(table.get("source") or {}), "products": products, "grouped": grouped})
     return tuple(out)
 
 
@@ -216,6 +250,15 @@ def product_efficiency(table: dict[str, Any], product: str, m, k, n) -> np.ndarr
     distance = np.abs(query - np.log(entries["shapes"].astype(float))).sum(axis=-1)
     nearest = distance <= distance.min(axis=-1, keepdims=True) + _TIE  # a tie within rounding: the first entry
     return entries["efficiency"][np.argmax(nearest, axis=-1)]
+
+
+def grouped_efficiency(table: dict[str, Any], stage: str, ng, M, N, K) -> float:
+    """The efficiency of ``stage``'s grouped entry nearest ``(ng, M, N, K)`` in logs (sum of the four distances;
+    the first on a tie within ``1e-9``)."""
+    entries = table["grouped"][stage]
+    query = np.log(np.array([ng, M, N, K], dtype=float))
+    distance = np.abs(query - np.log(entries["shapes"].astype(float))).sum(axis=-1)
+    return float(entries["efficiency"][np.argmax(distance <= distance.min() + _TIE)])
 
 
 def map_efficiencies(table: dict[str, Any], M, N, K) -> np.ndarray:
@@ -278,6 +321,12 @@ def main(argv: list[str] | None = None) -> int:
             print("         m        k        n    e")
             for (m, k, n), e in zip(entries["shapes"], entries["efficiency"], strict=True):
                 print(f"    {m:>6} {k:>8} {n:>8} {e:.3f}")
+        for stage in GROUP_STAGES if table["grouped"] else ():
+            entries = table["grouped"][stage]
+            print(f"  grouped (experts) {stage}, bf16, fp32 main gradient: {len(entries['efficiency'])} entries")
+            print("      ng      M      N      K    e")
+            for (ng, m, n, k), e in zip(entries["shapes"], entries["efficiency"], strict=True):
+                print(f"    {ng:>4} {m:>6} {n:>6} {k:>6} {e:.3f}")
     return 0
 
 

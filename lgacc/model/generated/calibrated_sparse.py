@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = 'ddad0ff7b89233332a23bdab'
+SOURCE_KEY = '404a01622d216ac22fc89fa8'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
