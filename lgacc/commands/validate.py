@@ -109,8 +109,9 @@ def _measured_tables() -> list[dict]:
             "command": "python -m lgacc.model.calibrated.gemm_table"} for t in gemm_tables()]
     from lgacc.model.calibrated.gemm_table import shape_tables
 
-    out += [{"operation": "matrix multiply by shape (a layer's four products, forward and both gradients, bf16; the "
-                          "GPU's kernels measured by another project, not the runs' step times)",
+    out += [{"operation": "matrix multiply by shape (a layer's four products, forward and both gradients, and a "
+                          "mixture of experts' grouped GEMMs, bf16; the GPU's kernels measured by another project, "
+                          "not the runs' step times)",
              "gpus": list(t["gpus"]), "file": str((GEMM_FILE.parent / t["source"]).relative_to(root)),
              "origin": dict(t["origin"]), "command": "python -m lgacc.model.calibrated.gemm_table"}
             for t in shape_tables()]
