@@ -126,3 +126,22 @@ def test_the_experts_gemms_timed_by_hand():
                              f"stage={stage}, {tail[stage]}")
             seconds += flops / (e * 2250e12)
     assert grouped == pytest.approx(seconds, rel=1e-12)
+
+
+def _attention_entry(op: str, key: str) -> float:
+    return json.loads(SIMUMAX.read_text())["accelerator"]["op"][op]["accurate_efficient_factor"][key]
+
+
+def test_attention_by_shape_hand_checked():
+    from lgacc.model.calibrated.gemm_table import shape_attention_efficiency
+    # Llama 3 70B at tensor-parallel 2: 32 query and 4 key/value heads on the GPU, head dimension 128, 4096 tokens;
+    # SimuMax counts the unmasked 4 s^2 h d flops forward (2.5 times that backward), the model the executed half
+    key = ("batch=1, seq_len=4096, head_num=32, kv_head_num=4, qk_head_dim=128, v_head_dim=128, "
+           "qkv_contiguous=False")
+    forward, backward = _attention_entry("sdp_fwd", key) / 2, _attention_entry("sdp_bwd", key) / 2
+    want = 3.5 / (1 / forward + 2.5 / backward)
+    got = shape_attention_efficiency("b200-simumax", "cudnn", 4096, 64, 128, 8, np.array([2.0]))
+    assert float(got[0]) == pytest.approx(want, rel=1e-12)
+    # the recipe's other kernel, and a GPU whose attention table holds the kernel, do not read it
+    assert shape_attention_efficiency("b200", "fa2", 4096, 64, 128, 8, 2) is None
+    assert shape_attention_efficiency("h100-sxm", "cudnn", 4096, 64, 128, 8, 2) is None

@@ -124,7 +124,11 @@ def expected_data() -> dict[str, Any]:
         "gemm_shape_tables": [{"gpus": list(t["gpus"]),
                                "products": {p: {"shapes": t["products"][p]["shapes"].tolist(),
                                                 "efficiency": t["products"][p]["efficiency"].tolist()}
-                                            for p in PRODUCT_LAYOUTS}} for t in shape_tables()],
+                                            for p in PRODUCT_LAYOUTS},
+                               "attention_kernel": t["attention_kernel"],
+                               "attention": None if t["attention"] is None else
+                               {k: t["attention"][k].tolist() for k in ("shapes", "forward", "backward")}}
+                              for t in shape_tables()],
         "step_parts": list(STEP_PARTS),
         "memory_parts": list(MEMORY_PARTS),
         "seconds_per_day": SECONDS_PER_DAY,
@@ -250,6 +254,23 @@ EXPECTED_JS = r"""
     const least = Math.min(...distances);
     return entries.efficiency[distances.findIndex((distance) => distance <= least + 1e-9)];  // a tie: the first
   }
+  // attention by shape where the GPU's shape table times the recipe's kernel and no attention table holds it
+  // (lgacc.model.calibrated.gemm_table.shape_attention_efficiency): the nearest entry in logs; null otherwise
+  function shapeAttentionEfficiency(name, kernel, m, tp) {
+    const lower = String(name).toLowerCase();
+    const measured = EXPECTED_DATA.attention_tables.find((t) => t.gpus.some((prefix) => lower.startsWith(prefix)));
+    if (measured !== undefined && measured.kernels[kernel] !== undefined) return null;  // the attention table's
+    for (const t of EXPECTED_DATA.gemm_shape_tables) {
+      if (!t.gpus.some((prefix) => lower.startsWith(prefix))) continue;
+      if (t.attention === null || t.attention_kernel !== kernel) return null;
+      const query = [m.d_s, m.d_a / tp, Math.ceil(m.d_kv / tp), m.d_h, m.d_h].map(Math.log);
+      const distances = t.attention.shapes.map((shape) => shape.reduce((sum, x, i) => sum + Math.abs(query[i] - Math.log(x)), 0));
+      const least = Math.min(...distances);
+      const i = distances.findIndex((distance) => distance <= least + 1e-9);
+      return 3.5 / (1 / t.attention.forward[i] + 2.5 / t.attention.backward[i]);
+    }
+    return null;
+  }
   function modelLayerEfficiencies(name, m, tp, T) {
     const grid = layerEfficiencies(name, m.d_m, tp, T);
     if (grid !== null) return grid;
@@ -301,6 +322,8 @@ EXPECTED_JS = r"""
     x.alpha_nvl = nvlink ? nvlink.alpha_nvl : x.alpha_nvl;
     if (R.cuda_graphs) { x.t_h = 0; x.t_hR = 0; }  // a captured graph: no host floor (lgacc.model.calibrated.host)
     x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, EXPECTED_DATA.calibration.e_att);
+    const measuredAttention = shapeAttentionEfficiency(hw.name, R.attention_kernel, m, c.n_a);
+    if (measuredAttention !== null) x.e_att = measuredAttention;
     const measured = modelLayerEfficiencies(hw.name, m, c.n_a, c.b_mu * m.d_s);
     x.g_tab = measured === null ? 0 : 1;
     for (const map of ["qkv", "proj", "fc1", "fc2"]) x[`e_${map}`] = measured === null ? 1 : measured[map];

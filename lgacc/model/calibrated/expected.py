@@ -181,8 +181,14 @@ def inputs(
     if recipe.cuda_graphs:  # the host replays a captured graph: no floor from issuing each layer's work
         values.update(t_h=0.0, t_hR=0.0)
     # the fused attention's efficiency: the recipe's kernel as measured on this GPU at this sequence length
-    from .attention import attention_efficiency  # here: python -m lgacc.model.calibrated.attention runs cleanly
+    from .attention import attention_efficiency, kernel_measured  # here: python -m ...attention runs cleanly
     values["e_att"] = attention_efficiency(hw.name, recipe.attention_kernel, model.d_s, calibration.attention_efficiency)
+    if not kernel_measured(hw.name, recipe.attention_kernel):
+        from .gemm_table import shape_attention_efficiency  # the GPU's attention by shape (the B200's, SimuMax's)
+        measured = shape_attention_efficiency(hw.name, recipe.attention_kernel, model.d_s, model.d_a, model.d_h,
+                                              model.d_kv, values["n_a"])
+        if measured is not None:
+            values["e_att"] = measured
     values.update(_gemm_inputs(hw.name, model, values["n_a"], values["b_mu"]))
     values.update(run(programs()[f"schedule:{name}"], values))
     return values

@@ -39,7 +39,8 @@ A shape table may also name a grouped-GEMM operation (``group_op``: SimuMax's ``
 of a mixture of experts): entries ``(ng, M, N, K)`` (``ng`` experts on the GPU, each ``M`` tokens by a ``K x N``
 weight: the forward's shape) for each stage, ``fwd``, ``bwd_grad_act`` and ``bwd_grad_w``, bf16 with an fp32 main
 gradient; a stage reads its entry nearest in ``(log ng, log M, log N, log K)`` (:func:`grouped_efficiency`, used by
-:mod:`.sparse`).
+:mod:`.sparse`).  And fused attention (``attention_ops``: SimuMax's ``sdp_fwd``, ``sdp_bwd``) for one recipe kernel:
+:func:`shape_attention_efficiency` (the data file's header states the rule).
 
 ``python -m lgacc.model.calibrated.gemm_table`` prints each table's efficiencies.
 """
@@ -62,7 +63,8 @@ from .attention import table_for_gpu
 
 __all__ = ["GEMM_FILE", "MAPS", "PRODUCT_LAYOUTS", "gemm_tables", "table_for", "interpolate", "layer_efficiencies",
            "shape_tables", "shape_table_for", "product_shapes", "product_efficiency", "map_efficiencies",
-           "model_layer_efficiencies", "GROUP_STAGES", "grouped_efficiency", "best_efficiency", "main"]
+           "model_layer_efficiencies", "GROUP_STAGES", "grouped_efficiency", "shape_attention_efficiency",
+           "best_efficiency", "main"]
 
 GEMM_FILE = DATA / "calibrated" / "gemm_tables.yaml"
 #: The layer's linear maps, in the order of :func:`lgacc.model.calibrated.shapes.linear_gemms`, and their inputs.
@@ -213,6 +215,35 @@ def _read_group_table(path, op: str, peak_flop_per_s: float) -> dict[str, Any]:
     return out
 
 
+_ATTENTION_KEYS = ("seq_len", "head_num", "kv_head_num", "qk_head_dim", "v_head_dim")
+
+
+def _read_attention_table(path, ops, peak_flop_per_s: float) -> dict[str, Any]:
+    """``shapes`` ``(n, 5)`` (:data:`_ATTENTION_KEYS`) of the batch-1 entries with ``qkv_contiguous=False`` found in
+    both ``ops`` (forward, backward) and per op the efficiency over ``peak_flop_per_s`` in the model's count (the
+    executed half of SimuMax's unmasked flops)."""
+    try:
+        data = json.loads(path.read_text())["accelerator"]["op"]
+        read = []
+        for op in ops:
+            rate = float(data[op]["tflops"]) * 1e12 / peak_flop_per_s / 2
+            entries = {}
+            for key, value in data[op]["accurate_efficient_factor"].items():
+                fields = dict(part.strip().split("=", 1) for part in key.split(","))
+                if fields.get("batch") == "1" and fields.get("qkv_contiguous") == "False":
+                    entries[tuple(int(fields[x]) for x in _ATTENTION_KEYS)] = float(value) * rate
+            read.append(entries)
+    except (OSError, KeyError, ValueError, TypeError, AttributeError) as error:
+        raise UserInputError(f"{GEMM_FILE.name}: cannot read the attention table {path}: {error}") from None
+    forward, backward = read
+    shapes = [shape for shape in forward if shape in backward]
+    if not shapes or not all(0 < e[s] <= 1 for e in read for s in shapes):
+        raise UserInputError(f"{GEMM_FILE.name}: {path} must hold {ops[0]} and {ops[1]} entries of the same shapes "
+                             "with an efficiency in (0, 1] (the executed half of the file's)")
+    return {"shapes": np.array(shapes), "forward": np.array([forward[s] for s in shapes]),
+            "backward": np.array([backward[s] for s in shapes])}
+
+
 @cache
 def shape_tables() -> tuple[dict[str, Any], ...]:
     """The file's tables by shape, read and checked: ``gpus``, ``source`` (file), ``origin`` (repository, commit,
@@ -224,8 +255,11 @@ def shape_tables() -> tuple[dict[str, Any], ...]:
         peak = float(table["peak_tflops"]) * 1e12
         products = _read_shape_table(path, str(table["op"]), peak)
         grouped = _read_group_table(path, str(table["group_op"]), peak) if table.get("group_op") else None
+        ops = table.get("attention_ops")
+        attention = _read_attention_table(path, [str(op) for op in ops], peak) if ops else None
         out.append({"gpus": tuple(str(g).lower() for g in table["gpus"]), "source": str(table["file"]),
-                    "origin": dict(table.get("source") or {}), "products": products, "grouped": grouped})
+                    "origin": dict(table.get("source") or {}), "products": products, "grouped": grouped,
+                    "attention": attention, "attention_kernel": str(table.get("attention_kernel", ""))})
     return tuple(out)
 
 
@@ -259,6 +293,22 @@ def grouped_efficiency(table: dict[str, Any], stage: str, ng, M, N, K) -> float:
     query = np.log(np.array([ng, M, N, K], dtype=float))
     distance = np.abs(query - np.log(entries["shapes"].astype(float))).sum(axis=-1)
     return float(entries["efficiency"][np.argmax(distance <= distance.min() + _TIE)])
+
+
+def shape_attention_efficiency(hardware_name: str, kernel: str, d_s, d_a, d_h, d_kv, n_a) -> np.ndarray | None:
+    """``e_att`` of the recipe's ``kernel`` from the GPU's attention table by shape, at sequence ``d_s``, ``d_a / n_a``
+    query and ``ceil(d_kv / n_a)`` key/value heads on the GPU, head dimension ``d_h`` (broadcastable arrays): the
+    nearest entry in logs, ``3.5 / (1/e_fwd + 2.5/e_bwd)``; ``None`` where no such table covers the GPU and kernel."""
+    table = shape_table_for(hardware_name)
+    if table is None or table["attention"] is None or table["attention_kernel"] != kernel:
+        return None
+    d_s, n_a = np.broadcast_arrays(np.asarray(d_s, dtype=float), np.asarray(n_a, dtype=float))
+    query = np.stack([d_s, d_a / n_a, np.ceil(d_kv / n_a), np.full(np.shape(d_s), float(d_h)),
+                      np.full(np.shape(d_s), float(d_h))], axis=-1)
+    attention = table["attention"]
+    distance = np.abs(np.log(query)[..., None, :] - np.log(attention["shapes"].astype(float))).sum(axis=-1)
+    index = np.argmax(distance <= distance.min(axis=-1, keepdims=True) + _TIE, axis=-1)
+    return 3.5 / (1 / attention["forward"][index] + 2.5 / attention["backward"][index])
 
 
 def map_efficiencies(table: dict[str, Any], M, N, K) -> np.ndarray:
@@ -327,6 +377,14 @@ def main(argv: list[str] | None = None) -> int:
             print("      ng      M      N      K    e")
             for (ng, m, n, k), e in zip(entries["shapes"], entries["efficiency"], strict=True):
                 print(f"    {ng:>4} {m:>6} {n:>6} {k:>6} {e:.3f}")
+        if table["attention"] is not None:
+            attention = table["attention"]
+            print(f"  fused attention (recipe kernel {table['attention_kernel']}), executed flops, batch 1: "
+                  "e_att = 3.5 / (1/fwd + 2.5/bwd)")
+            print("         s    h h_kv d_qk  d_v   fwd   bwd e_att")
+            for shape, f, b in zip(attention["shapes"], attention["forward"], attention["backward"], strict=True):
+                cells = "".join(f"{x:>5}" for x in shape[1:])
+                print(f"    {shape[0]:>6}{cells} {f:.3f} {b:.3f} {3.5 / (1 / f + 2.5 / b):.3f}")
     return 0
 
 
