@@ -137,3 +137,19 @@ def test_a_bad_recipe_is_the_python_message(module_path):
         with pytest.raises(UserInputError) as error:
             Recipe(**recipe) if "colour" not in recipe else Recipe().replace(**recipe)
         assert result.get("error") == str(error.value), (result, str(error.value))
+
+
+def test_javascript_reads_the_b200_gemm_shape_table(module_path):
+    # the B200 reads SimuMax's GEMM table by shape (lgacc.model.calibrated.gemm_table): node must pick the same
+    # nearest entries at the model's own widths, grouped keys and values and gated feed-forward included
+    cases = []
+    for model in ("Llama-3-405B", "llama-3-8b", "GPT-3"):
+        model_obj = named_model(model)
+        for n_a in (1, 2, 8):
+            cases.append(({"model": model, "hardware": "b200", "method": "baseline", "n_b": 8, "n_l": 1,
+                           "n_a": n_a, "n_mu": 1, "b_mu": 2}, model_obj, "b200"))
+    results = _node(module_path, [q for q, _, _ in cases])
+    for (q, model, hw), got in zip(cases, results):
+        assert "ok" in got, (q, got)
+        got["ok"].pop("expected_gpu_hours"), got["ok"].pop("expected_cost")
+        assert _close(_python(q, model, hw), got["ok"]), q

@@ -107,6 +107,14 @@ def _measured_tables() -> list[dict]:
     out = [{"operation": "matrix multiply (a layer's four products by width, tensor-parallel split and tokens, bf16)",
             "gpus": list(t["gpus"]), "file": str((GEMM_FILE.parent / t["source"]).relative_to(root)),
             "command": "python -m lgacc.model.calibrated.gemm_table"} for t in gemm_tables()]
+    from lgacc.model.calibrated.gemm_table import shape_tables
+
+    out += [{"operation": "matrix multiply by shape (a layer's four products, forward and both gradients, and a "
+                          "mixture of experts' grouped GEMMs, bf16; the GPU's kernels measured by another project, "
+                          "not the runs' step times)",
+             "gpus": list(t["gpus"]), "file": str((GEMM_FILE.parent / t["source"]).relative_to(root)),
+             "origin": dict(t["origin"]), "command": "python -m lgacc.model.calibrated.gemm_table"}
+            for t in shape_tables()]
     out += [{"operation": "fused attention (by kernel and sequence length)", "gpus": list(t["gpus"]),
              "file": str(ATTENTION_FILE.relative_to(root)), "command": "python -m lgacc.model.calibrated.attention"}
             for t in attention_tables()]

@@ -22,7 +22,7 @@ from lgacc.model.calibrated import MEMORY_PARTS, STEP_PARTS, fitted_calibration
 from lgacc.model.calibrated.expected import SECONDS_PER_DAY, programs
 from lgacc.model.calibrated.program import Program
 from lgacc.model.calibrated.attention import attention_tables
-from lgacc.model.calibrated.gemm_table import MAPS, gemm_tables
+from lgacc.model.calibrated.gemm_table import MAPS, PRODUCT_LAYOUTS, gemm_tables, shape_tables
 from lgacc.model.calibrated.links import link_fits, nvlink_constants
 from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, LOGIT_BYTES,
                                           MIXED_PRECISION, RECOMPUTE)
@@ -121,6 +121,14 @@ def expected_data() -> dict[str, Any]:
                               "kernels": {k: list(v) for k, v in t["kernels"].items()}} for t in attention_tables()],
         "gemm_tables": [{"gpus": list(t["gpus"]), "d": list(t["d"]), "tp": list(t["tp"]), "M": list(t["M"]),
                          "efficiency": {name: t["efficiency"][name].tolist() for name in MAPS}} for t in gemm_tables()],
+        "gemm_shape_tables": [{"gpus": list(t["gpus"]),
+                               "products": {p: {"shapes": t["products"][p]["shapes"].tolist(),
+                                                "efficiency": t["products"][p]["efficiency"].tolist()}
+                                            for p in PRODUCT_LAYOUTS},
+                               "attention_kernel": t["attention_kernel"],
+                               "attention": None if t["attention"] is None else
+                               {k: t["attention"][k].tolist() for k in ("shapes", "forward", "backward")}}
+                              for t in shape_tables()],
         "step_parts": list(STEP_PARTS),
         "memory_parts": list(MEMORY_PARTS),
         "seconds_per_day": SECONDS_PER_DAY,
@@ -237,6 +245,51 @@ EXPECTED_JS = r"""
     }
     return null;
   }
+  // a GPU without a grid: its shape table (lgacc.model.calibrated.gemm_table.model_layer_efficiencies), each
+  // product the nearest entry of its layout in (log m, log k, log n), a map 3 / (1/e_f + 1/e_i + 1/e_w)
+  function productEfficiency(entries, m, k, n) {
+    const query = [Math.log(m), Math.log(k), Math.log(n)];
+    const distances = entries.shapes.map((shape) => Math.abs(query[0] - Math.log(shape[0]))
+      + Math.abs(query[1] - Math.log(shape[1])) + Math.abs(query[2] - Math.log(shape[2])));
+    const least = Math.min(...distances);
+    return entries.efficiency[distances.findIndex((distance) => distance <= least + 1e-9)];  // a tie: the first
+  }
+  // attention by shape where the GPU's shape table times the recipe's kernel and no attention table holds it
+  // (lgacc.model.calibrated.gemm_table.shape_attention_efficiency): the nearest entry in logs; null otherwise
+  function shapeAttentionEfficiency(name, kernel, m, tp) {
+    const lower = String(name).toLowerCase();
+    const measured = EXPECTED_DATA.attention_tables.find((t) => t.gpus.some((prefix) => lower.startsWith(prefix)));
+    if (measured !== undefined && measured.kernels[kernel] !== undefined) return null;  // the attention table's
+    for (const t of EXPECTED_DATA.gemm_shape_tables) {
+      if (!t.gpus.some((prefix) => lower.startsWith(prefix))) continue;
+      if (t.attention === null || t.attention_kernel !== kernel) return null;
+      const query = [m.d_s, m.d_a / tp, Math.ceil(m.d_kv / tp), m.d_h, m.d_h].map(Math.log);
+      const distances = t.attention.shapes.map((shape) => shape.reduce((sum, x, i) => sum + Math.abs(query[i] - Math.log(x)), 0));
+      const least = Math.min(...distances);
+      const i = distances.findIndex((distance) => distance <= least + 1e-9);
+      return 3.5 / (1 / t.attention.forward[i] + 2.5 / t.attention.backward[i]);
+    }
+    return null;
+  }
+  function modelLayerEfficiencies(name, m, tp, T) {
+    const grid = layerEfficiencies(name, m.d_m, tp, T);
+    if (grid !== null) return grid;
+    const lower = String(name).toLowerCase();
+    for (const t of EXPECTED_DATA.gemm_shape_tables) {
+      if (!t.gpus.some((prefix) => lower.startsWith(prefix))) continue;
+      const h_q = m.d_a * m.d_h / tp, h_kv = Math.ceil(m.d_kv / tp) * m.d_h;
+      const widths = { qkv: [h_q + 2 * h_kv, m.d_m], proj: [m.d_m, h_q],
+                       fc1: [(1 + (m.gated ? 1 : 0)) * m.d_I / tp, m.d_m], fc2: [m.d_m, m.d_I / tp] };
+      const out = {};
+      for (const [map, [N, K]] of Object.entries(widths)) {
+        const p = t.products;
+        out[map] = 3 / (1 / productEfficiency(p.forward, T, K, N) + 1 / productEfficiency(p.input_gradient, T, N, K)
+                        + 1 / productEfficiency(p.weight_gradient, N, T, K));
+      }
+      return out;
+    }
+    return null;
+  }
 
   function expected(input) {
     if (input === null || typeof input !== "object") fail("input must be an object with keys model, hardware, method, n_b, ...");
@@ -269,7 +322,9 @@ EXPECTED_JS = r"""
     x.alpha_nvl = nvlink ? nvlink.alpha_nvl : x.alpha_nvl;
     if (R.cuda_graphs) { x.t_h = 0; x.t_hR = 0; }  // a captured graph: no host floor (lgacc.model.calibrated.host)
     x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, EXPECTED_DATA.calibration.e_att);
-    const measured = layerEfficiencies(hw.name, m.d_m, c.n_a, c.b_mu * m.d_s);
+    const measuredAttention = shapeAttentionEfficiency(hw.name, R.attention_kernel, m, c.n_a);
+    if (measuredAttention !== null) x.e_att = measuredAttention;
+    const measured = modelLayerEfficiencies(hw.name, m, c.n_a, c.b_mu * m.d_s);
     x.g_tab = measured === null ? 0 : 1;
     for (const map of ["qkv", "proj", "fc1", "fc2"]) x[`e_${map}`] = measured === null ? 1 : measured[map];
     Object.assign(x, EXPECTED_PROGRAMS[`schedule:${schedule}`](x));

@@ -9,7 +9,8 @@ backward speeds at the run's sequence length, combined in that proportion::
     e_att = 3.5 / (c / fwd + 2.5 c / bwd)
 
 (the largest sequence length of the table not above the run's; the first one below the table).  A GPU without
-a table keeps the calibration's ``attention_efficiency`` (FlashAttention-2 on A100, Dao 2023).  ``kappa``
+a table keeps the calibration's ``attention_efficiency`` (FlashAttention-2 on A100, Dao 2023), unless the GPU's GEMM
+table by shape also times its attention (:func:`.gemm_table.shape_attention_efficiency`: the B200's, SimuMax's).  ``kappa``
 multiplies it as it multiplies the GEMMs' best efficiency: the share of a kernel's best that training reaches.
 
 ``python -m lgacc.model.calibrated.attention`` prints each table's efficiencies.
@@ -25,7 +26,8 @@ from lgacc.errors import UserInputError
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
-__all__ = ["ATTENTION_FILE", "KERNELS", "attention_tables", "attention_efficiency", "combined_efficiency", "main"]
+__all__ = ["ATTENTION_FILE", "KERNELS", "attention_tables", "attention_efficiency", "kernel_measured",
+           "combined_efficiency", "main"]
 
 ATTENTION_FILE = DATA / "calibrated" / "attention_kernels.yaml"
 #: The fused-attention kernels a recipe may name (``attention_kernel``).
@@ -68,6 +70,12 @@ def table_for_gpu(tables, hardware_name: str) -> dict[str, Any] | None:
 
 def _table_for(hardware_name: str) -> dict[str, Any] | None:
     return table_for_gpu(attention_tables(), hardware_name)
+
+
+def kernel_measured(hardware_name: str, kernel: str) -> bool:
+    """Whether this file's tables hold ``kernel`` on the GPU called ``hardware_name``."""
+    table = _table_for(hardware_name)
+    return table is not None and kernel in table["kernels"]
 
 
 def attention_efficiency(hardware_name: str, kernel: str, d_s: float, default: float) -> float:

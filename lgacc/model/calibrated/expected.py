@@ -130,8 +130,8 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
 def _gemm_inputs(hardware_name: str, model: Transformer, n_a, b_mu) -> dict[str, Any]:
     """``g_tab`` and the layer GEMMs' measured efficiencies at this width, split and micro-batch
     (:mod:`.gemm_table`); without a table ``g_tab = 0`` and the efficiencies 1 (unused: the curve times them)."""
-    from .gemm_table import layer_efficiencies  # here: python -m lgacc.model.calibrated.gemm_table runs cleanly
-    measured = layer_efficiencies(hardware_name, model.d_m, n_a, b_mu * model.d_s)
+    from .gemm_table import model_layer_efficiencies  # here: python -m lgacc.model.calibrated.gemm_table runs cleanly
+    measured = model_layer_efficiencies(hardware_name, model, n_a, b_mu * model.d_s)
     if measured is None:
         return {"g_tab": 0.0, "e_qkv": 1.0, "e_proj": 1.0, "e_fc1": 1.0, "e_fc2": 1.0}
     return {"g_tab": 1.0, **{f"e_{name}": value for name, value in measured.items()}}
@@ -181,8 +181,14 @@ def inputs(
     if recipe.cuda_graphs:  # the host replays a captured graph: no floor from issuing each layer's work
         values.update(t_h=0.0, t_hR=0.0)
     # the fused attention's efficiency: the recipe's kernel as measured on this GPU at this sequence length
-    from .attention import attention_efficiency  # here: python -m lgacc.model.calibrated.attention runs cleanly
+    from .attention import attention_efficiency, kernel_measured  # here: python -m ...attention runs cleanly
     values["e_att"] = attention_efficiency(hw.name, recipe.attention_kernel, model.d_s, calibration.attention_efficiency)
+    if not kernel_measured(hw.name, recipe.attention_kernel):
+        from .gemm_table import shape_attention_efficiency  # the GPU's attention by shape (the B200's, SimuMax's)
+        measured = shape_attention_efficiency(hw.name, recipe.attention_kernel, model.d_s, model.d_a, model.d_h,
+                                              model.d_kv, values["n_a"])
+        if measured is not None:
+            values["e_att"] = measured
     values.update(_gemm_inputs(hw.name, model, values["n_a"], values["b_mu"]))
     values.update(run(programs()[f"schedule:{name}"], values))
     return values

@@ -15,7 +15,7 @@ A100 SXM, 0.801 on H100 SXM; Bekman, *ml-engineering*, after Anthony et al. 2024
 the fitted share of it that real training layers reach.
 
 **Measured tables.**  Where a measured table covers the GPU (``g_tab = 1``, :mod:`.gemm_table`: the H100 chip's
-layer GEMMs by width, tensor-parallel split and tokens), a layer's GEMM runs at ``kappa`` times its measured
+layer GEMMs by width, tensor-parallel split and tokens; the B200's GEMMs by shape, SimuMax's), a layer's GEMM runs at ``kappa`` times its measured
 efficiency ``e`` at the run's shape, which already holds what the curve models (the partial wave, small shapes,
 memory traffic)::
 

@@ -20,12 +20,35 @@ is then the share of the isolated kernel's speed that training reaches.  A GPU w
 saturating curve of :func:`.gemm.gemm_time` (``kappa`` times the spec's ``gemm_max_efficiency``); so do the
 unfused attention's batched score products, which the table does not hold.
 
+**Tables by shape.**  The file's ``shape_tables`` hold GEMM efficiencies measured by shape rather than a layer grid:
+today SimuMax's B200 table (``simumax-b200-4dcaae5/b200_bf16_ceperm.json``, MooreThreads/SimuMax at 4dcaae5,
+``accelerator.op.matmul.accurate_efficient_factor``: ``(b, m, k, n, layout, accumulate, out_dtype)`` over its
+``tflops``).  A linear map ``(M, N, K)`` of :func:`.shapes.linear_gemms` (``M`` tokens, ``K`` in, ``N`` out, at the
+run's own widths: grouped keys and values, gated feed-forward) spends three products, in the table's layouts::
+
+    forward           TN   (m, k, n) = (M, K, N)
+    input gradient    NN   (m, k, n) = (M, N, K)
+    weight gradient   NT   (m, k, n) = (N, M, K)   accumulated into an fp32 main gradient
+
+Each reads the entry of its layout nearest in ``(log m, log k, log n)`` (smallest sum of the three distances; a
+tie goes to the entry first in the file), and the map's efficiency is ``3 / (1/e_f + 1/e_i + 1/e_w)``, the grid
+tables' ``3 F / (c sum t)``.  The vocabulary head reads ``fc1``'s, as with a grid table.  A GPU covered by a grid
+table reads the grid; a shape table is read only where no grid covers the GPU.
+
+A shape table may also name a grouped-GEMM operation (``group_op``: SimuMax's ``group_matmul``, the experts' GEMMs
+of a mixture of experts): entries ``(ng, M, N, K)`` (``ng`` experts on the GPU, each ``M`` tokens by a ``K x N``
+weight: the forward's shape) for each stage, ``fwd``, ``bwd_grad_act`` and ``bwd_grad_w``, bf16 with an fp32 main
+gradient; a stage reads its entry nearest in ``(log ng, log M, log N, log K)`` (:func:`grouped_efficiency`, used by
+:mod:`.sparse`).  And fused attention (``attention_ops``: SimuMax's ``sdp_fwd``, ``sdp_bwd``) for one recipe kernel:
+:func:`shape_attention_efficiency` (the data file's header states the rule).
+
 ``python -m lgacc.model.calibrated.gemm_table`` prints each table's efficiencies.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import sys
 from functools import cache
 from typing import Any
@@ -38,7 +61,10 @@ from lgacc.yamlfile import load_yaml_mapping
 
 from .attention import table_for_gpu
 
-__all__ = ["GEMM_FILE", "MAPS", "gemm_tables", "table_for", "interpolate", "layer_efficiencies", "best_efficiency", "main"]
+__all__ = ["GEMM_FILE", "MAPS", "PRODUCT_LAYOUTS", "gemm_tables", "table_for", "interpolate", "layer_efficiencies",
+           "shape_tables", "shape_table_for", "product_shapes", "product_efficiency", "map_efficiencies",
+           "model_layer_efficiencies", "GROUP_STAGES", "grouped_efficiency", "shape_attention_efficiency",
+           "best_efficiency", "main"]
 
 GEMM_FILE = DATA / "calibrated" / "gemm_tables.yaml"
 #: The layer's linear maps, in the order of :func:`lgacc.model.calibrated.shapes.linear_gemms`, and their inputs.
@@ -130,11 +156,198 @@ def layer_efficiencies(hardware_name: str, d_m, n_a, tokens) -> dict[str, Any] |
     return {name: interpolate(table, name, d_m, n_a, tokens) for name in MAPS}
 
 
+#: A shape table's entry kind of each product: ``(layout, accumulate, out_dtype)`` (see the module's docstring).
+PRODUCT_LAYOUTS = {"forward": ("TN", "False", "bf16"), "input_gradient": ("NN", "False", "bf16"),
+                   "weight_gradient": ("NT", "True", "fp32")}
+
+
+_TIE = 1e-9
+
+
+def _read_shape_table(path, op: str, peak_flop_per_s: float) -> dict[str, Any]:
+    """Per product, the ``(m, k, n)`` of the file's entries of its kind (``shapes``, an int array ``(n, 3)``) and
+    their efficiencies over ``peak_flop_per_s`` (``efficiency``), in the file's order."""
+    try:
+        data = json.loads(path.read_text())
+        section = data["accelerator"]["op"][op]
+        rate = float(section["tflops"]) * 1e12 / peak_flop_per_s
+        entries = []
+        for key, value in section["accurate_efficient_factor"].items():
+            fields = dict(part.strip().split("=", 1) for part in key.split(","))
+            entries.append((fields, float(value) * rate))
+    except (OSError, KeyError, ValueError, TypeError, AttributeError) as error:
+        raise UserInputError(f"{GEMM_FILE.name}: cannot read the GEMM shape table {path}: {error}") from None
+    out: dict[str, Any] = {}
+    for product, (layout, accumulate, out_dtype) in PRODUCT_LAYOUTS.items():
+        chosen = [(f, e) for f, e in entries if f.get("layout") == layout and f.get("accumulate") == accumulate
+                  and f.get("out_dtype") == out_dtype and f.get("b") == "1"]
+        if not chosen or not all(0 < e <= 1 for _, e in chosen):
+            raise UserInputError(f"{GEMM_FILE.name}: {path} must hold {product} entries (layout {layout}, "
+                                 f"accumulate {accumulate}, out_dtype {out_dtype}) with an efficiency in (0, 1]")
+        out[product] = {"shapes": np.array([[int(f["m"]), int(f["k"]), int(f["n"])] for f, _ in chosen]),
+                        "efficiency": np.array([e for _, e in chosen])}
+    return out
+
+
+#: A grouped table's stages, in SimuMax's names: the forward, the input (activation) gradient, the weight gradient.
+GROUP_STAGES = ("fwd", "bwd_grad_act", "bwd_grad_w")
+
+
+def _read_group_table(path, op: str, peak_flop_per_s: float) -> dict[str, Any]:
+    """Per stage (:data:`GROUP_STAGES`), the ``(ng, M, N, K)`` of the bf16 entries with an fp32 main gradient
+    (``shapes``, ``(n, 4)``) and their efficiencies over ``peak_flop_per_s``, in the file's order."""
+    try:
+        section = json.loads(path.read_text())["accelerator"]["op"][op]
+        rate = float(section["tflops"]) * 1e12 / peak_flop_per_s
+        entries = [(dict(part.strip().split("=", 1) for part in key.split(",")), float(value) * rate)
+                   for key, value in section["accurate_efficient_factor"].items()]
+    except (OSError, KeyError, ValueError, TypeError, AttributeError) as error:
+        raise UserInputError(f"{GEMM_FILE.name}: cannot read the grouped GEMM table {path}: {error}") from None
+    out: dict[str, Any] = {}
+    for stage in GROUP_STAGES:
+        chosen = [(f, e) for f, e in entries if f.get("stage") == stage and f.get("dtype") == "bf16"
+                  and f.get("main_grad_dtype") == "fp32"]
+        if not chosen or not all(0 < e <= 1 for _, e in chosen):
+            raise UserInputError(f"{GEMM_FILE.name}: {path} must hold {op} entries of stage {stage} (bf16, fp32 "
+                                 "main gradient) with an efficiency in (0, 1]")
+        out[stage] = {"shapes": np.array([[int(f[x]) for x in ("ng", "M", "N", "K")] for f, _ in chosen]),
+                      "efficiency": np.array([e for _, e in chosen])}
+    return out
+
+
+_ATTENTION_KEYS = ("seq_len", "head_num", "kv_head_num", "qk_head_dim", "v_head_dim")
+
+
+def _read_attention_table(path, ops, peak_flop_per_s: float) -> dict[str, Any]:
+    """``shapes`` ``(n, 5)`` (:data:`_ATTENTION_KEYS`) of the batch-1 entries with ``qkv_contiguous=False`` found in
+    both ``ops`` (forward, backward) and per op the efficiency over ``peak_flop_per_s`` in the model's count (the
+    executed half of SimuMax's unmasked flops)."""
+    try:
+        data = json.loads(path.read_text())["accelerator"]["op"]
+        read = []
+        for op in ops:
+            rate = float(data[op]["tflops"]) * 1e12 / peak_flop_per_s / 2
+            entries = {}
+            for key, value in data[op]["accurate_efficient_factor"].items():
+                fields = dict(part.strip().split("=", 1) for part in key.split(","))
+                if fields.get("batch") == "1" and fields.get("qkv_contiguous") == "False":
+                    entries[tuple(int(fields[x]) for x in _ATTENTION_KEYS)] = float(value) * rate
+            read.append(entries)
+    except (OSError, KeyError, ValueError, TypeError, AttributeError) as error:
+        raise UserInputError(f"{GEMM_FILE.name}: cannot read the attention table {path}: {error}") from None
+    forward, backward = read
+    shapes = [shape for shape in forward if shape in backward]
+    if not shapes or not all(0 < e[s] <= 1 for e in read for s in shapes):
+        raise UserInputError(f"{GEMM_FILE.name}: {path} must hold {ops[0]} and {ops[1]} entries of the same shapes "
+                             "with an efficiency in (0, 1] (the executed half of the file's)")
+    return {"shapes": np.array(shapes), "forward": np.array([forward[s] for s in shapes]),
+            "backward": np.array([backward[s] for s in shapes])}
+
+
+@cache
+def shape_tables() -> tuple[dict[str, Any], ...]:
+    """The file's tables by shape, read and checked: ``gpus``, ``source`` (file), ``origin`` (repository, commit,
+    path) and per product (:data:`PRODUCT_LAYOUTS`) its entries' shapes and efficiencies."""
+    data = load_yaml_mapping(GEMM_FILE, "GEMM table file")
+    out = []
+    for table in data.get("shape_tables") or ():
+        path = GEMM_FILE.parent / str(table["file"])
+        peak = float(table["peak_tflops"]) * 1e12
+        products = _read_shape_table(path, str(table["op"]), peak)
+        grouped = _read_group_table(path, str(table["group_op"]), peak) if table.get("group_op") else None
+        ops = table.get("attention_ops")
+        attention = _read_attention_table(path, [str(op) for op in ops], peak) if ops else None
+        out.append({"gpus": tuple(str(g).lower() for g in table["gpus"]), "source": str(table["file"]),
+                    "origin": dict(table.get("source") or {}), "products": products, "grouped": grouped,
+                    "attention": attention, "attention_kernel": str(table.get("attention_kernel", ""))})
+    return tuple(out)
+
+
+def shape_table_for(hardware_name: str) -> dict[str, Any] | None:
+    """The shape table whose GPU names start ``hardware_name``, else ``None``."""
+    return table_for_gpu(shape_tables(), hardware_name)
+
+
+def product_shapes(M, N, K) -> dict[str, tuple]:
+    """The table's ``(m, k, n)`` of the three products of the linear map ``(M, N, K)`` (``M`` tokens, ``K`` in,
+    ``N`` out)."""
+    return {"forward": (M, K, N), "input_gradient": (M, N, K), "weight_gradient": (N, M, K)}
+
+
+def product_efficiency(table: dict[str, Any], product: str, m, k, n) -> np.ndarray:
+    """The efficiency of the entry of ``product``'s kind nearest ``(m, k, n)`` (broadcastable arrays) in
+    ``(log m, log k, log n)``, the sum of the three distances; the first such entry on a tie (distances within
+    ``1e-9``, so that rounding of the logarithms never decides)."""
+    entries = table["products"][product]
+    m, k, n = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (m, k, n)))
+    query = np.log(np.stack([m, k, n], axis=-1))[..., None, :]
+    distance = np.abs(query - np.log(entries["shapes"].astype(float))).sum(axis=-1)
+    nearest = distance <= distance.min(axis=-1, keepdims=True) + _TIE  # a tie within rounding: the first entry
+    return entries["efficiency"][np.argmax(nearest, axis=-1)]
+
+
+def grouped_efficiency(table: dict[str, Any], stage: str, ng, M, N, K) -> float:
+    """The efficiency of ``stage``'s grouped entry nearest ``(ng, M, N, K)`` in logs (sum of the four distances;
+    the first on a tie within ``1e-9``)."""
+    entries = table["grouped"][stage]
+    query = np.log(np.array([ng, M, N, K], dtype=float))
+    distance = np.abs(query - np.log(entries["shapes"].astype(float))).sum(axis=-1)
+    return float(entries["efficiency"][np.argmax(distance <= distance.min() + _TIE)])
+
+
+def shape_attention_efficiency(hardware_name: str, kernel: str, d_s, d_a, d_h, d_kv, n_a) -> np.ndarray | None:
+    """``e_att`` of the recipe's ``kernel`` from the GPU's attention table by shape, at sequence ``d_s``, ``d_a / n_a``
+    query and ``ceil(d_kv / n_a)`` key/value heads on the GPU, head dimension ``d_h`` (broadcastable arrays): the
+    nearest entry in logs, ``3.5 / (1/e_fwd + 2.5/e_bwd)``; ``None`` where no such table covers the GPU and kernel."""
+    table = shape_table_for(hardware_name)
+    if table is None or table["attention"] is None or table["attention_kernel"] != kernel:
+        return None
+    d_s, n_a = np.broadcast_arrays(np.asarray(d_s, dtype=float), np.asarray(n_a, dtype=float))
+    query = np.stack([d_s, d_a / n_a, np.ceil(d_kv / n_a), np.full(np.shape(d_s), float(d_h)),
+                      np.full(np.shape(d_s), float(d_h))], axis=-1)
+    attention = table["attention"]
+    distance = np.abs(np.log(query)[..., None, :] - np.log(attention["shapes"].astype(float))).sum(axis=-1)
+    index = np.argmax(distance <= distance.min(axis=-1, keepdims=True) + _TIE, axis=-1)
+    return 3.5 / (1 / attention["forward"][index] + 2.5 / attention["backward"][index])
+
+
+def map_efficiencies(table: dict[str, Any], M, N, K) -> np.ndarray:
+    """A linear map's efficiency from a shape table: its three products' flops over their summed time over the
+    peak, ``3 / (1/e_f + 1/e_i + 1/e_w)``."""
+    shapes = product_shapes(M, N, K)
+    return 3 / sum(1 / product_efficiency(table, product, *shapes[product]) for product in PRODUCT_LAYOUTS)
+
+
+def model_layer_efficiencies(hardware_name: str, model, n_a, tokens) -> dict[str, Any] | None:
+    """The layer's map efficiencies for the transformer ``model`` (its ``d_m, d_a, d_h, d_kv, d_I, gated``) at
+    split ``n_a`` and micro-batch tokens ``tokens`` (broadcastable arrays): a grid table's
+    (:func:`layer_efficiencies`, by width) where one covers the GPU, else a shape table's at the run's own four
+    products; ``None`` where neither covers it."""
+    grid = layer_efficiencies(hardware_name, model.d_m, n_a, tokens)
+    if grid is not None:
+        return grid
+    table = shape_table_for(hardware_name)
+    if table is None:
+        return None
+    n_a, tokens = np.broadcast_arrays(np.asarray(n_a, dtype=float), np.asarray(tokens, dtype=float))
+    h_q = model.d_a * model.d_h / n_a
+    h_kv = np.ceil(model.d_kv / n_a) * model.d_h
+    widths = {"qkv": (h_q + 2 * h_kv, model.d_m), "proj": (model.d_m, h_q),
+              "fc1": ((1 + int(model.gated)) * model.d_I / n_a, model.d_m), "fc2": (model.d_m, model.d_I / n_a)}
+    return {name: map_efficiencies(table, tokens, N, K) for name, (N, K) in widths.items()}
+
+
 def best_efficiency(hardware_name: str) -> float | None:
-    """The largest efficiency of the GPU's table (any map, any shape), ``None`` without a table: what no layer GEMM
-    of the model exceeds there (the interpolation stays between measured points)."""
+    """The largest efficiency of the GPU's table (any map, any shape; for a shape table any entry), ``None``
+    without a table: what no layer GEMM of the model exceeds there (the interpolation stays between measured
+    points, a shape table's maps are harmonic means of its entries)."""
     table = table_for(hardware_name)
-    return None if table is None else max(float(cube.max()) for cube in table["efficiency"].values())
+    if table is not None:
+        return max(float(cube.max()) for cube in table["efficiency"].values())
+    shaped = shape_table_for(hardware_name)
+    if shaped is None:
+        return None
+    return max(float(p["efficiency"].max()) for p in shaped["products"].values())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,6 +360,31 @@ def main(argv: list[str] | None = None) -> int:
                 for k, m in enumerate(table["M"]):
                     cells = "".join(f"{table['efficiency'][name][i, j, k]:>6.2f}" for i in range(len(table["d"])))
                     print(f"    {tp:>2} {m:>6} {cells}")
+    for table in shape_tables():
+        origin = table["origin"]
+        print(f"{'/'.join(table['gpus'])}: bf16 GEMM efficiency by shape, from {table['source']} "
+              f"({origin.get('repository', '?')} at {str(origin.get('commit', '?'))[:7]}, {origin.get('path', '?')})")
+        for product, (layout, accumulate, out_dtype) in PRODUCT_LAYOUTS.items():
+            entries = table["products"][product]
+            print(f"  {product} (layout {layout}, accumulate {accumulate}, out {out_dtype}): "
+                  f"{len(entries['efficiency'])} entries")
+            print("         m        k        n    e")
+            for (m, k, n), e in zip(entries["shapes"], entries["efficiency"], strict=True):
+                print(f"    {m:>6} {k:>8} {n:>8} {e:.3f}")
+        for stage in GROUP_STAGES if table["grouped"] else ():
+            entries = table["grouped"][stage]
+            print(f"  grouped (experts) {stage}, bf16, fp32 main gradient: {len(entries['efficiency'])} entries")
+            print("      ng      M      N      K    e")
+            for (ng, m, n, k), e in zip(entries["shapes"], entries["efficiency"], strict=True):
+                print(f"    {ng:>4} {m:>6} {n:>6} {k:>6} {e:.3f}")
+        if table["attention"] is not None:
+            attention = table["attention"]
+            print(f"  fused attention (recipe kernel {table['attention_kernel']}), executed flops, batch 1: "
+                  "e_att = 3.5 / (1/fwd + 2.5/bwd)")
+            print("         s    h h_kv d_qk  d_v   fwd   bwd e_att")
+            for shape, f, b in zip(attention["shapes"], attention["forward"], attention["backward"], strict=True):
+                cells = "".join(f"{x:>5}" for x in shape[1:])
+                print(f"    {shape[0]:>6}{cells} {f:.3f} {b:.3f} {3.5 / (1 / f + 2.5 / b):.3f}")
     return 0
 
 

@@ -5,7 +5,7 @@ from the runs of ``data/validation/`` only, never from the paper's numbers):
 
 * ``kappa``: the share of the isolated kernels' matrix-multiply speed that real training layers reach: of the
   layer GEMMs' measured efficiency at the run's shape where a measured table covers the GPU (:mod:`.gemm_table`,
-  ``data/calibrated/gemm_tables.yaml``: the H100 chip), else of the GPU's best (``e_max``, the hardware spec's
+  ``data/calibrated/gemm_tables.yaml``: the H100 chip's grid, the B200's table by shape from SimuMax), else of the GPU's best (``e_max``, the hardware spec's
   ``gemm_max_efficiency``, on :func:`.gemm.gemm_time`'s saturating curve);
 * ``xi``: the share of an overlapped collective's time that still delays the compute it overlaps (its kernels
   take streaming multiprocessors and memory bandwidth from the GEMMs): an overlap costs

@@ -12,7 +12,11 @@ Otherwise the expected step is composed of:
    ``t_e = n_e t k / E`` tokens (``t = b_mu d_s / n_c`` tokens a micro-batch, perfect balance) instead of one
    ``t x k d_e`` product: the difference of :func:`lgacc.model.calibrated.gemm.gemm_time` (the saturating roofline
    with its fixed time per kernel) between the two, for the input, gate and output products, forward and
-   backward (three times the forward, :func:`linear_backward_is_twice_forward`), and the recomputation;
+   backward (three times the forward, :func:`linear_backward_is_twice_forward`), and the recomputation.  Where the
+   GPU's GEMM table by shape holds grouped GEMMs (:mod:`.gemm_table`: the B200's, SimuMax's ``group_matmul``), the
+   experts' products are timed at ``kappa`` times their measured efficiency instead, each stage (forward, input
+   gradient, weight gradient) at its own, ``F / (kappa e c)``, and the dense products they replace at the rate the
+   dense program spent on them (its feed-forward maps' measured efficiencies);
 3. **dispatch and combine by alpha-beta**: two all-to-alls of ``t k d_m`` bf16 values, a share ``(n_e - 1)/n_e``
    leaving the GPU, per MoE layer and pass (forward, backward, recomputation): ``alpha + S / (eta beta)`` (over
    NVLink ``eta_nvl`` and ``alpha_nvl`` of the GPU's NVLink generation, :func:`.links.nvlink_constants`)
@@ -139,25 +143,59 @@ class SparseExpected:
         return out
 
 
+def _measured_expert_gemms(model: Transformer, surrogate: Transformer, hw: Hardware, config: TrainingConfig,
+                           kappa: float, c: float, recompute: float) -> tuple[float, float] | None:
+    """(the experts' grouped GEMMs, the dense products of the surrogate they replace) in seconds of one MoE layer
+    and micro-batch, forward, backward and recomputation, from the GPU's measured grouped table
+    (:func:`.gemm_table.grouped_efficiency`); ``None`` where no grouped table covers the GPU."""
+    from .gemm_table import grouped_efficiency, model_layer_efficiencies, shape_table_for
+
+    table = shape_table_for(hw.name)
+    dense_rates = model_layer_efficiencies(hw.name, surrogate, config.n_a, config.b_mu * surrogate.d_s)
+    if table is None or table["grouped"] is None or dense_rates is None:
+        return None
+    tokens = config.b_mu * model.d_s / config.n_c
+    k, E, n_e = model.experts_per_token, model.experts, config.n_e
+    ng, per_expert, width = E / n_e, n_e * tokens * k / E, model.d_e / config.n_a
+    inputs = 2 if model.gated else 1
+    grouped = dense = 0.0
+    for name, N, K in (("fc1", inputs * width, model.d_m), ("fc2", model.d_m, width)):
+        flops = 2 * ng * per_expert * N * K  # = 2 tokens k N K, the dense products' flops
+        e = {stage: grouped_efficiency(table, stage, ng, per_expert, N, K)
+             for stage in ("fwd", "bwd_grad_act", "bwd_grad_w")}
+        grouped += flops / (kappa * c) * ((1 + recompute) / e["fwd"] + 1 / e["bwd_grad_act"]
+                                                            + 1 / e["bwd_grad_w"])
+        dense += (3 + recompute) * flops / (kappa * float(dense_rates[name]) * c)
+    return grouped, dense
+
+
 def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfig, calibration: Calibration,
-                         recompute: float) -> tuple[float, float, float]:
+                         recompute: float, surrogate: Transformer | None = None) -> tuple[float, float, float]:
     """(expert GEMM time added, the experts' whole GEMM time, all-to-all time) of one MoE layer and micro-batch,
     forward, backward and recomputation."""
     if not model.is_sparse:
         return 0.0, 0.0, 0.0
     h = _hardware_inputs(hw)
     cal = _calibration_inputs(calibration)
-    gemm = _gemm_time()
-    fixed = (cal["kappa"], h["e_max"], h["c"], cal["e_hbm"], h["beta_hbm"], cal["t_k"])
+    surrogate = active_surrogate(model, config.n_c) if surrogate is None else surrogate
+    measured = _measured_expert_gemms(model, surrogate, hw, config, cal["kappa"], h["c"], recompute)
+    if measured is not None:
+        expert, whole = measured[0] - measured[1], measured[0]
+    else:
+        gemm = _gemm_time()
+        fixed = (cal["kappa"], h["e_max"], h["c"], cal["e_hbm"], h["beta_hbm"], cal["t_k"])
+        tokens = config.b_mu * model.d_s / config.n_c
+        k, E, n_e = model.experts_per_token, model.experts, config.n_e
+        per_expert = n_e * tokens * k / E
+        width = model.d_e / config.n_a  # expert tensor parallelism = n_a (Megatron-Core's default)
+        inputs = 2 if model.gated else 1
+        grouped = (E / n_e) * (inputs * gemm(per_expert, width, model.d_m, *fixed)
+                               + gemm(per_expert, model.d_m, width, *fixed))
+        dense = inputs * gemm(tokens, k * width, model.d_m, *fixed) + gemm(tokens, model.d_m, k * width, *fixed)
+        passes = 3 + recompute  # forward, backward (twice the forward), the recomputed forward
+        expert, whole = passes * float(grouped - dense), passes * float(grouped)
     tokens = config.b_mu * model.d_s / config.n_c
-    k, E, n_e = model.experts_per_token, model.experts, config.n_e
-    per_expert = n_e * tokens * k / E
-    width = model.d_e / config.n_a  # expert tensor parallelism = n_a (Megatron-Core's default)
-    inputs = 2 if model.gated else 1
-    grouped = (E / n_e) * (inputs * gemm(per_expert, width, model.d_m, *fixed) + gemm(per_expert, model.d_m, width, *fixed))
-    dense = inputs * gemm(tokens, k * width, model.d_m, *fixed) + gemm(tokens, model.d_m, k * width, *fixed)
-    passes = 3 + recompute  # forward, backward (twice the forward), the recomputed forward
-    expert, whole = passes * float(grouped - dense), passes * float(grouped)
+    k, n_e = model.experts_per_token, config.n_e
     if n_e == 1:
         return expert, whole, 0.0
     inside = n_e * config.n_a <= hw.gpus_per_node
@@ -195,7 +233,7 @@ def expected_sparse(
     dense = expected(surrogate, hw, dense_config, recipe=recipe, schedule=schedule, n_v=n_v, calibration=calibration,
                      steps=steps, assumptions=assumptions.replace(gb="GiB"))
     recompute = {"full": 1.0, "alternate": 0.5}.get(recipe.recompute, 0.0)
-    expert_s, whole_s, a2a_s = _per_layer_additions(model, hw, config, calibration, recompute)
+    expert_s, whole_s, a2a_s = _per_layer_additions(model, hw, config, calibration, recompute, surrogate)
     repeats = (config.n_mu + config.n_l - 1) * model.moe_layers / config.n_l
     step = dense.step_time_s + repeats * (expert_s + a2a_s)
     imbalanced = step + repeats * IMBALANCE["capacity-2"] * (a2a_s + whole_s)

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '5a50909c7db408995d152dfd'
+SOURCE_KEY = '404a01622d216ac22fc89fa8'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

@@ -26,7 +26,7 @@ The optional ``kernel_efficiency`` (dimensionless, in (0, 1], default 1.0) is
 the share of the peak that the kernels reach; 1.0 is the paper's convention.  The optional
 ``gemm_max_efficiency`` (in (0, 1], default 0.8) is the GPU's best measured matrix-multiply
 efficiency, read only by the calibrated model (:mod:`lgacc.model.calibrated`) for the GPUs that its measured
-layer-GEMM table (:mod:`lgacc.model.calibrated.gemm_table`: the H100 chip) does not cover.
+layer-GEMM tables (:mod:`lgacc.model.calibrated.gemm_table`: the H100 chip, the B200) do not cover.
 
 A spec is named either by a shipped name (``a100-80gb``: only the files of
 ``data/hardware/``) or by a path (a string containing ``/`` or ending in
