@@ -251,4 +251,10 @@ def device_memory_markdown(measurement: HostMeasurement) -> str:
         text += (f" A one-rank NCCL communicator adds {nccl.iloc[-1] - training.max():,.0f} MiB at its first "
                  f"all-reduce, before any peer: communicators over several GPUs hold more (one set of buffers per "
                  f"channel and peer).")
+    from lgacc.studies.validation.tables import CUDA_CONTEXT_BYTES
+
+    text += (f" The measured-runs chapter adds {CUDA_CONTEXT_BYTES['lazy-cuda13'] / 2 ** 20:,.0f} MiB for the context "
+             f"to a device reading of a run whose software ran CUDA 13, and those measured in PyTorch's pull request #86509 with CUDA 11.7 "
+             f"({CUDA_CONTEXT_BYTES['lazy'] / 2 ** 20:,.0f} MiB loading kernels lazily, "
+             f"{CUDA_CONTEXT_BYTES['eager'] / 2 ** 20:,.0f} MiB eagerly) to older runs.")
     return text
