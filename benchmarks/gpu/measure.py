@@ -78,6 +78,19 @@ def time_loop(fn, min_seconds: float = 0.02, loops: int = 5, max_reps: int = 200
     return statistics.median(times)
 
 
+def median_step_seconds(step, repeats: int) -> float:
+    """Median wall seconds of ``step`` between two synchronisations, over ``repeats`` calls (a training step:
+    host and device together, which CUDA events alone would not show)."""
+    times = []
+    for _ in range(repeats):
+        sync()
+        t0 = time.perf_counter()
+        step()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 def writer(out: Path, name: str, fields: list[str]):
     handle = open(out / name, "w", newline="")
     w = csv.DictWriter(handle, fieldnames=fields)
@@ -388,16 +401,9 @@ def _train(c: dict) -> dict:
     static = torch.cuda.memory_allocated() if DEVICE == "cuda" else 0  # weights and AdamW states (gradients freed)
     if DEVICE == "cuda":
         torch.cuda.reset_peak_memory_stats()
-    times = []
-    for _ in range(2 if QUICK else 5):
-        sync()
-        t0 = time.perf_counter()
-        step()
-        sync()
-        times.append(time.perf_counter() - t0)
+    seconds = median_step_seconds(step, 2 if QUICK else 5)
     peak = torch.cuda.max_memory_allocated() if DEVICE == "cuda" else 0
     reserved = torch.cuda.max_memory_reserved() if DEVICE == "cuda" else 0
-    seconds = statistics.median(times)
     # model flops (Narayanan et al. 2021, no recomputation counted): 72 b s L d^2 (1 + s / (6 d) + V / (12 d L))
     b, s, L, d, V = c["b_mu"], c["seq"], c["layers"], c["d"], c["vocab"]
     flops = 72 * b * s * L * d ** 2 * (1 + s / (6 * d) + V / (12 * d * L))

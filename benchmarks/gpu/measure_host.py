@@ -22,7 +22,6 @@ writes into OUT_DIR:
 from __future__ import annotations
 
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -33,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from measure import DEVICE, GPT, QUICK, environment, sync, writer  # noqa: E402
+from measure import DEVICE, GPT, QUICK, environment, median_step_seconds, sync, writer  # noqa: E402
 
 MIB = 1024 ** 2
 FIRST = "before this process touches CUDA (nvidia-smi only: other processes)"
@@ -128,15 +127,9 @@ def measure_host(out: Path, budget_s: float) -> None:
         step = _step_fn(model, optimizer, tokens, target, vocab, n_mu)
         for _ in range(3):
             step()
-        times = []
-        for _ in range(3 if QUICK else 15):
-            sync()
-            t0 = time.perf_counter()
-            step()
-            sync()
-            times.append(time.perf_counter() - t0)
+        seconds = median_step_seconds(step, 3 if QUICK else 15)
         w.writerow({"d_m": d, "d_l": layers, "d_s": seq, "b_mu": b_mu, "n_mu": n_mu, "vocab": vocab,
-                    "step_seconds": f"{statistics.median(times):.4e}", "kernels_per_step": _kernels(step)})
+                    "step_seconds": f"{seconds:.4e}", "kernels_per_step": _kernels(step)})
         handle.flush()
         del model, optimizer, tokens, target, step
         if DEVICE == "cuda":

@@ -71,14 +71,20 @@ def measurements() -> list[Path]:
     return _folders(_TABLES)
 
 
-def read_measurement(folder: Path | str) -> Measurement:
-    """The tables of ``folder``; its hardware spec is the name before the date (``h100-sxm-2026-11-26``)."""
+def _read_tables(folder: Path | str, tables: tuple[str, ...]) -> tuple[Path, str, dict[str, pd.DataFrame]]:
+    """``folder``, its hardware spec (the name before the date: ``h100-sxm-2026-11-26``) and its ``tables``."""
     folder = Path(folder)
-    missing = [name for name in _TABLES if not (folder / f"{name}.csv").is_file()]
+    missing = [name for name in tables if not (folder / f"{name}.csv").is_file()]
     if missing:
         raise UserInputError(f"measurement folder {folder}: {', '.join(n + '.csv' for n in missing)} missing")
     hardware = "-".join(folder.name.split("-")[:-3]) or folder.name
-    return Measurement(folder, hardware, tuple((name, pd.read_csv(folder / f"{name}.csv")) for name in _TABLES))
+    return folder, hardware, {name: pd.read_csv(folder / f"{name}.csv") for name in tables}
+
+
+def read_measurement(folder: Path | str) -> Measurement:
+    """The kernel tables of ``folder`` (:data:`_TABLES`)."""
+    folder, hardware, tables = _read_tables(folder, _TABLES)
+    return Measurement(folder, hardware, tuple(tables.items()))
 
 
 def _layer_gemms(gemm: pd.DataFrame) -> pd.DataFrame:
@@ -232,13 +238,9 @@ def host_measurements() -> list[Path]:
 
 
 def read_host_measurement(folder: Path | str) -> HostMeasurement:
-    folder = Path(folder)
-    missing = [name for name in _HOST_TABLES if not (folder / f"{name}.csv").is_file()]
-    if missing:
-        raise UserInputError(f"measurement folder {folder}: {', '.join(n + '.csv' for n in missing)} missing")
-    hardware = "-".join(folder.name.split("-")[:-3]) or folder.name
-    return HostMeasurement(folder, hardware, pd.read_csv(folder / "host.csv"),
-                           pd.read_csv(folder / "device_memory.csv"))
+    """The host and device-memory tables of ``folder`` (:data:`_HOST_TABLES`)."""
+    folder, hardware, tables = _read_tables(folder, _HOST_TABLES)
+    return HostMeasurement(folder, hardware, tables["host"], tables["device_memory"])
 
 
 def host_time(measurement: HostMeasurement) -> HostTime:
