@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from .ideal import DP_NETWORKS
-from .tables import CALCULON_ERROR, EXTENSIONS, dense_rows
+from .tables import CALCULON_ERROR, CONTEXT_GIB, EXTENSIONS, dense_rows
 
 __all__ = ["runs_sentence", "bound_paragraph", "errors_sentence", "memory_sentence", "worst_runs_markdown",
            "onefactor_sentence", "peers_paragraph", "extensions_paragraph"]
@@ -92,9 +92,9 @@ def memory_sentence(parameters, numbers: Mapping[str, Any] | None = None) -> str
             "compared with its own prediction, each term measured or documented, none fitted: a reserved reading "
             "with the prediction times the pool's measured size over the allocation (the mean over the runs whose "
             "source publishes both, the run's own source left out); a device reading with that, plus the CUDA "
-            "context as the run's software loaded its kernels (with CUDA 11.7, 0.62 GiB loading every kernel at "
-            "start and 0.27 GiB loading them lazily, as PyTorch measured it; with CUDA 13, 0.75 GiB once training "
-            "steps have loaded theirs, as measured on the H100 page) and NCCL's buffers at their documented defaults (10 MiB per channel: 4 MiB for "
+            f"context as the run's software loaded its kernels (with CUDA 11.7, {CONTEXT_GIB['eager']} loading every "
+            f"kernel at start and {CONTEXT_GIB['lazy']} loading them lazily, as PyTorch measured it; with CUDA 13, "
+            f"{CONTEXT_GIB['lazy-cuda13']} once training steps have loaded theirs, as measured on the H100 page) and NCCL's buffers at their documented defaults (10 MiB per channel: 4 MiB for "
             "the Simple protocol, 0.5 MiB for LL, 4.7 MiB for LL128, rounded to 2 MiB; 32 channels; per "
             "communicator of two GPUs or more: one per parallel dimension, and the world group beside two or "
             "more). The training state is "

@@ -31,7 +31,7 @@ from .measured import measured_step_time
 from .runs import DATA_DIR, Run, load_runs
 
 __all__ = ["comparison", "frame_for", "summary", "by_publication", "CALCULON_ERROR", "MEMORY_PREDICTS", "MEMORY_RULE",
-           "CUDA_CONTEXT_BYTES", "PEER_COLUMNS",
+           "CUDA_CONTEXT_BYTES", "CONTEXT_GIB", "PEER_COLUMNS",
            "dense_rows", "extension_errors", "EXTENSIONS"]
 
 #: Calculon's mean error against Megatron-LM's measured runs (Isaev et al. 2023), for comparison.
@@ -153,6 +153,8 @@ MEMORY_PREDICTS = "allocated"
 #: ``benchmarks/gpu/measure_host.py``): CUDA 13's context is larger than CUDA 11.7's, and a reading during training
 #: holds the kernels the step loaded.
 CUDA_CONTEXT_BYTES = {"eager": 666_632_192, "lazy": 287_047_680, "lazy-cuda13": 804_061_184}
+#: The contexts in GiB as the rule and the chapter print them (from :data:`CUDA_CONTEXT_BYTES`, never typed twice).
+CONTEXT_GIB = {loading: f"{size / 2 ** 30:.2f} GiB" for loading, size in CUDA_CONTEXT_BYTES.items()}
 #: How a measurement of another statistic is compared (issue #35): no term is fitted to bridge the statistics.
 MEMORY_RULE = ("the calibrated model predicts the peak allocated memory (expected_memory_gib); PyTorch's statistics "
                "are ordered allocated <= reserved (the caching allocator's pool, its free blocks included) <= device "
@@ -161,9 +163,9 @@ MEMORY_RULE = ("the calibrated model predicts the peak allocated memory (expecte
                "fitted: reserved = allocated x the measured pool/allocation ratio of the runs whose source "
                "publishes both, the run's own publication left out (expected_memory_reserved_gib, "
                "memory_pool_ratio); device = reserved + the CUDA context as the run's software loaded its kernels "
-               "(reported.cuda_module_loading: 0.62 GiB eagerly and 0.27 GiB lazily with CUDA 11.7, measured in "
-               "pytorch/pytorch#86509; 0.75 GiB lazily with CUDA 13.0 after training steps, measured by this "
-               "package on an H100) + NCCL's buffers at its documented defaults, 10 MiB per channel "
+               f"(reported.cuda_module_loading: {CONTEXT_GIB['eager']} eagerly and {CONTEXT_GIB['lazy']} lazily with "
+               f"CUDA 11.7, measured in pytorch/pytorch#86509; {CONTEXT_GIB['lazy-cuda13']} lazily with CUDA 13.0 "
+               "after training steps, measured by this package on an H100) + NCCL's buffers at its documented defaults, 10 MiB per channel "
                "(4 MiB Simple, 0.5 MiB LL, 4.7 MiB LL128, rounded to cuMem's 2 MiB), 32 channels, per "
                "communicator of two ranks or more the run's parallelism creates (expected_memory_device_gib, "
                "memory_nccl_gib); each statistic's error is reported apart (memory_by_statistic, with "
