@@ -93,6 +93,8 @@ from .kernels import (
     embedding_bytes,
     layer_forward_bytes,
     layer_forward_kernels,
+    gradient_zeroing_bytes_per_parameter,
+    master_weights_bytes_per_parameter,
     optimizer_bytes_per_parameter,
     streaming_time,
 )
@@ -124,6 +126,7 @@ from .symbols import (
     t_k,
     xi,
     z_1,
+    z_2,
     z_3,
     zb,
 )
@@ -275,7 +278,12 @@ def step_terms() -> dict[str, sympy.Expr]:
     # gathered one cannot hide
     buckets = ov_dp * gradient_buckets(parameters) + 1 - ov_dp
     exposed = bucketed_exposure(window, gradients, buckets) + bucketed_exposure(forward_window, gathered, buckets)
-    optimizer = streaming_time(optimizer_bytes_per_parameter() * parameters / (1 + z_1 * (n_b - 1)))
+    # Adam's update (and with fp32 master weights the norm and the copy) over the device's share of the state; the
+    # gradients' zeroing over the device's gradients (whole unless partitioned)
+    updated_bytes = optimizer_bytes_per_parameter() + master_weights_bytes_per_parameter()
+    updated = updated_bytes * parameters / (1 + z_1 * (n_b - 1))
+    zeroed = gradient_zeroing_bytes_per_parameter() * parameters / (1 + z_2 * (n_b - 1))
+    optimizer = streaming_time(updated + zeroed)
     device = pipeline + ramp + exposed + optimizer
     # an eager framework's host issues the device's layer passes no faster than measured (lgacc.model.calibrated.host,
     # a whole step's host time over its layers): the GPU runs ahead of it only while its queue is full.  The exposed
