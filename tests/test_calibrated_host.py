@@ -98,3 +98,23 @@ def test_the_reduction_exposed_after_the_last_backward_pass_follows_the_floor():
     assert graphs.step_parts_s["pipeline"] + graphs.step_parts_s["bubble"] < floor
     assert eager.step_time_s == pytest.approx(floor + reduction + optimizer, rel=1e-12)
     assert eager.step_parts_s["data_parallel"] == reduction
+
+
+def test_a_host_that_never_waits_hides_the_reduction_and_the_optimizer_under_its_floor():
+    # host_sync off: the host runs ahead into the next step, the device's reduction and optimizer fill the floor
+    config = TrainingConfig(method="baseline", n_b=4, n_l=1, n_a=1, n_mu=4, b_mu=1)
+    calibration = fitted_calibration()
+    ahead = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="none", dp_overlap=False, host_sync=False),
+                     calibration=calibration)
+    waits = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="none", dp_overlap=False),
+                     calibration=calibration)
+    floor = config.n_mu * TINY.d_l * calibration.host_layer_s
+    parts = waits.step_parts_s
+    assert parts["data_parallel"] + parts["optimizer"] < floor - parts["pipeline"]  # still under the floor
+    assert ahead.step_time_s == pytest.approx(floor, rel=1e-12)
+    assert waits.step_time_s == pytest.approx(floor + parts["data_parallel"] + parts["optimizer"], rel=1e-12)
+
+
+def test_host_sync_reads_from_the_command_line():
+    assert Recipe.from_strings(["host_sync=no"]) == Recipe(host_sync=False)
+    assert Recipe().host_sync is True

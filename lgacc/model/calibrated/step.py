@@ -40,7 +40,7 @@ only while its queue is full: the step is never shorter than the host's time to 
 our H100 as a whole eager step over its layers (:mod:`.host`: the head, the loss and the optimizer's host work
 included; 0 with CUDA graphs).  The device's ``n_mu + R`` stage passes of ``L`` layers wait on it for::
 
-    t_host = max(0, (n_mu + R) L (t_h + r_full t_hR) - T_pipe)
+    t_host = max(0, (n_mu + R) L (t_h + r_full t_hR) - T_pipe - (1 - s_h) (exposed + t_opt))
 
 The floor bounds the layers' passes only: the reduction left exposed after the last backward pass and the
 optimizer's step follow it, because the step waits for the device twice after its layers.  Megatron-LM
@@ -51,7 +51,8 @@ Its step timer synchronizes the device at every logged step (``megatron/core/tim
 ``stop``: ``torch.cuda.synchronize()``; ``interval-time`` at each ``--log-interval``): the optimizer's kernels,
 issued after the norm, end before the next step's host starts issuing.  Neither can hide under the host's
 issuing, so they add to the floor instead of filling it; when the device is the slower one (no floor) nothing
-changes.
+changes.  The recipe's ``host_sync`` (``s_h``, on by default) says so; off, a host that never waits runs ahead
+into the next step and both fill the floor.
 
 Every overlap pays the share ``xi`` (fitted) of the shorter side on top of the ``max``
 (:func:`overlapped`): a collective running beside a GEMM slows it.
@@ -120,6 +121,7 @@ from .symbols import (
     r_full,
     r_op,
     r_sel,
+    s_h,
     sp,
     t_h,
     t_hR,
@@ -290,7 +292,7 @@ def step_terms() -> dict[str, sympy.Expr]:
     # reduction and the optimizer come after the host has waited for the device (the gradient norm's .item(), the
     # step timer's synchronize): they add to the floor, they do not fill it
     host = (n_mu + R_ramp) * L * (t_h + r_full * t_hR)
-    host_wait = maximum(0, host - (pipeline + ramp))
+    host_wait = maximum(0, host - (pipeline + ramp + (1 - s_h) * (exposed + optimizer)))
     return {
         "step": device + host_wait + T_0,
         "pipeline": pipeline,
