@@ -47,12 +47,16 @@ def test_a_stage_of_tiny_layers_runs_at_the_hosts_pace_unless_captured_in_cuda_g
                       calibration=calibration)
     floor = config.n_mu * TINY.d_l * calibration.host_layer_s
     assert graphs.step_time_s < floor  # the device alone is faster than the host
-    # the measured host time is a whole step's over its layers: the step waits on it, nothing is added beside it
-    assert eager.step_time_s == pytest.approx(floor, rel=1e-12)
-    assert eager.step_parts_s["host"] == pytest.approx(floor - graphs.step_time_s, rel=1e-9)
+    # the measured host time is a whole step's over its layers: the layers' passes wait on it; the optimizer's step,
+    # issued after the host has waited for the device (the gradient norm's .item()), follows the floor
+    optimizer = graphs.step_parts_s["optimizer"]
+    assert optimizer > 0 and graphs.step_parts_s["data_parallel"] == 0
+    assert eager.step_time_s == pytest.approx(floor + optimizer, rel=1e-12)
+    layers = graphs.step_parts_s["pipeline"] + graphs.step_parts_s["bubble"]
+    assert eager.step_parts_s["host"] == pytest.approx(floor - layers, rel=1e-9)
     assert graphs.step_parts_s["host"] == 0
     full = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="full"), calibration=calibration)
-    by_hand = config.n_mu * TINY.d_l * (calibration.host_layer_s + calibration.host_recompute_s)
+    by_hand = config.n_mu * TINY.d_l * (calibration.host_layer_s + calibration.host_recompute_s) + optimizer
     assert full.step_time_s == pytest.approx(by_hand, rel=1e-12)
 
 
@@ -62,7 +66,9 @@ def test_a_pipeline_waits_on_the_host_for_its_ramp_too():
     calibration = fitted_calibration()
     eager = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="none"), schedule="1f1b",
                      calibration=calibration)
-    assert eager.step_time_s == pytest.approx((8 + 3) * 6 * calibration.host_layer_s, rel=1e-12)
+    by_hand = (8 + 3) * 6 * calibration.host_layer_s + eager.step_parts_s["optimizer"]
+    assert eager.step_parts_s["data_parallel"] == 0
+    assert eager.step_time_s == pytest.approx(by_hand, rel=1e-12)
 
 
 def test_a_large_layer_never_meets_the_floor():
@@ -75,3 +81,40 @@ def test_a_large_layer_never_meets_the_floor():
 
 def test_cuda_graphs_reads_from_the_command_line():
     assert Recipe.from_strings(["cuda_graphs=yes"]) == Recipe(cuda_graphs=True)
+
+
+def test_the_reduction_exposed_after_the_last_backward_pass_follows_the_floor():
+    # 4 data-parallel replicas, reduction after the backward pass (Megatron-LM without --overlap-grad-reduce): the host
+    # issues it after the last layer and waits for it at the gradient norm, so it adds to the floor
+    config = TrainingConfig(method="baseline", n_b=4, n_l=1, n_a=1, n_mu=4, b_mu=1)
+    calibration = fitted_calibration()
+    recipe = Recipe(recompute="none", dp_overlap=False)
+    eager = expected(TINY, "h100-sxm", config, recipe=recipe, calibration=calibration)
+    graphs = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="none", dp_overlap=False, cuda_graphs=True),
+                      calibration=calibration)
+    floor = config.n_mu * TINY.d_l * calibration.host_layer_s
+    reduction, optimizer = graphs.step_parts_s["data_parallel"], graphs.step_parts_s["optimizer"]
+    assert reduction > 0 and optimizer > 0
+    assert graphs.step_parts_s["pipeline"] + graphs.step_parts_s["bubble"] < floor
+    assert eager.step_time_s == pytest.approx(floor + reduction + optimizer, rel=1e-12)
+    assert eager.step_parts_s["data_parallel"] == reduction
+
+
+def test_a_host_that_never_waits_hides_the_reduction_and_the_optimizer_under_its_floor():
+    # host_sync off: the host runs ahead into the next step, the device's reduction and optimizer fill the floor
+    config = TrainingConfig(method="baseline", n_b=4, n_l=1, n_a=1, n_mu=4, b_mu=1)
+    calibration = fitted_calibration()
+    ahead = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="none", dp_overlap=False, host_sync=False),
+                     calibration=calibration)
+    waits = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="none", dp_overlap=False),
+                     calibration=calibration)
+    floor = config.n_mu * TINY.d_l * calibration.host_layer_s
+    parts = waits.step_parts_s
+    assert parts["data_parallel"] + parts["optimizer"] < floor - parts["pipeline"]  # still under the floor
+    assert ahead.step_time_s == pytest.approx(floor, rel=1e-12)
+    assert waits.step_time_s == pytest.approx(floor + parts["data_parallel"] + parts["optimizer"], rel=1e-12)
+
+
+def test_host_sync_reads_from_the_command_line():
+    assert Recipe.from_strings(["host_sync=no"]) == Recipe(host_sync=False)
+    assert Recipe().host_sync is True

@@ -82,10 +82,17 @@ def test_recipe_effects_change_only_the_bracketed_field():
     table = bracket_predictions(runs)
     assert set(table["field"]) <= {"schedule", "n_v", "micro_batch_size", "recomputation", "sequence_parallel",
                                    "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes", "dp_overlap",
-                                   "tp_overlap", "dp_network", "attention_kernel", "cuda_graphs"}
+                                   "tp_overlap", "dp_network", "attention_kernel", "cuda_graphs", "host_sync"}
     # CUDA graphs only lift the host's floor: never a slower step, and faster only where the host paced a stage
     graphs = table[table["field"] == "cuda_graphs"]
     assert len(graphs) and (graphs["change"] <= 1e-12).all() and (graphs["change"] < -0.1).any()
+    # a host that never waits hides the reduction and the optimizer under its floor: never slower, and no step faster
+    # than with CUDA graphs (megatron-tutorials, where the floor binds, state it: their scripts clip and log each step)
+    ahead = table[table["field"] == "host_sync"]
+    assert len(ahead) and (ahead["change"] <= 1e-12).all()
+    assert not ahead["id"].str.startswith("mtut-").any()
+    by_id = graphs.set_index("id")["change"]
+    assert all(change >= by_id[run] - 1e-12 for run, change in zip(ahead["id"], ahead["change"]))
     # fp32 -> bf16 gradient reduction never makes a step slower, bf16 -> fp32 never faster (only the bytes change)
     bf16 = table[(table["field"] == "grad_reduce_bytes") & (table["value"] == "2")]
     assert len(bf16) and (bf16["change"] <= 1e-12).all()

@@ -14,7 +14,8 @@ micro-batch come as 4 x 1024, 2 x 2048 or 1 x 4096 (the attention's flops grow f
 time does not: the step waits on the host, :func:`host_bound_spread`).  The fastest of those steps, divided by
 the layers, is ``t_h`` (without recomputation) and ``t_h + t_hR`` (full recomputation).  The step's own host
 work (the head, the loss, the optimizer's few fused kernels) is counted into the layers, which is why the floor
-bounds the whole step and is not added beside the head and the optimizer; a framework with heavier modules
+is not added beside the head; the device's exposed reduction and optimizer step, which a framework that waits for
+the device after its layers cannot hide under the host's issuing, follow it (:mod:`.step`); a framework with heavier modules
 (Transformer Engine's, Megatron-LM's hooks) issues more per layer and waits longer (megatron-tutorials' runs of
 one micro-batch: 4.6-5.1 ms per layer), a faster CPU less.
 

@@ -25,7 +25,11 @@ their count times ``t_k``, not their bytes.
 The backward pass moves ``k_B`` times the forward bytes (each kernel reads the output gradient and
 the saved input and writes the input gradient: three tensors against two; ``k_B = 1.5``).  The
 optimizer step (Adam) reads the fp32 master weights, both moments and the gradient and writes the
-three and the half-precision copy: ``(26 + gamma_G)`` bytes per parameter it updates.
+three and the half-precision copy: ``(26 + gamma_G)`` bytes per parameter it updates.  With fp32 master weights
+beside the half-precision ones (Megatron-LM's, recipe ``mixed_precision`` megatron) the step reads the gradients
+once more for their norm and the master weights once more to copy them (:func:`master_weights_bytes_per_parameter`,
+8 bytes), and the gradients are zeroed before the next backward pass (:func:`gradient_zeroing_bytes_per_parameter`,
+``gamma_M`` bytes).
 """
 
 from __future__ import annotations
@@ -35,10 +39,11 @@ import sympy
 from ..formulas.model import d_v
 from ..symbols import d_a, d_I, d_m, d_s, n_a
 from .shapes import replicated_tokens, tokens
-from .symbols import beta_hbm, drop, e_hbm, fa, gamma_G, gated, minimum
+from .symbols import amp, beta_hbm, drop, e_hbm, fa, gamma_G, gamma_M, gated, keep_G, minimum
 
 __all__ = ["streaming_time", "layer_forward_kernels", "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
-           "optimizer_bytes_per_parameter"]
+           "optimizer_bytes_per_parameter", "master_weights_bytes_per_parameter",
+           "gradient_zeroing_bytes_per_parameter"]
 
 
 def streaming_time(size_bytes) -> sympy.Expr:
@@ -78,3 +83,23 @@ def cross_entropy_bytes() -> sympy.Expr:
 def optimizer_bytes_per_parameter() -> sympy.Expr:
     """Adam: read master, both moments and the gradient, write the three and the half-precision copy."""
     return 4 + 4 + 4 + gamma_G + 4 + 4 + 4 + 2
+
+
+def master_weights_bytes_per_parameter() -> sympy.Expr:
+    """What a step with fp32 master weights moves beyond Adam's update (:func:`optimizer_bytes_per_parameter`), per
+    parameter it updates, as Megatron-LM runs it (``core_r0.14.0``; 0 under PyTorch AMP, ``amp``): the gradients'
+    norm reads the fp32 main gradients (``megatron/core/optimizer/clip_grads.py``, ``get_grad_norm_fp32``:
+    ``multi_tensor_l2norm``, 4 bytes) and the updated master weights are read again to be copied into the
+    half-precision weights (``optimizer.py``, ``_copy_main_params_to_model_params``: ``multi_tensor_scale``, 4 bytes;
+    its 2-byte write is in Adam's count).  Scaling the gradients when their norm exceeds ``--clip-grad`` (8 bytes
+    more) depends on the run's gradients and is not counted."""
+    return (1 - amp) * (4 + 4)
+
+
+def gradient_zeroing_bytes_per_parameter() -> sympy.Expr:
+    """Bytes per gradient the device writes zeroing its gradients before a step's backward passes: Megatron-LM's
+    contiguous gradient buffer (``megatron/core/distributed/param_and_grad_buffer.py``, ``reset``:
+    ``grad_data.zero_()``, ``gamma_M`` bytes, the whole buffer even with the distributed optimizer) and PyTorch AMP's
+    gradients where ``zero_grad`` keeps them (``keep_G``); none where ``zero_grad`` frees them (PyTorch's default,
+    ``set_to_none``)."""
+    return (1 - amp + keep_G) * gamma_M

@@ -65,6 +65,10 @@ FIELDS: dict[str, str] = {
                    "to issue each layer's work); off: an eager framework, whose step is never shorter than its host "
                    "takes to issue it (the time measured on an H100, lgacc.model.calibrated.host), as every framework runs "
                    "by default (Megatron-LM's --enable-cuda-graph, PyTorch's CUDA graphs are opt-in)",
+    "host_sync": "the host waits for the device after the layers' passes (Megatron-LM reads the gradients' norm on "
+                 "the host, clip_grads.get_grad_norm_fp32's .item(), and its step timer synchronizes at each logged "
+                 "step): the exposed gradient reduction and the optimizer step add to the host's floor; off: the host "
+                 "runs ahead into the next step and they hide under its issuing (lgacc.model.calibrated.step)",
 }
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
@@ -92,12 +96,13 @@ class Recipe:
     logit_bytes: int = 10
     ddp_bucket_copy: bool = False
     cuda_graphs: bool = False
+    host_sync: bool = True
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
             raise UserInputError(f"recipe recompute={self.recompute!r} must be one of {', '.join(RECOMPUTE)}")
         for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy",
-                     "cuda_graphs"):
+                     "cuda_graphs", "host_sync"):
             if not isinstance(getattr(self, name), bool):
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
         if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):

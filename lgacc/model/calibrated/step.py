@@ -38,10 +38,21 @@ where ``exposed`` is what of a collective outlasts its window, bucket by bucket 
 only while its queue is full: the step is never shorter than the host's time to issue the device's layer passes,
 ``t_h`` per layer and micro-batch (forward and backward) and ``t_hR`` more for a recomputed forward, measured on
 our H100 as a whole eager step over its layers (:mod:`.host`: the head, the loss and the optimizer's host work
-included, so the floor bounds the whole step, not a stage beside them; 0 with CUDA graphs).  The device's
-``n_mu + R`` stage passes of ``L`` layers wait on it for::
+included; 0 with CUDA graphs).  The device's ``n_mu + R`` stage passes of ``L`` layers wait on it for::
 
-    t_host = max(0, (n_mu + R) L (t_h + r_full t_hR) - (T_pipe + exposed + t_opt))
+    t_host = max(0, (n_mu + R) L (t_h + r_full t_hR) - T_pipe - (1 - s_h) (exposed + t_opt))
+
+The floor bounds the layers' passes only: the reduction left exposed after the last backward pass and the
+optimizer's step follow it, because the step waits for the device twice after its layers.  Megatron-LM
+(``core_r0.14.0``) reads the gradients' norm on the host before it clips them
+(``megatron/core/optimizer/clip_grads.py``, ``get_grad_norm_fp32``: ``total_norm.item()``, with the default
+``--clip-grad 1.0``): the host waits there until the device has run the reduction, issued after the last layer.
+Its step timer synchronizes the device at every logged step (``megatron/core/timers.py``, ``Timer.start`` and
+``stop``: ``torch.cuda.synchronize()``; ``interval-time`` at each ``--log-interval``): the optimizer's kernels,
+issued after the norm, end before the next step's host starts issuing.  Neither can hide under the host's
+issuing, so they add to the floor instead of filling it; when the device is the slower one (no floor) nothing
+changes.  The recipe's ``host_sync`` (``s_h``, on by default) says so; off, a host that never waits runs ahead
+into the next step and both fill the floor.
 
 Every overlap pays the share ``xi`` (fitted) of the shorter side on top of the ``max``
 (:func:`overlapped`): a collective running beside a GEMM slows it.
@@ -83,6 +94,8 @@ from .kernels import (
     embedding_bytes,
     layer_forward_bytes,
     layer_forward_kernels,
+    gradient_zeroing_bytes_per_parameter,
+    master_weights_bytes_per_parameter,
     optimizer_bytes_per_parameter,
     streaming_time,
 )
@@ -108,12 +121,14 @@ from .symbols import (
     r_full,
     r_op,
     r_sel,
+    s_h,
     sp,
     t_h,
     t_hR,
     t_k,
     xi,
     z_1,
+    z_2,
     z_3,
     zb,
 )
@@ -265,12 +280,19 @@ def step_terms() -> dict[str, sympy.Expr]:
     # gathered one cannot hide
     buckets = ov_dp * gradient_buckets(parameters) + 1 - ov_dp
     exposed = bucketed_exposure(window, gradients, buckets) + bucketed_exposure(forward_window, gathered, buckets)
-    optimizer = streaming_time(optimizer_bytes_per_parameter() * parameters / (1 + z_1 * (n_b - 1)))
+    # Adam's update (and with fp32 master weights the norm and the copy) over the device's share of the state; the
+    # gradients' zeroing over the device's gradients (whole unless partitioned)
+    updated_bytes = optimizer_bytes_per_parameter() + master_weights_bytes_per_parameter()
+    updated = updated_bytes * parameters / (1 + z_1 * (n_b - 1))
+    zeroed = gradient_zeroing_bytes_per_parameter() * parameters / (1 + z_2 * (n_b - 1))
+    optimizer = streaming_time(updated + zeroed)
     device = pipeline + ramp + exposed + optimizer
     # an eager framework's host issues the device's layer passes no faster than measured (lgacc.model.calibrated.host,
-    # a whole step's host time over its layers): the GPU runs ahead of it only while its queue is full
+    # a whole step's host time over its layers): the GPU runs ahead of it only while its queue is full.  The exposed
+    # reduction and the optimizer come after the host has waited for the device (the gradient norm's .item(), the
+    # step timer's synchronize): they add to the floor, they do not fill it
     host = (n_mu + R_ramp) * L * (t_h + r_full * t_hR)
-    host_wait = maximum(0, host - device)
+    host_wait = maximum(0, host - (pipeline + ramp + (1 - s_h) * (exposed + optimizer)))
     return {
         "step": device + host_wait + T_0,
         "pipeline": pipeline,

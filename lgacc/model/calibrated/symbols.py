@@ -87,6 +87,7 @@ g_L = _positive("g_L")
 ddp_copy = _indicator("ddp_copy")
 ov_dp = _indicator("ov_dp")
 ov_tp = _indicator("ov_tp")
+s_h = _indicator("s_h")
 pg = _indicator("pg")
 improved = _indicator("improved")
 # --- memory constants ---
@@ -170,6 +171,8 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("pg", pg, "data-parallel collectives through each GPU's own network card (the paper's per-GPU count), 0 or 1",
      "indicator"),
     ("ov_tp", ov_tp, "tensor-parallel collectives overlapped with the layer's matrix products, 0 or 1", "indicator"),
+    ("s_h", s_h, "the host waits for the device after the layers' passes (the exposed reduction and the optimizer "
+     "step follow the host's floor), 0 or 1", "indicator"),
     ("improved", improved, "the paper's improved method (layered gradient accumulation where the schedule allows), 0 or 1",
      "indicator"),
     ("phi", phi, "allocator fragmentation, a share of the activations", "1"),

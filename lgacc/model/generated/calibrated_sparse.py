@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '404a01622d216ac22fc89fa8'
+SOURCE_KEY = 'a35b5f26328585d18c9fef47'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

@@ -82,6 +82,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "logit_bytes": (6, 10, 14),
     "ddp_bucket_copy": (True, False),
     "cuda_graphs": (True, False),
+    "host_sync": (True, False),
 }
 
 
@@ -132,6 +133,10 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                     "--enable-cuda-graph and --external-cuda-graph, PyTorch's torch.cuda.graph and torch.compile's "
                     "reduce-overhead mode), and no run's source names them; the host then issues each layer's work "
                     "(lgacc.model.calibrated.host)", lambda r: (True,)),
+    "host_sync": (True, "the host waits for the device after the layers' passes: Megatron-LM reads the gradients' norm "
+                  "on the host with the default --clip-grad 1.0 (clip_grads.get_grad_norm_fp32: .item()) and its step "
+                  "timer synchronizes the device at each logged step (megatron/core/timers.py); it matters only where "
+                  "the host's floor binds", lambda r: (False,)),
 }
 
 
@@ -215,7 +220,7 @@ class Run:
         values.update({name: getattr(self.recipe, name) for name in
                        ("sequence_parallel", "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes",
                         "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
-                        "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs")})
+                        "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs", "host_sync")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -478,7 +483,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     dp_overlap=values["dp_overlap"], tp_overlap=values["tp_overlap"], dp_network=values["dp_network"],
                     attention_kernel=values["attention_kernel"], mixed_precision=values["mixed_precision"],
                     main_grad_bytes=values["main_grad_bytes"], logit_bytes=values["logit_bytes"],
-                    ddp_bucket_copy=values["ddp_bucket_copy"], cuda_graphs=values["cuda_graphs"])
+                    ddp_bucket_copy=values["ddp_bucket_copy"], cuda_graphs=values["cuda_graphs"],
+                    host_sync=values["host_sync"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,
