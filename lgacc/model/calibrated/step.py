@@ -17,6 +17,10 @@ micro-batch (standard accumulation) or once per step (the improved method's laye
 
     t_F' = max(t_F, k t_AG)      t_BR' = max(t_B + t_R, k (t_AG + t_RS))      k = z_3 (1 or 1 / n_mu)
 
+That overlap holds between layers, not at a pass's ends: each micro-batch also waits for the root unit's (the
+vocabulary's) and the first layer's gathers before its forward, for the last layer's gather again where the head's
+backward does not hide it, and for the last reduce-scatters after its backward (:func:`_zero3_edges`).
+
 A device's stage passes one micro-batch in ``L (t_F' + t_BR') + 2 chunks t_p2p`` (``L = d_l / n_l``
 layers); the first stage adds the embedding, the last the head and the cross-entropy.  The
 pipeline runs ``n_mu`` micro-batches through the slowest stage plus a ramp of ``R`` stage passes
@@ -86,7 +90,8 @@ from .kernels import (
     optimizer_bytes_per_parameter,
     streaming_time,
 )
-from .shapes import device_parameters, layer_weights, layers_per_device, linear_gemms, single_stage, tokens
+from .shapes import (device_parameters, layer_weights, layers_per_device, linear_gemms, single_stage, tokens,
+                     vocabulary_parameters)
 from .symbols import (
     R_ramp,
     T_0,
@@ -225,6 +230,32 @@ def _zero3_per_layer() -> tuple[sympy.Expr, sympy.Expr]:
     return k * data_parallel_time(2 * weights, 1), k * data_parallel_time(gamma_G * weights, 1)
 
 
+def _zero3_edges() -> sympy.Expr:
+    """Seconds per micro-batch of a partitioned state's (ZeRO-3, FSDP) collectives that no compute hides: the
+    per-layer overlap of :func:`_zero3_per_layer` holds between layers, not at a pass's two ends.
+
+    * Forward start: the root unit's gather (the vocabulary matrices: MPT wraps each block, the embedding stays in
+      the root) and the first layer's, before any compute needs them.
+    * Backward start: the last layer's gather again (FSDP frees every unit but the root after its forward: PyTorch
+      ``torch/distributed/fsdp/_runtime_utils.py``, ``_post_forward_reshard``, "Do not free the root's parameters
+      in the post-forward for FULL_SHARD"), behind the head's backward only (``maximum(0, t_AG - t_head)``).
+    * Backward end: the first layer's and the root's reduce-scatters, after the last gradient is computed.
+
+    Once per micro-batch (standard accumulation: Composer runs no ``no_sync`` for FSDP,
+    ``composer/trainer/trainer.py`` at 12d31ceb, ``ddp_sync_context`` only for ``DistributedDataParallel``)
+    or once per step (layered), as :func:`_zero3_per_layer`::
+
+        k (t_AG(root) + t_AG + max(0, t_AG - t_head_bwd) + t_RS + t_RS(root))
+    """
+    layered = improved * lw
+    k = z_3 * (layered / n_mu + 1 - layered)
+    weights, vocabulary = layer_weights() / n_a, vocabulary_parameters()
+    gather, scatter = data_parallel_time(2 * weights, 1), data_parallel_time(gamma_G * weights, 1)
+    root = data_parallel_time(2 * vocabulary, 1) + data_parallel_time(gamma_G * vocabulary, 1)
+    head_backward = minimum(1, d_v) * 2 * table_gemm_time(tokens(), d_v / n_a, d_m, e_fc1)
+    return k * (root + gather + maximum(0, gather - head_backward) + scatter)
+
+
 def _head_time() -> sympy.Expr:
     """The last stage's head (forward GEMM, two backward GEMMs) and cross-entropy, one micro-batch."""
     T = tokens()
@@ -249,7 +280,8 @@ def step_terms() -> dict[str, sympy.Expr]:
     slowest = stage + maximum(embedding, head) + single_stage() * minimum(embedding, head)
     zero_bubble_stage = L * (forward + times["ramp_backward"] + times["recompute"]) + transfers
     ramp = R_ramp * (zb * zero_bubble_stage + (1 - zb) * stage)
-    pipeline = n_mu * slowest
+    # a partitioned state's gathers and reduce-scatters at each pass's ends, per micro-batch (_zero3_edges)
+    pipeline = n_mu * (slowest + _zero3_edges())
     parameters = device_parameters()
     # the gradients: all-reduced (not partitioned) or reduce-scattered (optimizer partitioned), behind the
     # backward window; the partitioned optimizer's updated weights: all-gathered behind the next step's
