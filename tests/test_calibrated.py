@@ -417,3 +417,31 @@ def test_fsdp_exposes_its_first_gathers_and_last_reduce_scatters_by_hand():
     assert _edges(d_v=0, c=1e9, improved=1) == pytest.approx(7 / 8 * 8 * weights / beta / 4)
     # a state that is not partitioned (no ZeRO-3) gathers nothing
     assert _edges(d_v=50_000, c=1e9, z_3=0) == 0
+
+
+def _copies(**values):
+    from lgacc.model.calibrated.step import _zero3_gradient_copies
+
+    base = {"d_m": 1024, "d_a": 8, "d_h": 128, "d_kv": 8, "d_I": 4096, "gated": 0, "n_a": 1, "gamma_G": 4, "z_3": 1,
+            "improved": 0, "lw": 1, "n_mu": 4, "e_hbm": 0.5, "beta_hbm": 2e12, **values}
+    out = []
+    for expr in _zero3_gradient_copies():
+        expr = sympy.sympify(expr).xreplace({S.symbol(name): value for name, value in base.items()})
+        assert not expr.free_symbols, expr.free_symbols
+        out.append(float(expr))
+    return tuple(out)
+
+
+def test_fsdp_gradient_copies_by_hand():
+    # issue #35 (FSDP runs): 12 d^2 = 12 582 912 weights per layer at 1 TB/s (half of 2 TB/s): the flat gradient's
+    # concatenation reads and writes 2 bytes a weight (4 W); before an fp32 reduce-scatter the cast reads 2 and
+    # writes 4, the pre-division reads and writes 4 (14 W)
+    weights, rate = 12 * 1024**2, 1e12
+    assert _copies() == pytest.approx((4 * weights / rate, 14 * weights / rate))
+    # a half-precision reduction has no cast: the pre-division alone, 2 + 2 bytes
+    assert _copies(gamma_G=2) == pytest.approx((4 * weights / rate, 4 * weights / rate))
+    # two tensor-parallel ranks halve each device's weights; layered accumulation copies once per step
+    assert _copies(n_a=2) == pytest.approx((2 * weights / rate, 7 * weights / rate))
+    assert _copies(improved=1) == pytest.approx((weights / rate, 3.5 * weights / rate))
+    # nothing without a partitioned state
+    assert _copies(z_3=0) == (0.0, 0.0)

@@ -20,6 +20,9 @@ micro-batch (standard accumulation) or once per step (the improved method's laye
 That overlap holds between layers, not at a pass's ends: each micro-batch also waits for the root unit's (the
 vocabulary's) and the first layer's gathers before its forward, for the last layer's gather again where the head's
 backward does not hide it, and for the last reduce-scatters after its backward (:func:`_zero3_edges`).
+The backward also streams the gradients' copies (:func:`_zero3_gradient_copies`): ``4 W`` bytes on the compute
+stream (``t_B`` grows by them), and the cast to the reduction's precision and the pre-division, which the
+reduce-scatter waits for on its own stream (``t_RS`` grows by them).
 
 A device's stage passes one micro-batch in ``L (t_F' + t_BR') + 2 chunks t_p2p`` (``L = d_l / n_l``
 layers); the first stage adds the embedding, the last the head and the cross-entropy.  The
@@ -230,6 +233,31 @@ def _zero3_per_layer() -> tuple[sympy.Expr, sympy.Expr]:
     return k * data_parallel_time(2 * weights, 1), k * data_parallel_time(gamma_G * weights, 1)
 
 
+@cache
+def _zero3_gradient_copies() -> tuple[sympy.Expr, sympy.Expr]:
+    """(on the compute stream, before the reduce-scatter) seconds of the memory-bound copies a partitioned state's
+    gradients take per layer, scaled to one micro-batch as :func:`_zero3_per_layer`.
+
+    * On the compute stream, ``4 W`` bytes (``W`` the layer's weights on the device): PyTorch FSDP (1) keeps a
+      layer's weights as slices of one flat parameter (``FlatParamHandle``'s views of ``flat_param.split``), so
+      the backward assembles the flat half-precision gradient by concatenation, 2 bytes read and 2 written per
+      weight; FSDP2 copies the gathered weights out of the all-gather buffer, the same bytes.
+    * Before the reduce-scatter, on its own stream, the gradient cast to the reduction's precision when that is
+      not half (``_post_backward_hook``: ``flat_param.grad.to(handle._reduce_dtype)``, 2 bytes read and
+      ``gamma_G`` written) and the division by the pre-divide factor (``_reduce_grad``: ``_div_if_needed(
+      padded_unsharded_grad, state._gradient_predivide_factor)``, a factor above 1 from two ranks on;
+      ``gamma_G`` read and written): ``((gamma_G - 2) / 2 (2 + gamma_G) + 2 gamma_G) W`` bytes, which the
+      reduce-scatter waits for (``torch/distributed/fsdp/_runtime_utils.py``, PyTorch 2.0-2.1, what Composer
+      ran in 2023; Composer's ``mixed_precision: DEFAULT`` reduces in fp32, ``composer/trainer/
+      mosaic_fsdp_utils.py`` at 12d31ceb).
+    """
+    layered = improved * lw
+    k = z_3 * (layered / n_mu + 1 - layered)
+    weights = layer_weights() / n_a
+    cast = (gamma_G - 2) / 2 * (2 + gamma_G)
+    return k * streaming_time(4 * weights), k * streaming_time((cast + 2 * gamma_G) * weights)
+
+
 def _zero3_edges() -> sympy.Expr:
     """Seconds per micro-batch of a partitioned state's (ZeRO-3, FSDP) collectives that no compute hides: the
     per-layer overlap of :func:`_zero3_per_layer` holds between layers, not at a pass's two ends.
@@ -271,8 +299,9 @@ def step_terms() -> dict[str, sympy.Expr]:
     :func:`layer_times`."""
     times = layer_times()
     gather, scatter = _zero3_per_layer()
+    copies, before_scatter = _zero3_gradient_copies()
     forward = overlapped(times["forward"], gather)
-    backward = overlapped(times["backward"] + times["recompute"], gather + scatter)
+    backward = overlapped(times["backward"] + times["recompute"] + copies, gather + before_scatter + scatter)
     L = layers_per_device()
     transfers = 2 * chunks * present(n_l) * point_to_point_time(2 * tokens() * d_m / n_a)
     stage = L * (forward + backward) + transfers
