@@ -18,8 +18,8 @@ micro-batch (standard accumulation) or once per step (the improved method's laye
     t_F' = max(t_F, k t_AG)      t_BR' = max(t_B + t_R, k (t_AG + t_RS))      k = z_3 (1 or 1 / n_mu)
 
 That overlap holds between layers, not at a pass's ends: each micro-batch also waits for the root unit's (the
-vocabulary's) and the first layer's gathers before its forward, for the last layer's gather again where the head's
-backward does not hide it, and for the last reduce-scatters after its backward (:func:`_zero3_edges`).
+vocabulary's) and the first layer's gathers before its forward, for the last layer's gather again where no head's
+backward hides it, and for the last reduce-scatters after its backward (:func:`_zero3_edges`).
 The backward also streams the gradients' copies (:func:`_zero3_gradient_copies`): ``4 W`` bytes on the compute
 stream (``t_B`` grows by them), and the cast to the reduction's precision and the pre-division, which the
 reduce-scatter waits for on its own stream (``t_RS`` grows by them).
@@ -266,22 +266,24 @@ def _zero3_edges() -> sympy.Expr:
       the root) and the first layer's, before any compute needs them.
     * Backward start: the last layer's gather again (FSDP frees every unit but the root after its forward: PyTorch
       ``torch/distributed/fsdp/_runtime_utils.py``, ``_post_forward_reshard``, "Do not free the root's parameters
-      in the post-forward for FULL_SHARD"), behind the head's backward only (``maximum(0, t_AG - t_head)``).
+      in the post-forward for FULL_SHARD"), hidden behind the head's backward where the model has a vocabulary.
     * Backward end: the first layer's and the root's reduce-scatters, after the last gradient is computed.
 
     Once per micro-batch (standard accumulation: Composer runs no ``no_sync`` for FSDP,
     ``composer/trainer/trainer.py`` at 12d31ceb, ``ddp_sync_context`` only for ``DistributedDataParallel``)
     or once per step (layered), as :func:`_zero3_per_layer`::
 
-        k (t_AG(root) + t_AG + max(0, t_AG - t_head_bwd) + t_RS + t_RS(root))
+        k (t_AG(root) + t_AG + [no vocabulary] t_AG + t_RS + t_RS(root))
     """
     layered = improved * lw
     k = z_3 * (layered / n_mu + 1 - layered)
     weights, vocabulary = layer_weights() / n_a, vocabulary_parameters()
     gather, scatter = data_parallel_time(2 * weights, 1), data_parallel_time(gamma_G * weights, 1)
     root = data_parallel_time(2 * vocabulary, 1) + data_parallel_time(gamma_G * vocabulary, 1)
-    head_backward = minimum(1, d_v) * 2 * table_gemm_time(tokens(), d_v / n_a, d_m, e_fc1)
-    return k * (root + gather + maximum(0, gather - head_backward) + scatter)
+    # a vocabulary's head runs its backward first, behind which the last layer's gather hides (its two GEMMs of
+    # T d_v d_m against one layer's weights over the network); comparing the two would make the exposure grow with
+    # the GPU's speed, so the rule is by presence: exposed only without a vocabulary
+    return k * (root + gather + (1 - minimum(1, d_v)) * gather + scatter)
 
 
 def _head_time() -> sympy.Expr:
