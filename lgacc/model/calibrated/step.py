@@ -223,13 +223,18 @@ def layer_times() -> dict[str, sympy.Expr]:
     }
 
 
+def _zero3_share() -> sympy.Expr:
+    """``k``: a partitioned state's (ZeRO-3) per-layer collectives per micro-batch: 1 with standard accumulation,
+    ``1 / n_mu`` with the improved method's layered accumulation (once per step), 0 without ZeRO-3."""
+    layered = improved * lw
+    return z_3 * (layered / n_mu + 1 - layered)
+
+
 @cache
 def _zero3_per_layer() -> tuple[sympy.Expr, sympy.Expr]:
     """(gather, reduce-scatter) of one layer's partitioned weights and gradients over data parallelism,
     scaled to one micro-batch: every micro-batch (standard accumulation) or once per step (layered)."""
-    weights = layer_weights() / n_a
-    layered = improved * lw
-    k = z_3 * (layered / n_mu + 1 - layered)
+    weights, k = layer_weights() / n_a, _zero3_share()
     return k * data_parallel_time(2 * weights, 1), k * data_parallel_time(gamma_G * weights, 1)
 
 
@@ -238,8 +243,8 @@ def _zero3_gradient_copies() -> tuple[sympy.Expr, sympy.Expr]:
     """(on the compute stream, before the reduce-scatter) seconds of the memory-bound copies a partitioned state's
     gradients take per layer, scaled to one micro-batch as :func:`_zero3_per_layer`.
 
-    * On the compute stream, ``4 W`` bytes (``W`` the layer's weights on the device): PyTorch FSDP (1) keeps a
-      layer's weights as slices of one flat parameter (``FlatParamHandle``'s views of ``flat_param.split``), so
+    * On the compute stream, ``4 W`` bytes (``W`` the layer's weights on the device): PyTorch's FSDP (FSDP1) keeps
+      a layer's weights as slices of one flat parameter (``FlatParamHandle``'s views of ``flat_param.split``), so
       the backward assembles the flat half-precision gradient by concatenation, 2 bytes read and 2 written per
       weight; FSDP2 copies the gathered weights out of the all-gather buffer, the same bytes.
     * Before the reduce-scatter, on its own stream, the gradient cast to the reduction's precision when that is
@@ -251,9 +256,7 @@ def _zero3_gradient_copies() -> tuple[sympy.Expr, sympy.Expr]:
       ran in 2023; Composer's ``mixed_precision: DEFAULT`` reduces in fp32, ``composer/trainer/
       mosaic_fsdp_utils.py`` at 12d31ceb).
     """
-    layered = improved * lw
-    k = z_3 * (layered / n_mu + 1 - layered)
-    weights = layer_weights() / n_a
+    k, weights = _zero3_share(), layer_weights() / n_a
     cast = (gamma_G - 2) / 2 * (2 + gamma_G)
     return k * streaming_time(4 * weights), k * streaming_time((cast + 2 * gamma_G) * weights)
 
@@ -275,9 +278,7 @@ def _zero3_edges() -> sympy.Expr:
 
         k (t_AG(root) + t_AG + [no vocabulary] t_AG + t_RS + t_RS(root))
     """
-    layered = improved * lw
-    k = z_3 * (layered / n_mu + 1 - layered)
-    weights, vocabulary = layer_weights() / n_a, vocabulary_parameters()
+    k, weights, vocabulary = _zero3_share(), layer_weights() / n_a, vocabulary_parameters()
     gather, scatter = data_parallel_time(2 * weights, 1), data_parallel_time(gamma_G * weights, 1)
     root = data_parallel_time(2 * vocabulary, 1) + data_parallel_time(gamma_G * vocabulary, 1)
     # a vocabulary's head runs its backward first, behind which the last layer's gather hides (its two GEMMs of
