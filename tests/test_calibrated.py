@@ -382,3 +382,66 @@ def test_no_interpolated_layer_gemm_beats_the_tables_best():
     read = layer_efficiencies("h100-sxm", d, tp, M)
     assert max(float(value.max()) for value in read.values()) <= best + 1e-12
     assert 0.7 < best <= 1 and best_efficiency("a100-80gb") is None
+
+
+def _edges_by_hand(weights: float, vocabulary: float, beta: float, hidden: bool) -> float:
+    """FSDP's exposed collectives per micro-batch inside one 8-GPU node (one NVLink ring, 7/8 of a buffer each way):
+    the root's and the first layer's gathers (2 bytes), the last layer's gather again unless the head's backward
+    hides it, the first layer's and the root's fp32 reduce-scatters (4 bytes)."""
+    ring = 7 / 8 / beta
+    return ring * (2 * vocabulary + 2 * weights + (0 if hidden else 2 * weights) + 4 * weights + 4 * vocabulary)
+
+
+def _edges(**values):
+    from lgacc.model.calibrated.step import _zero3_edges
+
+    base = {"d_m": 1024, "d_a": 8, "d_h": 128, "d_kv": 8, "d_I": 4096, "gated": 0, "tied": 1, "n_a": 1, "n_b": 8,
+            "n_l": 1, "d_l": 4, "G": 8, "pg": 0, "beta_nvl": 100e9, "eta_nvl": 1.0, "alpha_nvl": 0, "beta_ib": 25e9,
+            "eta": 1.0, "alpha_ib": 0, "gamma_G": 4, "z_3": 1, "improved": 0, "lw": 1, "n_mu": 4, **values}
+    expr = sympy.sympify(_zero3_edges()).xreplace({S.symbol(name): value for name, value in base.items()})
+    assert not expr.free_symbols, expr.free_symbols
+    return float(expr)
+
+
+def test_fsdp_exposes_its_first_gathers_and_last_reduce_scatters_by_hand():
+    # issue #35 (FSDP runs): 12 d^2 weights per layer (d = 1024), a tied 50 000 x 1024 vocabulary in the root unit
+    weights, vocabulary, beta = 12 * 1024**2, 50_000 * 1024, 100e9
+    # with a vocabulary the head's backward runs first and hides the last layer's gather
+    assert _edges(d_v=50_000) == pytest.approx(_edges_by_hand(weights, vocabulary, beta, hidden=True))
+    # an untied head on the one stage: the root holds two vocabulary matrices
+    assert _edges(d_v=50_000, tied=0) == pytest.approx(_edges_by_hand(weights, 2 * vocabulary, beta, hidden=True))
+    # no vocabulary: no root and no head; the last layer's gather at the backward's start is exposed
+    assert _edges(d_v=0) == pytest.approx(_edges_by_hand(weights, 0, beta, hidden=False))
+    assert _edges(d_v=0) == pytest.approx(7 / 8 * 8 * weights / beta)
+    # layered accumulation gathers and reduces once per step: a quarter per micro-batch with 4 micro-batches
+    assert _edges(d_v=0, improved=1) == pytest.approx(7 / 8 * 8 * weights / beta / 4)
+    # a state that is not partitioned (no ZeRO-3) gathers nothing
+    assert _edges(d_v=50_000, z_3=0) == 0
+
+
+def _copies(**values):
+    from lgacc.model.calibrated.step import _zero3_gradient_copies
+
+    base = {"d_m": 1024, "d_a": 8, "d_h": 128, "d_kv": 8, "d_I": 4096, "gated": 0, "n_a": 1, "gamma_G": 4, "z_3": 1,
+            "improved": 0, "lw": 1, "n_mu": 4, "e_hbm": 0.5, "beta_hbm": 2e12, **values}
+    out = []
+    for expr in _zero3_gradient_copies():
+        expr = sympy.sympify(expr).xreplace({S.symbol(name): value for name, value in base.items()})
+        assert not expr.free_symbols, expr.free_symbols
+        out.append(float(expr))
+    return tuple(out)
+
+
+def test_fsdp_gradient_copies_by_hand():
+    # issue #35 (FSDP runs): 12 d^2 = 12 582 912 weights per layer at 1 TB/s (half of 2 TB/s): the flat gradient's
+    # concatenation reads and writes 2 bytes a weight (4 W); before an fp32 reduce-scatter the cast reads 2 and
+    # writes 4, the pre-division reads and writes 4 (14 W)
+    weights, rate = 12 * 1024**2, 1e12
+    assert _copies() == pytest.approx((4 * weights / rate, 14 * weights / rate))
+    # a half-precision reduction has no cast: the pre-division alone, 2 + 2 bytes
+    assert _copies(gamma_G=2) == pytest.approx((4 * weights / rate, 4 * weights / rate))
+    # two tensor-parallel ranks halve each device's weights; layered accumulation copies once per step
+    assert _copies(n_a=2) == pytest.approx((2 * weights / rate, 7 * weights / rate))
+    assert _copies(improved=1) == pytest.approx((weights / rate, 3.5 * weights / rate))
+    # nothing without a partitioned state
+    assert _copies(z_3=0) == (0.0, 0.0)

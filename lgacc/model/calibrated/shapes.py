@@ -29,7 +29,7 @@ from .collectives import present
 from .symbols import gated, sp, tied
 
 __all__ = ["tokens", "replicated_tokens", "query_width", "kv_width", "linear_gemms", "layers_per_device",
-           "layer_weights", "layer_vectors", "device_parameters", "single_stage"]
+           "layer_weights", "layer_vectors", "device_parameters", "vocabulary_parameters", "single_stage"]
 
 
 def tokens() -> sympy.Expr:
@@ -88,8 +88,13 @@ def single_stage() -> sympy.Expr:
     return 1 - present(n_l)
 
 
+def vocabulary_parameters() -> sympy.Expr:
+    """The vocabulary matrices on the most loaded device: the embedding on the first stage, the head on the last;
+    both on a single stage with an untied head (split by ``n_a``)."""
+    return d_v * d_m / n_a * (1 + single_stage() * (1 - tied))
+
+
 def device_parameters() -> sympy.Expr:
     """Parameters on the most loaded device: its layers (weights split by ``n_a``) and one vocabulary matrix
-    (the embedding on the first stage, the head on the last; both on a single stage with an untied head)."""
-    vocabulary = d_v * d_m / n_a * (1 + single_stage() * (1 - tied))
-    return layers_per_device() * (layer_weights() / n_a + layer_vectors()) + vocabulary
+    (:func:`vocabulary_parameters`)."""
+    return layers_per_device() * (layer_weights() / n_a + layer_vectors()) + vocabulary_parameters()

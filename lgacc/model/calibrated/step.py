@@ -17,6 +17,13 @@ micro-batch (standard accumulation) or once per step (the improved method's laye
 
     t_F' = max(t_F, k t_AG)      t_BR' = max(t_B + t_R, k (t_AG + t_RS))      k = z_3 (1 or 1 / n_mu)
 
+That overlap holds between layers, not at a pass's ends: each micro-batch also waits for the root unit's (the
+vocabulary's) and the first layer's gathers before its forward, for the last layer's gather again where no head's
+backward hides it, and for the last reduce-scatters after its backward (:func:`_zero3_edges`).
+The backward also streams the gradients' copies (:func:`_zero3_gradient_copies`): ``4 W`` bytes on the compute
+stream (``t_B`` grows by them), and the cast to the reduction's precision and the pre-division, which the
+reduce-scatter waits for on its own stream (``t_RS`` grows by them).
+
 A device's stage passes one micro-batch in ``L (t_F' + t_BR') + 2 chunks t_p2p`` (``L = d_l / n_l``
 layers); the first stage adds the embedding, the last the head and the cross-entropy.  The
 pipeline runs ``n_mu`` micro-batches through the slowest stage plus a ramp of ``R`` stage passes
@@ -99,7 +106,8 @@ from .kernels import (
     optimizer_bytes_per_parameter,
     streaming_time,
 )
-from .shapes import device_parameters, layer_weights, layers_per_device, linear_gemms, single_stage, tokens
+from .shapes import (device_parameters, layer_weights, layers_per_device, linear_gemms, single_stage, tokens,
+                     vocabulary_parameters)
 from .symbols import (
     R_ramp,
     T_0,
@@ -230,14 +238,68 @@ def layer_times() -> dict[str, sympy.Expr]:
     }
 
 
+def _zero3_share() -> sympy.Expr:
+    """``k``: a partitioned state's (ZeRO-3) per-layer collectives per micro-batch: 1 with standard accumulation,
+    ``1 / n_mu`` with the improved method's layered accumulation (once per step), 0 without ZeRO-3."""
+    layered = improved * lw
+    return z_3 * (layered / n_mu + 1 - layered)
+
+
 @cache
 def _zero3_per_layer() -> tuple[sympy.Expr, sympy.Expr]:
     """(gather, reduce-scatter) of one layer's partitioned weights and gradients over data parallelism,
     scaled to one micro-batch: every micro-batch (standard accumulation) or once per step (layered)."""
-    weights = layer_weights() / n_a
-    layered = improved * lw
-    k = z_3 * (layered / n_mu + 1 - layered)
+    weights, k = layer_weights() / n_a, _zero3_share()
     return k * data_parallel_time(2 * weights, 1), k * data_parallel_time(gamma_G * weights, 1)
+
+
+@cache
+def _zero3_gradient_copies() -> tuple[sympy.Expr, sympy.Expr]:
+    """(on the compute stream, before the reduce-scatter) seconds of the memory-bound copies a partitioned state's
+    gradients take per layer, scaled to one micro-batch as :func:`_zero3_per_layer`.
+
+    * On the compute stream, ``4 W`` bytes (``W`` the layer's weights on the device): PyTorch's FSDP (FSDP1) keeps
+      a layer's weights as slices of one flat parameter (``FlatParamHandle``'s views of ``flat_param.split``), so
+      the backward assembles the flat half-precision gradient by concatenation, 2 bytes read and 2 written per
+      weight; FSDP2 copies the gathered weights out of the all-gather buffer, the same bytes.
+    * Before the reduce-scatter, on its own stream, the gradient cast to the reduction's precision when that is
+      not half (``_post_backward_hook``: ``flat_param.grad.to(handle._reduce_dtype)``, 2 bytes read and
+      ``gamma_G`` written) and the division by the pre-divide factor (``_reduce_grad``: ``_div_if_needed(
+      padded_unsharded_grad, state._gradient_predivide_factor)``, a factor above 1 from two ranks on;
+      ``gamma_G`` read and written): ``((gamma_G - 2) / 2 (2 + gamma_G) + 2 gamma_G) W`` bytes, which the
+      reduce-scatter waits for (``torch/distributed/fsdp/_runtime_utils.py``, PyTorch 2.0-2.1, what Composer
+      ran in 2023; Composer's ``mixed_precision: DEFAULT`` reduces in fp32, ``composer/trainer/
+      mosaic_fsdp_utils.py`` at 12d31ceb).
+    """
+    k, weights = _zero3_share(), layer_weights() / n_a
+    cast = (gamma_G - 2) / 2 * (2 + gamma_G)
+    return k * streaming_time(4 * weights), k * streaming_time((cast + 2 * gamma_G) * weights)
+
+
+def _zero3_edges() -> sympy.Expr:
+    """Seconds per micro-batch of a partitioned state's (ZeRO-3, FSDP) collectives that no compute hides: the
+    per-layer overlap of :func:`_zero3_per_layer` holds between layers, not at a pass's two ends.
+
+    * Forward start: the root unit's gather (the vocabulary matrices: MPT wraps each block, the embedding stays in
+      the root) and the first layer's, before any compute needs them.
+    * Backward start: the last layer's gather again (FSDP frees every unit but the root after its forward: PyTorch
+      ``torch/distributed/fsdp/_runtime_utils.py``, ``_post_forward_reshard``, "Do not free the root's parameters
+      in the post-forward for FULL_SHARD"), hidden behind the head's backward where the model has a vocabulary.
+    * Backward end: the first layer's and the root's reduce-scatters, after the last gradient is computed.
+
+    Once per micro-batch (standard accumulation: Composer runs no ``no_sync`` for FSDP,
+    ``composer/trainer/trainer.py`` at 12d31ceb, ``ddp_sync_context`` only for ``DistributedDataParallel``)
+    or once per step (layered), as :func:`_zero3_per_layer`::
+
+        k (t_AG(root) + t_AG + [no vocabulary] t_AG + t_RS + t_RS(root))
+    """
+    k, weights, vocabulary = _zero3_share(), layer_weights() / n_a, vocabulary_parameters()
+    gather, scatter = data_parallel_time(2 * weights, 1), data_parallel_time(gamma_G * weights, 1)
+    root = data_parallel_time(2 * vocabulary, 1) + data_parallel_time(gamma_G * vocabulary, 1)
+    # a vocabulary's head runs its backward first, behind which the last layer's gather hides (its two GEMMs of
+    # T d_v d_m against one layer's weights over the network); comparing the two would make the exposure grow with
+    # the GPU's speed, so the rule is by presence: exposed only without a vocabulary
+    return k * (root + gather + (1 - minimum(1, d_v)) * gather + scatter)
 
 
 def _head_time() -> sympy.Expr:
@@ -255,8 +317,9 @@ def step_terms() -> dict[str, sympy.Expr]:
     :func:`layer_times`."""
     times = layer_times()
     gather, scatter = _zero3_per_layer()
+    copies, before_scatter = _zero3_gradient_copies()
     forward = overlapped(times["forward"], gather)
-    backward = overlapped(times["backward"] + times["recompute"], gather + scatter)
+    backward = overlapped(times["backward"] + times["recompute"] + copies, gather + before_scatter + scatter)
     L = layers_per_device()
     transfers = 2 * chunks * present(n_l) * point_to_point_time(2 * tokens() * d_m / n_a)
     stage = L * (forward + backward) + transfers
@@ -264,7 +327,8 @@ def step_terms() -> dict[str, sympy.Expr]:
     slowest = stage + maximum(embedding, head) + single_stage() * minimum(embedding, head)
     zero_bubble_stage = L * (forward + times["ramp_backward"] + times["recompute"]) + transfers
     ramp = R_ramp * (zb * zero_bubble_stage + (1 - zb) * stage)
-    pipeline = n_mu * slowest
+    # a partitioned state's gathers and reduce-scatters at each pass's ends, per micro-batch (_zero3_edges)
+    pipeline = n_mu * (slowest + _zero3_edges())
     parameters = device_parameters()
     # the gradients: all-reduced (not partitioned) or reduce-scattered (optimizer partitioned), behind the
     # backward window; the partitioned optimizer's updated weights: all-gathered behind the next step's
