@@ -299,6 +299,7 @@ def _memory_bytes(term: str, **values) -> float:
     """One term of the calibrated model's memory at the given symbol values, in bytes."""
     from lgacc.model.calibrated.memory import memory_terms
 
+    values = {"ds_opt": 0, **values}  # DeepSpeed's optimizer off unless a test turns it on
     expression = memory_terms()[term]
     by_name = {str(symbol): symbol for symbol in expression.free_symbols}
     names = {"b_mu": "b_\\mu"}
@@ -388,3 +389,48 @@ def test_each_h100_run_is_the_training_csv_row_it_quotes(runs):
             int(row[k]) for k in ("d_m", "d_l", "d_a", "d_s", "b_mu", "vocab"))
         assert run.recipe.recompute == ("full" if row["recompute"] == "full" else "none")
         assert run.recipe.mixed_precision == "amp" and run.recipe.logit_bytes == 14 and not run.model.tied_embeddings
+
+
+def test_deepspeed_optimizer_phases_by_hand():
+    # DeepSpeed v0.5.10's fp16 optimizers after the last backward (activations freed). The measured GPT at 1 x 1024
+    # tokens, full recomputation, half-precision gradients (2 bytes), a half-precision loss (6 bytes a logit):
+    # P = 8 (12 d^2 + 13 d) + 2 d_v d = 203,792,384; at the loss T (8 x 2 d + 6 d_v) = 1024 x 318,208 bytes
+    # (the recomputed layer's T (2 d 8 + 32 d + 4 d_a) is smaller).
+    P, act = 203_792_384, 1024 * 318_208
+    values = dict(_MEASURED_GPT, b_mu=1, amp=0, keep_G=0, g_L=6, ddp_copy=0, r_full=1, gamma_M=2, gamma_G=2)
+    assert _memory_bytes("total", **dict(values, z_1=1)) == pytest.approx(16 * P + act, rel=1e-12)
+    # ZeRO-1 on one rank: the step keeps 2 + 12 bytes a parameter, the partition's half gradients (2), their flat
+    # copy (2) and its fp32 cast (4): 22 P, more than the backward's 16 P + act; the excess is counted as buffers
+    zero1 = dict(values, z_1=1, ds_opt=1)
+    assert _memory_bytes("total", **zero1) == pytest.approx(22 * P, rel=1e-12)
+    assert _memory_bytes("buffers", **zero1) == pytest.approx(22 * P - 16 * P - act, rel=1e-12)
+    # on two ranks the step holds 2 P + (12 + 2 + 2 + 4) P / 2 = 12 P, as much as the reduction's 2 P + 2 P + 6 P and
+    # its bucket of every gradient (2 P: fewer than 5e8); on four the step's 7 P is under the backward's 7 P + act,
+    # the reduction's 9 P is not: 2 P - act more either way
+    assert _memory_bytes("buffers", **dict(zero1, n_b=2)) == pytest.approx(2 * P - act, rel=1e-12)
+    assert _memory_bytes("buffers", **dict(zero1, n_b=4)) == pytest.approx(2 * P - act, rel=1e-12)
+    # with Megatron-LM's logits (10 bytes: act = 1024 x 519,424 > 2 P) neither phase exceeds the backward: nothing added
+    assert 1024 * 519_424 > 2 * P
+    assert _memory_bytes("buffers", **dict(zero1, n_b=4, g_L=10)) == 0
+    # without ZeRO (FP16_Optimizer): an fp32 copy of every gradient and their concatenation beside all the half
+    # gradients, 2 + 2 + 12 + 4 + 4 = 24 P
+    assert _memory_bytes("total", **dict(values, z_1=0, ds_opt=1)) == pytest.approx(24 * P, rel=1e-12)
+    # ZeRO-3 is DeepSpeed's other optimizer: nothing added
+    assert _memory_bytes("buffers", **dict(zero1, z_2=1, z_3=1)) == pytest.approx(
+        _memory_bytes("buffers", **dict(zero1, z_2=1, z_3=1, ds_opt=0)), rel=1e-12)
+
+
+def test_deepspeed_reduce_bucket_is_at_most_5e8_gradients():
+    # 32 layers: P = 32 (12 d^2 + 13 d) + 2 d_v d = 506,101,760 > 5e8: ZeRO-1's reduction flattens a bucket of
+    # reduce_bucket_size = 500,000,000 half gradients (1e9 bytes) beside the weights, every gradient and the sharded
+    # optimizer; over 64 ranks the step (2 P + 20 P / 64) is smaller. At the loss T (32 x 2 d + 6 d_v) = 1024 x 367,360.
+    P, act = 506_101_760, 1024 * 367_360
+    values = dict(_MEASURED_GPT, d_l=32, b_mu=1, amp=0, keep_G=0, g_L=6, ddp_copy=0, r_full=1, gamma_M=2, gamma_G=2,
+                  z_1=1, n_b=64, ds_opt=1)
+    reduce = 2 * P + 2 * P + 12 * P / 64 + 2 * 500_000_000
+    assert 2 * P + 20 * P / 64 < reduce
+    assert _memory_bytes("total", **values) == pytest.approx(reduce, rel=1e-12)
+    assert _memory_bytes("buffers", **values) == pytest.approx(2 * 500_000_000 - act, rel=1e-12)
+    # a model of fewer than 5e8 parameters flattens all of them at once: 2 P (the 8-layer GPT), less than its act
+    small = dict(values, d_l=8)
+    assert _memory_bytes("buffers", **small) == pytest.approx(max(0, 2 * 203_792_384 - 1024 * 318_208), rel=1e-12)

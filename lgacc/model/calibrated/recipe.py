@@ -65,6 +65,14 @@ FIELDS: dict[str, str] = {
                    "to issue each layer's work); off: an eager framework, whose step is never shorter than its host "
                    "takes to issue it (the time measured on an H100, lgacc.model.calibrated.host), as every framework runs "
                    "by default (Megatron-LM's --enable-cuda-graph, PyTorch's CUDA graphs are opt-in)",
+    "deepspeed_optimizer": "DeepSpeed's fp16 optimizer (v0.5: runtime/fp16/fused_optimizer.py without ZeRO, "
+                           "runtime/zero/stage_1_and_2.py with ZeRO-1/2): the reduction after the backward flattens "
+                           "a bucket of up to reduce_bucket_size = 5e8 gradients beside all of them, and the step "
+                           "flattens the gradients to fp32 (ZeRO-1/2: this rank's partition, a half-precision flat "
+                           "copy and its fp32 cast, (main_grad_bytes + 4) / n_b bytes a parameter beside the "
+                           "partition's gradients; without ZeRO: an fp32 copy of each gradient and their flat "
+                           "concatenation, 8 bytes a parameter beside all the gradients); the peak is the larger of "
+                           "the backward's and these two (off: every other framework)",
 }
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
@@ -91,13 +99,14 @@ class Recipe:
     mixed_precision: str = "megatron"
     logit_bytes: int = 10
     ddp_bucket_copy: bool = False
+    deepspeed_optimizer: bool = False
     cuda_graphs: bool = False
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
             raise UserInputError(f"recipe recompute={self.recompute!r} must be one of {', '.join(RECOMPUTE)}")
         for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy",
-                     "cuda_graphs"):
+                     "cuda_graphs", "deepspeed_optimizer"):
             if not isinstance(getattr(self, name), bool):
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
         if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):

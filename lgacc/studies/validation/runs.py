@@ -11,7 +11,7 @@ batch:
 * the recipe (:data:`READING_FIELDS`): ``schedule``, ``n_v``, ``micro_batch_size``,
   ``recomputation``, ``sequence_parallel``, ``flash_attention``, ``dropout``, ``zero_stage``,
   ``grad_reduce_bytes``, ``dp_overlap``, ``tp_overlap``, ``dp_network``, ``attention_kernel`` and the memory's ``mixed_precision``,
-  ``main_grad_bytes``, ``logit_bytes``, ``ddp_bucket_copy``: each stated, or
+  ``main_grad_bytes``, ``logit_bytes``, ``ddp_bucket_copy``, ``deepspeed_optimizer``: each stated, or
   ``"not stated"``;
 * ``reported``: the iteration time (printed, or derived from a printed throughput and said so),
   or TFLOP/s per GPU; the measured memory per GPU where the source gives it (``memory_gib_per_gpu``), with the
@@ -82,6 +82,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "logit_bytes": (6, 10, 14),
     "ddp_bucket_copy": (True, False),
     "cuda_graphs": (True, False),
+    "deepspeed_optimizer": (True, False),
 }
 
 
@@ -132,6 +133,8 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                     "--enable-cuda-graph and --external-cuda-graph, PyTorch's torch.cuda.graph and torch.compile's "
                     "reduce-overhead mode), and no run's source names them; the host then issues each layer's work "
                     "(lgacc.model.calibrated.host)", lambda r: (True,)),
+    "deepspeed_optimizer": (False, "a framework other than DeepSpeed: no fp16 optimizer flattening the gradients "
+                            "after the backward (a DeepSpeed run says so in its file)", lambda r: ()),
 }
 
 
@@ -215,7 +218,8 @@ class Run:
         values.update({name: getattr(self.recipe, name) for name in
                        ("sequence_parallel", "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes",
                         "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
-                        "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs")})
+                        "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs",
+                        "deepspeed_optimizer")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -478,7 +482,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     dp_overlap=values["dp_overlap"], tp_overlap=values["tp_overlap"], dp_network=values["dp_network"],
                     attention_kernel=values["attention_kernel"], mixed_precision=values["mixed_precision"],
                     main_grad_bytes=values["main_grad_bytes"], logit_bytes=values["logit_bytes"],
-                    ddp_bucket_copy=values["ddp_bucket_copy"], cuda_graphs=values["cuda_graphs"])
+                    ddp_bucket_copy=values["ddp_bucket_copy"], cuda_graphs=values["cuda_graphs"],
+                    deepspeed_optimizer=values["deepspeed_optimizer"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,

@@ -156,7 +156,12 @@ CUDA_CONTEXT_BYTES = {"eager": 666_632_192, "lazy": 287_047_680, "lazy-cuda13": 
 #: The contexts in GiB as the rule and the chapter print them (from :data:`CUDA_CONTEXT_BYTES`, never typed twice).
 CONTEXT_GIB = {loading: f"{size / 2 ** 30:.2f} GiB" for loading, size in CUDA_CONTEXT_BYTES.items()}
 #: How a measurement of another statistic is compared (issue #35): no term is fitted to bridge the statistics.
-MEMORY_RULE = ("the calibrated model predicts the peak allocated memory (expected_memory_gib); PyTorch's statistics "
+MEMORY_RULE = ("the calibrated model predicts the peak allocated memory (expected_memory_gib), and for a DeepSpeed run "
+               "with its fp16 optimizer (recipe deepspeed_optimizer, DeepSpeed v0.5.10's defaults) the peak is the "
+               "largest of the backward's and of two later phases, after the activations are freed: the gradient "
+               "reduction's flat bucket of up to 5e8 gradients beside all of them, and the step's flat fp32 copy of "
+               "the gradients (ZeRO-1/2: this rank's partition, half-precision flat copy and fp32 cast; without ZeRO: "
+               "an fp32 copy of each gradient and their concatenation); PyTorch's statistics "
                "are ordered allocated <= reserved (the caching allocator's pool, its free blocks included) <= device "
                "(NVML's used memory, as nvidia-smi or gpustat read it: the pool plus the CUDA context and the "
                "communication library's buffers); each statistic is compared with its own prediction, no term "
