@@ -270,6 +270,7 @@ def _activations_gib(**values) -> float:
     from lgacc.model import symbols as P
     from lgacc.model.calibrated.memory import memory_terms
 
+    values = {"ds_pipe": 0, **values}  # DeepSpeed's pipeline engine off unless a test turns it on
     expression = memory_terms()["activations"]
     by_name = {str(symbol): symbol for symbol in expression.free_symbols}
     names = {"b_mu": "b_\\mu"}
@@ -299,7 +300,7 @@ def _memory_bytes(term: str, **values) -> float:
     """One term of the calibrated model's memory at the given symbol values, in bytes."""
     from lgacc.model.calibrated.memory import memory_terms
 
-    values = {"ds_opt": 0, **values}  # DeepSpeed's optimizer off unless a test turns it on
+    values = {"ds_opt": 0, "ds_pipe": 0, **values}  # DeepSpeed's optimizer and pipeline off unless a test turns them on
     expression = memory_terms()[term]
     by_name = {str(symbol): symbol for symbol in expression.free_symbols}
     names = {"b_mu": "b_\\mu"}
@@ -434,3 +435,21 @@ def test_deepspeed_reduce_bucket_is_at_most_5e8_gradients():
     # a model of fewer than 5e8 parameters flattens all of them at once: 2 P (the 8-layer GPT), less than its act
     small = dict(values, d_l=8)
     assert _memory_bytes("buffers", **small) == pytest.approx(max(0, 2 * 203_792_384 - 1024 * 318_208), rel=1e-12)
+
+
+def test_deepspeed_pipeline_buffers_by_hand():
+    # The measured GPT (d_m 1024) on two stages (4 layers each, 2 micro-batches in flight on the first), 1 x 1024
+    # tokens, full recomputation. DeepSpeed's PipelineEngine keeps each in-flight stage output split over the
+    # tensor-parallel ranks (2 d_m / n_a a token) and, at a micro-batch's backward, restores it in full beside the full
+    # received gradient (2 d_m (1 - 1 / n_a) + 2 d_m): the first stage has no logits, its peak is a layer's backward.
+    values = dict(_MEASURED_GPT, b_mu=1, amp=0, keep_G=0, g_L=10, ddp_copy=0, r_full=1, n_l=2, m_flight=2, n_a=2)
+    engine = _memory_bytes("activations", **values, ds_pipe=1) - _memory_bytes("activations", **values, ds_pipe=0)
+    assert engine == pytest.approx(1024 * (2 * 2 * 1024 / 2 + 2 * 1024 * (1 - 1 / 2) + 2 * 1024), rel=1e-12)
+    assert engine == 1024 * 5120
+    # without tensor parallelism the output is kept whole and only the received gradient comes at the backward
+    whole = dict(values, n_a=1)
+    engine = _memory_bytes("activations", **whole, ds_pipe=1) - _memory_bytes("activations", **whole, ds_pipe=0)
+    assert engine == pytest.approx(1024 * (2 * 2 * 1024 + 2 * 1024), rel=1e-12)
+    # one stage: no pipeline, no engine buffers
+    single = dict(values, n_l=1, m_flight=1)
+    assert _memory_bytes("total", **single, ds_pipe=1) == _memory_bytes("total", **single, ds_pipe=0)

@@ -78,6 +78,7 @@ from .symbols import (
     ddp_copy,
     drop,
     ds_opt,
+    ds_pipe,
     fa,
     gamma_G,
     g_L,
@@ -165,7 +166,11 @@ def memory_terms() -> dict[str, sympy.Expr]:
     working = (r_full * full_layer + r_op * (per_token["replicated"] + per_token["split"] / 2)
                + stored * r_sel * (1 - fa) * per_token["core"])
     logits = single_stage() * g_L * d_v / n_a
-    held = m_flight * layers_per_device() * kept
+    # DeepSpeed's PipelineEngine (ds_pipe): each in-flight micro-batch's stage output, split over the tensor-parallel
+    # ranks, until its backward, which restores it in full beside the full received gradient
+    pipe = ds_pipe * (1 - single_stage())
+    held = m_flight * (layers_per_device() * kept + pipe * 2 * d_m / n_a)
+    working = working + pipe * 2 * d_m * (2 - 1 / n_a)
     # the logits live from the loss to the head's backward, the recomputed layer's activations after it (each layer's
     # backward): the two peaks do not meet, the larger counts
     at_loss = (1 + phi) * tokens() * (held + logits)
