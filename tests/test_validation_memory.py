@@ -179,9 +179,10 @@ def test_a_device_reading_is_compared_with_the_pool_plus_the_cuda_context_and_nc
     ratio = compared / memory["measured_memory_gib"]
     assert memory["memory_ratio"].to_numpy() == pytest.approx(ratio.to_numpy())
     # BigScience's probes at TP 4, PP 12, DP 8: a tensor, a pipeline, a data-parallel and the world communicator,
-    # 4 x 32 channels x 10 MiB = 1.25 GiB; megatron-tutorials on one GPU: none
+    # and DeepSpeed's PipelineEngine's slice, model-parallel and tied-embedding groups: 7 x 32 channels x 10 MiB =
+    # 2.1875 GiB; megatron-tutorials on one GPU: none
     probe = memory[eager & (memory["n_a"] == 4) & (memory["n_l"] == 12) & (memory["n_b"] == 8)]
-    assert len(probe) and (probe["memory_nccl_gib"] == 1.25).all()
+    assert len(probe) and (probe["memory_nccl_gib"] == 2.1875).all()
     single = memory[lazy & (memory["n_gpu"] == 1)]
     assert len(single) and (single["memory_nccl_gib"] == 0).all()
 
@@ -203,6 +204,16 @@ def test_nccl_buffers_are_its_documented_defaults():
     assert nccl_communicators(2, 4, 1) == 3 and nccl_communicators(8, 12, 4) == 4
     assert nccl_buffer_bytes(8, 12, 4) == 4 * 32 * 10 * 2**20 == 1.25 * 2**30
     assert nccl_communicators(2, 2, 2, n_c=2, n_e=2) == 6
+    # DeepSpeed's PipelineEngine on the first stage of TP 8, PP 12, DP 4: Megatron-LM's tensor group, the data,
+    # pipeline and world groups (4), and the engine's slice, model-parallel and tied-embedding groups: 7 communicators
+    assert nccl_communicators(8, 12, 4, deepspeed_pipeline=True) == 7
+    assert nccl_buffer_bytes(8, 12, 4, deepspeed_pipeline=True) == 7 * 335_544_320
+    # one stage of TP 8: the model-parallel group's start-up all-reduce only (no stage output to partition, nothing
+    # tied across stages); a pipeline without tensor parallelism: the model-parallel and tied groups
+    assert nccl_communicators(8, 1, 1, deepspeed_pipeline=True) == 2
+    assert nccl_communicators(1, 48, 8, deepspeed_pipeline=True) == 3 + 2
+    # one GPU: nothing
+    assert nccl_communicators(1, 1, 1, deepspeed_pipeline=True) == 0
 
 
 def test_the_pool_ratio_leaves_the_run_s_publication_out(runs):

@@ -84,7 +84,8 @@ def _describe(run: Run) -> dict:
         "b": run.b, "d_s": run.model.d_s, "recomputation": run.recomputation,
         "n_e": run.n_e, "n_c": run.n_c, "precision": run.precision, "moe": run.is_moe, "extended": run.extended,
         "sequence_parallel": reading["sequence_parallel"], "flash_attention": reading["flash_attention"],
-        "zero_stage": reading["zero_stage"], "uses": ",".join(run.uses),
+        "zero_stage": reading["zero_stage"], "deepspeed_pipeline": reading["deepspeed_pipeline"],
+        "uses": ",".join(run.uses),
         "assumed": "; ".join(f"{name} = {reading[name]} ({why})" for name, why in run.assumed.items()),
         "bracket": "; ".join(f"{name} = {value}" for name, value in run.bracket),
         "measured_memory_gib": run.measured_memory_gib if run.measured_memory_gib is not None else math.nan,
@@ -174,7 +175,8 @@ MEMORY_RULE = ("the calibrated model predicts the peak allocated memory (expecte
                f"CUDA 11.7, measured in pytorch/pytorch#86509; {CONTEXT_GIB['lazy-cuda13']} lazily with CUDA 13.0 "
                "after training steps, measured by this package on an H100) + NCCL's buffers at its documented defaults, 10 MiB per channel "
                "(4 MiB Simple, 0.5 MiB LL, 4.7 MiB LL128, rounded to cuMem's 2 MiB), 32 channels, per "
-               "communicator of two ranks or more the run's parallelism creates (expected_memory_device_gib, "
+               "communicator of two ranks or more the run's parallelism creates (with DeepSpeed's PipelineEngine also "
+               "its slice, model-parallel and tied-embedding groups) (expected_memory_device_gib, "
                "memory_nccl_gib); each statistic's error is reported apart (memory_by_statistic, with "
                "below_measured: the runs whose prediction is at most the measurement)")
 
@@ -198,7 +200,8 @@ def _beyond_allocated(frame: pd.DataFrame) -> None:
     ``memory_pool_ratio``, ``memory_nccl_gib``, ``expected_memory_reserved_gib``, ``expected_memory_device_gib``
     and ``expected_memory_compared_gib`` (the prediction of the statistic the run measured)."""
     frame["memory_pool_ratio"] = pool_ratios(frame).to_numpy()
-    frame["memory_nccl_gib"] = [nccl_buffer_bytes(*(int(row[k]) for k in ("n_a", "n_l", "n_b", "n_c", "n_e"))) / GIB
+    frame["memory_nccl_gib"] = [nccl_buffer_bytes(*(int(row[k]) for k in ("n_a", "n_l", "n_b", "n_c", "n_e")),
+                                                  deepspeed_pipeline=bool(row["deepspeed_pipeline"])) / GIB
                                 for _, row in frame.iterrows()]
     frame["expected_memory_reserved_gib"] = frame["expected_memory_gib"] * frame["memory_pool_ratio"]
     frame["expected_memory_device_gib"] = (frame["expected_memory_reserved_gib"] + frame["memory_context_gib"]
