@@ -97,13 +97,18 @@ def memory_sentence(parameters, numbers: Mapping[str, Any] | None = None) -> str
             f"{CONTEXT_GIB['lazy-cuda13']} once training steps have loaded theirs, as measured on the H100 page) and NCCL's buffers at their documented defaults (10 MiB per channel: 4 MiB for "
             "the Simple protocol, 0.5 MiB for LL, 4.7 MiB for LL128, rounded to 2 MiB; 32 channels; per "
             "communicator of two GPUs or more: one per parallel dimension, and the world group beside two or "
-            "more). The training state is "
+            "more; with DeepSpeed's pipeline engine also its own slice, model-parallel and tied-embedding groups). "
+            "The training state is "
             "counted as the run's framework keeps it (the recipe's memory fields, stated in each run file): "
             "Megatron-LM's half-precision weights beside fp32 master weights, Adam's moments and a main gradient "
             "(18 bytes a parameter with fp32 gradients, 16 with DeepSpeed fp16's 2-byte ones); PyTorch AMP's fp32 "
             "weights and moments (12 bytes), its gradients only from the backward pass on when zero_grad frees "
             "them, autocast's half copies of the matrix weights and an fp32 residual stream; PyTorch DDP's second "
-            "copy of the gradients in its buckets; and the bytes a logit takes at the loss (10 for Megatron-LM's "
+            "copy of the gradients in its buckets; DeepSpeed's fp16 optimizer (DeepSpeed 0.5's defaults), whose "
+            "gradient reduction flattens a bucket of up to 5e8 gradients and whose step flattens the gradients to "
+            "fp32 after the backward, so that they raise the peak where the state outweighs the activations; "
+            "DeepSpeed's pipeline engine, which keeps each in-flight micro-batch's stage output and restores it in "
+            "full beside its gradient at the backward; and the bytes a logit takes at the loss (10 for Megatron-LM's "
             "fused cross entropy, 14 for PyTorch's on fp32 logits, 6 on half logits).")
     framework = getattr(parameters, "framework_gib", None)
     if framework is not None:
