@@ -464,3 +464,34 @@ def test_deepspeed_pipeline_buffers_by_hand():
     # one stage: no pipeline, no engine buffers
     single = dict(values, n_l=1, m_flight=1)
     assert _memory_bytes("total", **single, ds_pipe=1) == _memory_bytes("total", **single, ds_pipe=0)
+
+
+def test_deepspeed_step_segments_by_hand():
+    from lgacc.model.calibrated.device_memory import deepspeed_step_segment_bytes
+    from lgacc.studies.validation import frame_for
+
+    # ZeRO-1: the partition's half flat copy (2) and its fp32 cast (4) over n_b; without ZeRO the fp32 concatenation
+    assert deepspeed_step_segment_bytes(1000, 4, 1) == 1500 and deepspeed_step_segment_bytes(1000, 4, 1, 4) == 2000
+    assert deepspeed_step_segment_bytes(1000, 4, 0) == 4000 and deepspeed_step_segment_bytes(1000, 4, 3) == 0
+    frame = frame_for().set_index("id")
+    # the 181B probe at TP 8, PP 12, DP 4 on its first stage: 6 layers of 12 d^2 / 8 matrix weights (d = 14336) and
+    # 13 d replicated vectors, and the 250,880 x d embedding over 8: 1,850,806,272 + 449,576,960 = 2,300,383,232
+    # parameters; its step's flat gradients, 6 / 4 bytes each, 3,450,574,848 bytes in segments of their own beside
+    # the backward's pool (its step does not raise the allocated peak: 2 P + 20 P / 4 < 4 P + 12 P / 4 + activations)
+    probe = frame.loc["bigscience-probe-h14336-l72-a64-dp4-tp8-pp12-mbs1-gbs2048"]
+    assert 6 * (12 * 14336**2 // 8 + 13 * 14336) + 250880 * 14336 // 8 == 2_300_383_232
+    assert 6 * 2_300_383_232 // 4 == 3_450_574_848
+    assert probe["memory_step_segments_gib"] == pytest.approx(3_450_574_848 / 2**30, rel=1e-12)
+    assert probe["memory_step_excess_gib"] == 0
+    assert probe["expected_memory_reserved_gib"] == pytest.approx(
+        probe["expected_memory_gib"] * probe["memory_pool_ratio"] + 3_450_574_848 / 2**30, rel=1e-12)
+    # on one rank the step is the allocated peak (its excess in the buffers); the pool holds the backward's blocks
+    # and the step's flat tensors beside them
+    dp1 = frame.loc["bigscience-probe-h14400-l8-a32-dp1-tp8-pp1-mbs1-gbs2048"]
+    assert dp1["memory_step_excess_gib"] > 0 and dp1["memory_step_segments_gib"] > dp1["memory_step_excess_gib"]
+    assert dp1["expected_memory_reserved_gib"] == pytest.approx(
+        (dp1["expected_memory_gib"] - dp1["memory_step_excess_gib"]) * dp1["memory_pool_ratio"]
+        + dp1["memory_step_segments_gib"], rel=1e-12)
+    # any other framework: nothing beside the pool ratio
+    others = frame[~frame.index.str.startswith("bigscience-probe")]
+    assert (others["memory_step_segments_gib"] == 0).all() and (others["memory_step_excess_gib"] == 0).all()

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 __all__ = ["NCCL_CHANNELS", "NCCL_CONNECTION_BYTES", "NCCL_PROTOCOL_BYTES", "nccl_buffer_bytes",
-           "nccl_communicators", "deepspeed_pipeline_groups"]
+           "nccl_communicators", "deepspeed_pipeline_groups", "deepspeed_step_segment_bytes"]
 
 MIB = 2**20
 #: NCCL's default buffer per connection and protocol (src/init.cc), bytes.
@@ -73,3 +73,20 @@ def nccl_buffer_bytes(n_a: int, n_l: int, n_b: int, n_c: int = 1, n_e: int = 1,
     """NCCL's buffers on one GPU, bytes: its communicators x channels x one connection's buffers."""
     return (nccl_communicators(n_a, n_l, n_b, n_c, n_e, deepspeed_pipeline=deepspeed_pipeline) * NCCL_CHANNELS
             * NCCL_CONNECTION_BYTES)
+
+
+def deepspeed_step_segment_bytes(parameters: float, n_b: int, zero_stage: int, main_grad_bytes: int = 2) -> float:
+    """The pool segments DeepSpeed's fp16 optimizer's step holds beside the backward's (bytes): its flattened
+    gradients, each one contiguous tensor (:func:`lgacc.model.calibrated.memory.deepspeed_phases`).  PyTorch's
+    caching allocator (``c10/cuda/CUDACachingAllocator.cpp``) serves a request from the smallest cached block that
+    fits, splits blocks but never merges blocks of different segments, and otherwise allocates a new segment: no
+    block the backward freed (a gradient, an activation) holds a whole partition, so the flat tensors take segments of
+    their own, which stay in the pool, and in the next backward the activations and gradients find their own freed
+    blocks first.  ZeRO-1/2: the partition's half-precision flat copy and its fp32 cast, ``(main_grad_bytes + 4) /
+    n_b`` bytes a parameter; without ZeRO: the fp32 concatenation, 4 bytes a parameter (its per-gradient fp32 copies
+    are gradient-sized, left to the pool ratio); ZeRO-3: none (another optimizer)."""
+    if zero_stage >= 3:
+        return 0.0
+    if zero_stage >= 1:
+        return (main_grad_bytes + 4) * parameters / n_b
+    return 4.0 * parameters
