@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '36bf928fd11623c9f8bbeeaf'
+SOURCE_KEY = '3e48280793a6fe822051d47d'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
