@@ -81,7 +81,8 @@ def _case(rng: random.Random):
                            ("tp_overlap", [True, False]), ("grad_reduce_bytes", [2, 4]),
                            ("attention_kernel", ["cudnn", "fa2"]), ("mixed_precision", ["megatron", "amp", "amp-zeroed"]),
                            ("logit_bytes", [6, 10, 14]), ("ddp_bucket_copy", [True, False]),
-                           ("host_sync", [True, False])):
+                           ("host_sync", [True, False]),
+                           ("deepspeed_optimizer", [True, False]), ("deepspeed_pipeline", [True, False])):
         if rng.random() < 0.5:
             recipe[field] = rng.choice(choices)
     if recipe:

@@ -40,7 +40,7 @@ RUN_KEYS = ("id", "publication", "citation", "model", "hardware", "n_gpu", "n_b"
             "memory_statistic", "measured_memory_reserved_gib",
             "peer_simumax_step_s", "peer_simumax_memory_gib", "peer_calculon_step_s",
             "expected_memory_reserved_gib", "expected_memory_device_gib", "memory_pool_ratio", "memory_nccl_gib",
-            "memory_context_gib")
+            "memory_context_gib", "memory_step_excess_gib", "memory_step_segments_gib")
 #: Which model each run key comes from (every key says it).
 #: The extension's configuration keys of each run (issue #36), with the value a run file that does not give them
 #: has: no expert or context parallelism, bf16 (every shipped run today).
@@ -59,7 +59,8 @@ KEY_MODELS = {
     **{key: "calibrated" for key in (*RUN_KEYS, *EXTENSION_RUN_KEYS)
        if key.startswith(("expected_", "lopo_", "memory_ratio"))},
     # what the calibrated comparison adds to the allocated prediction for a reserved or device reading
-    **{key: "calibrated" for key in ("memory_pool_ratio", "memory_nccl_gib", "memory_context_gib")},
+    **{key: "calibrated" for key in ("memory_pool_ratio", "memory_nccl_gib", "memory_context_gib",
+                                     "memory_step_excess_gib", "memory_step_segments_gib")},
 }
 
 

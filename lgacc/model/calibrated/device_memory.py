@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 __all__ = ["NCCL_CHANNELS", "NCCL_CONNECTION_BYTES", "NCCL_PROTOCOL_BYTES", "nccl_buffer_bytes",
-           "nccl_communicators"]
+           "nccl_communicators", "deepspeed_pipeline_groups", "deepspeed_step_segment_bytes"]
 
 MIB = 2**20
 #: NCCL's default buffer per connection and protocol (src/init.cc), bytes.
@@ -45,13 +45,48 @@ NCCL_CONNECTION_BYTES = math.ceil(sum(NCCL_PROTOCOL_BYTES.values()) / CUMEM_GRAN
 NCCL_CHANNELS = 32
 
 
-def nccl_communicators(n_a: int, n_l: int, n_b: int, n_c: int = 1, n_e: int = 1) -> int:
+def deepspeed_pipeline_groups(n_a: int, n_l: int) -> int:
+    """The process groups DeepSpeed's PipelineEngine (v0.5.10) adds on the first stage beside the framework's own
+    (Megatron-LM's tensor-parallel group, the data-parallel, pipeline and world groups), each a communicator of its
+    own once used: the grid's *slice* group (``runtime/pipe/topology.py``, the tensor-parallel ranks again), used by
+    ``PartitionedTensor`` to restore a stage output or gradient when there is a pipeline and tensor parallelism
+    (``engine.py`` ``is_pipe_partitioned``); the grid's *model-parallel* group (tensor x pipeline ranks), used at start
+    (``engine.py``, the parameter count's all-reduce) and by ZeRO's overflow and norm reductions whenever it holds more
+    than one rank; and the tied embedding's group of the first and last stages (``pipe/module.py``
+    ``_index_tied_modules``, its gradient all-reduced every step) with a pipeline.  The stages' point-to-point sends
+    use the world group (``pipe/p2p.py``, ``dist.send`` since PyTorch 1.8), counted already."""
+    return int(n_a > 1 and n_l > 1) + int(n_a * n_l > 1) + int(n_l > 1)
+
+
+def nccl_communicators(n_a: int, n_l: int, n_b: int, n_c: int = 1, n_e: int = 1,
+                       deepspeed_pipeline: bool = False) -> int:
     """The NCCL communicators one GPU holds: one per parallel dimension of more than one rank, and the world group
-    when the run has more than one GPU and it is not one of those."""
+    when the run has more than one GPU and it is not one of those; with DeepSpeed's PipelineEngine, its own groups
+    (:func:`deepspeed_pipeline_groups`)."""
     groups = sum(1 for n in (n_a, n_l, n_b, n_c, n_e) if n > 1)
-    return groups + (1 if groups > 1 else 0)
+    engine = deepspeed_pipeline_groups(n_a, n_l) if deepspeed_pipeline else 0
+    return groups + (1 if groups > 1 else 0) + engine
 
 
-def nccl_buffer_bytes(n_a: int, n_l: int, n_b: int, n_c: int = 1, n_e: int = 1) -> int:
+def nccl_buffer_bytes(n_a: int, n_l: int, n_b: int, n_c: int = 1, n_e: int = 1,
+                      deepspeed_pipeline: bool = False) -> int:
     """NCCL's buffers on one GPU, bytes: its communicators x channels x one connection's buffers."""
-    return nccl_communicators(n_a, n_l, n_b, n_c, n_e) * NCCL_CHANNELS * NCCL_CONNECTION_BYTES
+    return (nccl_communicators(n_a, n_l, n_b, n_c, n_e, deepspeed_pipeline=deepspeed_pipeline) * NCCL_CHANNELS
+            * NCCL_CONNECTION_BYTES)
+
+
+def deepspeed_step_segment_bytes(parameters: float, n_b: int, zero_stage: int, main_grad_bytes: int = 2) -> float:
+    """The pool segments DeepSpeed's fp16 optimizer's step holds beside the backward's (bytes): its flattened
+    gradients, each one contiguous tensor (:func:`lgacc.model.calibrated.memory.deepspeed_phases`).  PyTorch's
+    caching allocator (``c10/cuda/CUDACachingAllocator.cpp``) serves a request from the smallest cached block that
+    fits, splits blocks but never merges blocks of different segments, and otherwise allocates a new segment: no
+    block the backward freed (a gradient, an activation) holds a whole partition, so the flat tensors take segments of
+    their own, which stay in the pool, and in the next backward the activations and gradients find their own freed
+    blocks first.  ZeRO-1/2: the partition's half-precision flat copy and its fp32 cast, ``(main_grad_bytes + 4) /
+    n_b`` bytes a parameter; without ZeRO: the fp32 concatenation, 4 bytes a parameter (its per-gradient fp32 copies
+    are gradient-sized, left to the pool ratio); ZeRO-3: none (another optimizer)."""
+    if zero_stage >= 3:
+        return 0.0
+    if zero_stage >= 1:
+        return (main_grad_bytes + 4) * parameters / n_b
+    return 4.0 * parameters

@@ -122,6 +122,7 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
         "amp": float(recipe.mixed_precision in ("amp", "amp-zeroed")),
         "keep_G": float(recipe.mixed_precision == "amp-zeroed"), "g_L": float(recipe.logit_bytes),
         "ddp_copy": float(recipe.ddp_bucket_copy),
+        "ds_opt": float(recipe.deepspeed_optimizer), "ds_pipe": float(recipe.deepspeed_pipeline),
         "ov_dp": float(recipe.dp_overlap), "ov_tp": float(recipe.tp_overlap), "pg": float(recipe.dp_network == "per-gpu"),
         "improved": float(method is Method.IMPROVED), "s_h": float(recipe.host_sync),
     }

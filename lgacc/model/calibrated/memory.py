@@ -47,6 +47,12 @@ half-precision logits, an fp32 softmax and its gradient; 14 for PyTorch's cross 
 backward recomputes or works on its activations: the peak takes the larger of the two, not their sum.  A share ``phi`` of the activations is lost to the
 allocator's fragmentation, and ``M_0`` bytes are the framework's own (workspaces, communication
 buffers).
+
+**DeepSpeed's fp16 optimizer** (recipe ``deepspeed_optimizer``, ``ds_opt``; :func:`deepspeed_phases`): after the last
+backward, with the activations freed, its reduction flattens a bucket of up to 5e8 gradients beside all of them, and
+its step flattens the gradients to fp32 (ZeRO-1/2: the partition's half gradients, a flat copy and its fp32 cast,
+``(gamma_M + gamma_M + 4) / n_b`` bytes a parameter, the other gradients freed; without ZeRO: ``gamma_M + 4 + 4``).
+What these two phases exceed the backward's peak by is counted with the buffers.
 """
 
 from __future__ import annotations
@@ -71,6 +77,8 @@ from .symbols import (
     amp,
     ddp_copy,
     drop,
+    ds_opt,
+    ds_pipe,
     fa,
     gamma_G,
     g_L,
@@ -79,6 +87,7 @@ from .symbols import (
     keep_G,
     m_flight,
     maximum,
+    minimum,
     phi,
     r_full,
     r_op,
@@ -90,7 +99,12 @@ from .symbols import (
     z_3,
 )
 
-__all__ = ["activation_bytes_per_token", "memory_terms"]
+__all__ = ["activation_bytes_per_token", "memory_terms", "deepspeed_phases", "DEEPSPEED_REDUCE_BUCKET"]
+
+#: DeepSpeed's ``reduce_bucket_size`` default, in gradients (elements, not bytes): 500,000,000
+#: (``deepspeed/runtime/zero/constants.py`` ZERO_OPTIMIZATION_REDUCE_BUCKET_SIZE_DEFAULT, and the engine's
+#: MEMORY_OPT_ALLREDUCE_SIZE for the reduction without ZeRO, v0.5.10).
+DEEPSPEED_REDUCE_BUCKET = 500_000_000
 
 
 def _sharded(indicator) -> sympy.Expr:
@@ -106,6 +120,31 @@ def activation_bytes_per_token() -> dict[str, sympy.Expr]:
     split = 4 * query_width() + 4 * kv_width() + (4 + 2 * gated) * d_I / n_a
     core = (1 - fa) * (2 + 3 * drop) * d_s * d_a / n_a + fa * 4 * d_a / n_a
     return {"replicated": replicated, "split": split, "core": core}
+
+
+def deepspeed_phases(weights: sympy.Expr, all_gradients: sympy.Expr, optimizer: sympy.Expr) -> dict[str, sympy.Expr]:
+    """What DeepSpeed's fp16 optimizer holds after the backward, when no activation is alive (DeepSpeed v0.5.10, the
+    version of early 2022), bytes: ``reduce`` and ``step``.
+
+    * ``reduce``: the data-parallel reduction at the gradient-accumulation boundary.  With ZeRO-1 the engine turns
+      ``contiguous_gradients`` and ``overlap_comm`` off (``engine.py`` ``_configure_zero_optimizer``), so
+      ``stage_1_and_2.py`` ``reduce_ipg_grads`` goes through ``buffered_reduce_fallback``: ``allreduce_bucket``
+      flattens each bucket of up to ``reduce_bucket_size`` gradients (:data:`DEEPSPEED_REDUCE_BUCKET`) into one new
+      tensor of the reduced precision (``gamma_G`` bytes) beside every gradient; without ZeRO the engine's
+      ``buffered_allreduce_fallback`` does the same with ``MEMORY_OPT_ALLREDUCE_SIZE``, the same 5e8.
+    * ``step``: ZeRO-1/2 (``stage_1_and_2.py`` ``step``): the gradients outside this rank's partition are freed
+      (``independent_gradient_partition_epilogue``'s ``zero_grad``, ``free_grad_in_param_list``); the partition's
+      (``averaged_gradients``, ``gamma_M / n_b`` bytes a parameter) are flattened (a copy, ``gamma_M / n_b``) and
+      cast to fp32 (``single_grad_partition``, ``4 / n_b``) beside the master weights and Adam's moments.  Without
+      ZeRO (``fused_optimizer.py`` ``FP16_Optimizer.step``): each gradient is cast to fp32 (``p.grad.to``, 4 bytes)
+      and the list concatenated (``_flatten_dense_tensors``, 4 more) while every half-precision gradient is alive.
+
+    ZeRO-3 is another optimizer (``stage3.py``): none of this applies (the caller multiplies by ``1 - z_3``)."""
+    parameters = device_parameters()
+    reduce = weights + all_gradients + optimizer + gamma_G * minimum(DEEPSPEED_REDUCE_BUCKET, parameters)
+    kept = gamma_M * parameters / _sharded(z_1)
+    copies = z_1 * (gamma_M + 4) * parameters / n_b + (1 - z_1) * (4 + 4) * parameters
+    return {"reduce": reduce, "step": weights + optimizer + kept + copies}
 
 
 @cache
@@ -127,7 +166,11 @@ def memory_terms() -> dict[str, sympy.Expr]:
     working = (r_full * full_layer + r_op * (per_token["replicated"] + per_token["split"] / 2)
                + stored * r_sel * (1 - fa) * per_token["core"])
     logits = single_stage() * g_L * d_v / n_a
-    held = m_flight * layers_per_device() * kept
+    # DeepSpeed's PipelineEngine (ds_pipe): each in-flight micro-batch's stage output, split over the tensor-parallel
+    # ranks, until its backward, which restores it in full beside the full received gradient
+    pipe = ds_pipe * (1 - single_stage())
+    held = m_flight * (layers_per_device() * kept + pipe * 2 * d_m / n_a)
+    working = working + pipe * 2 * d_m * (2 - 1 / n_a)
     # the logits live from the loss to the head's backward, the recomputed layer's activations after it (each layer's
     # backward): the two peaks do not meet, the larger counts
     at_loss = (1 + phi) * tokens() * (held + logits)
@@ -150,6 +193,11 @@ def memory_terms() -> dict[str, sympy.Expr]:
     freed_share = freed * (peak - maximum(loss_side, backward_side - amp_gradients))
     gradients = (1 - freed) * all_gradients + freed_share
     activations = peak - freed_share
+    # DeepSpeed's fp16 optimizer (ds_opt): its reduction's bucket and its step's flat copies come after the last
+    # backward, when the activations are freed: they raise the peak only by what they exceed it
+    phases = deepspeed_phases(weights, all_gradients, optimizer)
+    counted = weights + gradients + optimizer + buffers + activations
+    buffers = buffers + ds_opt * (1 - z_3) * maximum(0, phases["reduce"] - counted, phases["step"] - counted)
     total = weights + gradients + optimizer + buffers + activations + M_0
     return {
         "weights": weights,

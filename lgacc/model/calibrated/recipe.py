@@ -69,6 +69,20 @@ FIELDS: dict[str, str] = {
                  "the host, clip_grads.get_grad_norm_fp32's .item(), and its step timer synchronizes at each logged "
                  "step): the exposed gradient reduction and the optimizer step add to the host's floor; off: the host "
                  "runs ahead into the next step and they hide under its issuing (lgacc.model.calibrated.step)",
+    "deepspeed_optimizer": "DeepSpeed's fp16 optimizer (v0.5: runtime/fp16/fused_optimizer.py without ZeRO, "
+                           "runtime/zero/stage_1_and_2.py with ZeRO-1/2): the reduction after the backward flattens "
+                           "a bucket of up to reduce_bucket_size = 5e8 gradients beside all of them, and the step "
+                           "flattens the gradients to fp32 (ZeRO-1/2: this rank's partition, a half-precision flat "
+                           "copy and its fp32 cast, (main_grad_bytes + 4) / n_b bytes a parameter beside the "
+                           "partition's gradients; without ZeRO: an fp32 copy of each gradient and their flat "
+                           "concatenation, 8 bytes a parameter beside all the gradients); the peak is the larger of "
+                           "the backward's and these two (off: every other framework)",
+    "deepspeed_pipeline": "DeepSpeed's PipelineEngine (v0.5: runtime/pipe/engine.py), with a pipeline: each in-flight "
+                          "micro-batch's stage output stays in pipe_buffers until its backward, split over the tensor-"
+                          "parallel ranks (2 d_m / n_a bytes a token), and its backward restores it in full beside the "
+                          "full received gradient (2 d_m (2 - 1 / n_a) a token); its own process groups (the slice "
+                          "group beside the tensor-parallel one, the model-parallel group, the tied embedding's first "
+                          "and last stages) each hold NCCL buffers on a device reading (off: every other framework)",
 }
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
@@ -95,6 +109,8 @@ class Recipe:
     mixed_precision: str = "megatron"
     logit_bytes: int = 10
     ddp_bucket_copy: bool = False
+    deepspeed_optimizer: bool = False
+    deepspeed_pipeline: bool = False
     cuda_graphs: bool = False
     host_sync: bool = True
 
@@ -102,7 +118,8 @@ class Recipe:
         if self.recompute not in RECOMPUTE:
             raise UserInputError(f"recipe recompute={self.recompute!r} must be one of {', '.join(RECOMPUTE)}")
         for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy",
-                     "cuda_graphs", "host_sync"):
+                     "cuda_graphs", "host_sync", "deepspeed_optimizer",
+                     "deepspeed_pipeline"):
             if not isinstance(getattr(self, name), bool):
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
         if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):

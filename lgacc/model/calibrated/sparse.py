@@ -31,7 +31,9 @@ Otherwise the expected step is composed of:
    ramp like any stage time: ``(n_mu + n_l - 1) (moe_layers / n_l)`` times a layer's addition;
 6. **memory**: the weights, gradients and optimizer state of the dense program scale by the parameters a GPU
    holds over the active ones (:meth:`Transformer.p_held`, the embedding included in both); the dispatched
-   tokens' activations are taken as the active model's (not added).
+   tokens' activations are taken as the active model's (not added); under context parallelism the sharded state
+   (the ZeRO stage's weights, gradients, optimizer) is split over the ``n_b n_c`` data- and context-parallel ranks
+   together, as Megatron-Core's distributed optimizer and torchtitan's FSDP2 split it.
 
 Not modelled (named): attention under context parallelism is the shard's own (``(d_s / n_c)^2`` rather than the
 ``d_s^2 / n_c`` of ring attention: an underestimate of the attention time), and the key-value exchange's time.
@@ -55,7 +57,7 @@ from ..transformer import Transformer
 from ..evaluator.inputs import as_model
 from .expected import SECONDS_PER_DAY, Expected, _calibration_inputs, _hardware_inputs, _link_inputs, expected
 from .parameters import Calibration, fitted_calibration
-from .recipe import DEFAULT_RECIPE, Recipe
+from .recipe import DEFAULT_RECIPE, Recipe, zero_stage
 
 __all__ = ["IMBALANCE", "SparseExpected", "active_surrogate", "expected_sparse"]
 
@@ -243,6 +245,15 @@ def expected_sparse(
     extra = sum(dense.memory_parts_bytes[p] for p in state_parts) * (held / active - 1)
     memory = dense.memory_bytes + extra
     parts = {k: v * (held / active if k in state_parts else 1.0) for k, v in dense.memory_parts_bytes.items()}
+    if config.n_c > 1:
+        # the sharded state is split over the data- and context-parallel ranks together: Megatron-Core's distributed
+        # optimizer shards over its data-parallel group with context parallelism, torchtitan's FSDP2 over the
+        # dp_shard x cp mesh; the dense program, evaluated at n_c = 1, split it over n_b only
+        stage = zero_stage(recipe, config.is_partitioned)
+        for part, sharded in (("weights", stage >= 3), ("gradients", stage >= 2), ("optimizer", stage >= 1)):
+            if sharded:
+                parts[part] /= config.n_c
+        memory = sum(parts.values())
     # the ideal model's token count (steps at the critical batch of the model itself, not of the shard)
     time_days = steps * (critical_batch(model, assumptions) / config.b) * step / SECONDS_PER_DAY
     return SparseExpected(dense=dense, step_time_s=step, time_days=time_days, memory_bytes=memory,

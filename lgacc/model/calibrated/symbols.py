@@ -85,6 +85,8 @@ amp = _indicator("amp")
 keep_G = _indicator("keep_G")
 g_L = _positive("g_L")
 ddp_copy = _indicator("ddp_copy")
+ds_opt = _indicator("ds_opt")
+ds_pipe = _indicator("ds_pipe")
 ov_dp = _indicator("ov_dp")
 ov_tp = _indicator("ov_tp")
 s_h = _indicator("s_h")
@@ -167,6 +169,10 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("g_L", g_L, "bytes per logit at the loss (its tensors alive at the loss's backward)", "bytes"),
     ("ddp_copy", ddp_copy, "PyTorch DDP's buckets hold a second copy of the gradients (gradient_as_bucket_view "
      "off), 0 or 1", "indicator"),
+    ("ds_opt", ds_opt, "DeepSpeed's fp16 optimizer (FP16_Optimizer without ZeRO, DeepSpeedZeroOptimizer with ZeRO-1/2): "
+     "its gradient reduction's flat bucket and its step's flat gradient copies, 0 or 1", "indicator"),
+    ("ds_pipe", ds_pipe, "DeepSpeed's PipelineEngine: each in-flight micro-batch's stage output kept (split by n_a), "
+     "restored in full with the full received gradient at its backward, 0 or 1", "indicator"),
     ("ov_dp", ov_dp, "data-parallel reduction overlapped with the backward pass, 0 or 1", "indicator"),
     ("pg", pg, "data-parallel collectives through each GPU's own network card (the paper's per-GPU count), 0 or 1",
      "indicator"),

@@ -11,7 +11,7 @@ batch:
 * the recipe (:data:`READING_FIELDS`): ``schedule``, ``n_v``, ``micro_batch_size``,
   ``recomputation``, ``sequence_parallel``, ``flash_attention``, ``dropout``, ``zero_stage``,
   ``grad_reduce_bytes``, ``dp_overlap``, ``tp_overlap``, ``dp_network``, ``attention_kernel`` and the memory's ``mixed_precision``,
-  ``main_grad_bytes``, ``logit_bytes``, ``ddp_bucket_copy``: each stated, or
+  ``main_grad_bytes``, ``logit_bytes``, ``ddp_bucket_copy``, ``deepspeed_optimizer``, ``deepspeed_pipeline``: each stated, or
   ``"not stated"``;
 * ``reported``: the iteration time (printed, or derived from a printed throughput and said so),
   or TFLOP/s per GPU; the measured memory per GPU where the source gives it (``memory_gib_per_gpu``), with the
@@ -83,6 +83,8 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "ddp_bucket_copy": (True, False),
     "cuda_graphs": (True, False),
     "host_sync": (True, False),
+    "deepspeed_optimizer": (True, False),
+    "deepspeed_pipeline": (True, False),
 }
 
 
@@ -137,6 +139,10 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                   "on the host with the default --clip-grad 1.0 (clip_grads.get_grad_norm_fp32: .item()) and its step "
                   "timer synchronizes the device at each logged step (megatron/core/timers.py); it matters only where "
                   "the host's floor binds", lambda r: (False,)),
+    "deepspeed_optimizer": (False, "a framework other than DeepSpeed: no fp16 optimizer flattening the gradients "
+                            "after the backward (a DeepSpeed run says so in its file)", lambda r: ()),
+    "deepspeed_pipeline": (False, "a framework other than DeepSpeed: no PipelineEngine buffers or process groups (a "
+                           "DeepSpeed pipeline run says so in its file)", lambda r: ()),
 }
 
 
@@ -220,7 +226,8 @@ class Run:
         values.update({name: getattr(self.recipe, name) for name in
                        ("sequence_parallel", "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes",
                         "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
-                        "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs", "host_sync")})
+                        "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs", "host_sync",
+                        "deepspeed_optimizer", "deepspeed_pipeline")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -484,7 +491,9 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     attention_kernel=values["attention_kernel"], mixed_precision=values["mixed_precision"],
                     main_grad_bytes=values["main_grad_bytes"], logit_bytes=values["logit_bytes"],
                     ddp_bucket_copy=values["ddp_bucket_copy"], cuda_graphs=values["cuda_graphs"],
-                    host_sync=values["host_sync"])
+                    host_sync=values["host_sync"],
+                    deepspeed_optimizer=values["deepspeed_optimizer"],
+                    deepspeed_pipeline=values["deepspeed_pipeline"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,

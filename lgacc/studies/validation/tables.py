@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ import pandas as pd
 from lgacc.cache.results import cached
 from lgacc.errors import UserInputError
 from lgacc.model.calibrated import Calibration, fitted_calibration
-from lgacc.model.calibrated.device_memory import nccl_buffer_bytes
+from lgacc.model.calibrated.device_memory import deepspeed_step_segment_bytes, nccl_buffer_bytes
 from lgacc.model.hardware import GIB, Hardware
 
 from . import calibrated as cal
@@ -84,7 +84,8 @@ def _describe(run: Run) -> dict:
         "b": run.b, "d_s": run.model.d_s, "recomputation": run.recomputation,
         "n_e": run.n_e, "n_c": run.n_c, "precision": run.precision, "moe": run.is_moe, "extended": run.extended,
         "sequence_parallel": reading["sequence_parallel"], "flash_attention": reading["flash_attention"],
-        "zero_stage": reading["zero_stage"], "uses": ",".join(run.uses),
+        "zero_stage": reading["zero_stage"], "deepspeed_pipeline": reading["deepspeed_pipeline"],
+        "uses": ",".join(run.uses),
         "assumed": "; ".join(f"{name} = {reading[name]} ({why})" for name, why in run.assumed.items()),
         "bracket": "; ".join(f"{name} = {value}" for name, value in run.bracket),
         "measured_memory_gib": run.measured_memory_gib if run.measured_memory_gib is not None else math.nan,
@@ -106,6 +107,7 @@ def _compute(runs: tuple[Run, ...], calibration: Calibration) -> pd.DataFrame:
     central = cal.predict(runs, calibration)
     frame["expected_step_s"] = central["step_time_s"]
     frame["expected_memory_gib"] = central["memory_gib"]
+    _deepspeed_step(frame, runs, central)
     frame["expected_ratio"] = frame["expected_step_s"] / frame["measured_step_s"]
     _beyond_allocated(frame)
     frame["memory_ratio"] = frame["expected_memory_compared_gib"] / frame["measured_memory_gib"]
@@ -156,18 +158,30 @@ CUDA_CONTEXT_BYTES = {"eager": 666_632_192, "lazy": 287_047_680, "lazy-cuda13": 
 #: The contexts in GiB as the rule and the chapter print them (from :data:`CUDA_CONTEXT_BYTES`, never typed twice).
 CONTEXT_GIB = {loading: f"{size / 2 ** 30:.2f} GiB" for loading, size in CUDA_CONTEXT_BYTES.items()}
 #: How a measurement of another statistic is compared (issue #35): no term is fitted to bridge the statistics.
-MEMORY_RULE = ("the calibrated model predicts the peak allocated memory (expected_memory_gib); PyTorch's statistics "
+MEMORY_RULE = ("the calibrated model predicts the peak allocated memory (expected_memory_gib), and for a DeepSpeed run "
+               "with its fp16 optimizer (recipe deepspeed_optimizer, DeepSpeed v0.5.10's defaults) the peak is the "
+               "largest of the backward's and of two later phases, after the activations are freed: the gradient "
+               "reduction's flat bucket of up to 5e8 gradients beside all of them, and the step's flat fp32 copy of "
+               "the gradients (ZeRO-1/2: this rank's partition, half-precision flat copy and fp32 cast; without ZeRO: "
+               "an fp32 copy of each gradient and their concatenation), and with DeepSpeed's PipelineEngine (recipe "
+               "deepspeed_pipeline) each in-flight micro-batch's stage output split over the tensor-parallel ranks, "
+               "restored in full beside the full received gradient at its backward; PyTorch's statistics "
                "are ordered allocated <= reserved (the caching allocator's pool, its free blocks included) <= device "
                "(NVML's used memory, as nvidia-smi or gpustat read it: the pool plus the CUDA context and the "
                "communication library's buffers); each statistic is compared with its own prediction, no term "
                "fitted: reserved = allocated x the measured pool/allocation ratio of the runs whose source "
                "publishes both, the run's own publication left out (expected_memory_reserved_gib, "
-               "memory_pool_ratio); device = reserved + the CUDA context as the run's software loaded its kernels "
+               "memory_pool_ratio), and for DeepSpeed's fp16 optimizer the pool of the backward's blocks (the "
+               "allocated peak less the step's excess, memory_step_excess_gib) plus its step's flat gradients in "
+               "segments of their own (memory_step_segments_gib: ZeRO-1/2 (2 + 4) / n_b bytes a parameter, without "
+               "ZeRO 4; PyTorch's caching allocator never merges blocks of different segments, and no block the "
+               "backward freed holds a whole partition); device = reserved + the CUDA context as the run's software loaded its kernels "
                f"(reported.cuda_module_loading: {CONTEXT_GIB['eager']} eagerly and {CONTEXT_GIB['lazy']} lazily with "
                f"CUDA 11.7, measured in pytorch/pytorch#86509; {CONTEXT_GIB['lazy-cuda13']} lazily with CUDA 13.0 "
                "after training steps, measured by this package on an H100) + NCCL's buffers at its documented defaults, 10 MiB per channel "
                "(4 MiB Simple, 0.5 MiB LL, 4.7 MiB LL128, rounded to cuMem's 2 MiB), 32 channels, per "
-               "communicator of two ranks or more the run's parallelism creates (expected_memory_device_gib, "
+               "communicator of two ranks or more the run's parallelism creates (with DeepSpeed's PipelineEngine also "
+               "its slice, model-parallel and tied-embedding groups) (expected_memory_device_gib, "
                "memory_nccl_gib); each statistic's error is reported apart (memory_by_statistic, with "
                "below_measured: the runs whose prediction is at most the measurement)")
 
@@ -191,15 +205,39 @@ def _beyond_allocated(frame: pd.DataFrame) -> None:
     ``memory_pool_ratio``, ``memory_nccl_gib``, ``expected_memory_reserved_gib``, ``expected_memory_device_gib``
     and ``expected_memory_compared_gib`` (the prediction of the statistic the run measured)."""
     frame["memory_pool_ratio"] = pool_ratios(frame).to_numpy()
-    frame["memory_nccl_gib"] = [nccl_buffer_bytes(*(int(row[k]) for k in ("n_a", "n_l", "n_b", "n_c", "n_e"))) / GIB
+    frame["memory_nccl_gib"] = [nccl_buffer_bytes(*(int(row[k]) for k in ("n_a", "n_l", "n_b", "n_c", "n_e")),
+                                                  deepspeed_pipeline=bool(row["deepspeed_pipeline"])) / GIB
                                 for _, row in frame.iterrows()]
-    frame["expected_memory_reserved_gib"] = frame["expected_memory_gib"] * frame["memory_pool_ratio"]
+    # the pool of the backward's blocks, and beside it DeepSpeed's step's flat gradients in segments of their own
+    backward = frame["expected_memory_gib"] - frame["memory_step_excess_gib"]
+    frame["expected_memory_reserved_gib"] = (backward * frame["memory_pool_ratio"]
+                                             + np.maximum(frame["memory_step_excess_gib"],
+                                                          frame["memory_step_segments_gib"]))
     frame["expected_memory_device_gib"] = (frame["expected_memory_reserved_gib"] + frame["memory_context_gib"]
                                            + frame["memory_nccl_gib"])
     statistic = frame["memory_statistic"]
     frame["expected_memory_compared_gib"] = np.where(
         statistic == "device", frame["expected_memory_device_gib"],
         np.where(statistic == "reserved", frame["expected_memory_reserved_gib"], frame["expected_memory_gib"]))
+
+
+def _deepspeed_step(frame: pd.DataFrame, runs: Sequence[Run], central: Mapping[str, np.ndarray]) -> None:
+    """``memory_step_excess_gib``: what DeepSpeed's fp16 optimizer's phases after the backward add to the allocated
+    peak (the ``buffers`` beyond the others; 0 for any other run), and ``memory_step_segments_gib``: the pool segments
+    its step's flat gradients hold beside the backward's (:func:`deepspeed_step_segment_bytes`)."""
+    excess, segments = [], []
+    for i, run in enumerate(runs):
+        stage = run.recipe.zero_stage or 0
+        if not run.recipe.deepspeed_optimizer or stage >= 3 or run.extended:
+            excess.append(0.0)
+            segments.append(0.0)
+            continue
+        parameters = float(central["memory_weights"][i]) / 2  # 2 bytes a half-precision weight, not sharded
+        others = run.recipe.ddp_bucket_copy * run.recipe.grad_reduce_bytes * parameters
+        excess.append((float(central["memory_buffers"][i]) - others) / GIB)
+        segments.append(deepspeed_step_segment_bytes(parameters, run.n_b, stage, run.recipe.main_grad_bytes) / GIB)
+    frame["memory_step_excess_gib"] = excess
+    frame["memory_step_segments_gib"] = segments
 
 
 def _context_gib(run: Run) -> float:
