@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = 'a35b5f26328585d18c9fef47'
+SOURCE_KEY = 'dcf098d5aefe8392e107d2c1'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
