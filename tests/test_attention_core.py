@@ -90,3 +90,19 @@ def test_the_step_holds_the_addition_over_every_layer_and_the_ramp():
     assert result.summary()["expected_step_breakdown_s"]["attention_core"] == result.attention_core_s
     parts = result.dense.step_time_s + result.expert_gemm_s + result.all_to_all_s + result.attention_core_s
     assert result.step_time_s == pytest.approx(parts)
+
+
+def test_unfused_core_at_the_gemm_rate_by_hand():
+    """Without FlashAttention: the extra 480 h s^2 flops forward, twice backward, once more when recomputed
+    selectively, at kappa e_max c (the B200 spec's gemm_max_efficiency)."""
+    model, hw = load_model(V2), load_hardware(B200)
+    calibration = fitted_calibration().replace(kappa=0.8)
+    extra = 480 * 128.0 * 4096.0**2
+    rate = 0.8 * hw.gemm_max_efficiency * 2250e12
+    unfused = replace(CUDNN, flash_attention=False)
+    surrogate = active_surrogate(model)
+    got = attention_core_addition(model, surrogate, hw, _v2_config(), calibration, unfused, 0.0)
+    assert got == pytest.approx(3 * extra / rate, rel=1e-12)
+    selective = replace(unfused, recompute="selective")
+    got = attention_core_addition(model, surrogate, hw, _v2_config(), calibration, selective, 0.0)
+    assert got == pytest.approx(4 * extra / rate, rel=1e-12)

@@ -193,7 +193,8 @@ def attention_core_addition(model: Transformer, surrogate: Transformer, hw: Hard
     fused (FlashAttention), half executed forward and 2.5 times that backward (:func:`.gemm.flash_times`) at
     ``kappa e_att c``, each core at its own ``e_att`` (the GPU's attention table by shape where it has one:
     SimuMax's B200 entries with ``qk_head_dim`` 192 and ``v_head_dim`` 128); unfused, the score and value products
-    at ``kappa e_max c``, backward twice the forward.  Zero for a model whose heads are the surrogate's."""
+    at ``kappa e_max c``, backward twice the forward, recomputed forward under full and selective recomputation.
+    Zero for a model whose heads are the surrogate's."""
     from .expected import fused_attention_efficiency
 
     d_qk, d_v = attention_core_widths(model)
@@ -213,7 +214,8 @@ def attention_core_addition(model: Transformer, surrogate: Transformer, hw: Hard
                                                             config.n_a, v)) * h["c"]
 
         return passes * (real / rate(d_qk, d_v) - replaced / rate(d_h, d_h))
-    return (3 + recompute) * (real - replaced) / (kappa * h["e_max"] * h["c"])
+    again = recompute + float(recipe.recompute == "selective")  # unfused, selective recomputation redoes the core
+    return (3 + again) * (real - replaced) / (kappa * h["e_max"] * h["c"])
 
 
 def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfig, calibration: Calibration,

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = 'dcf098d5aefe8392e107d2c1'
+SOURCE_KEY = '4a9d1d25a6b66b6a0194676d'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
