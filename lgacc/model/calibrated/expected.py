@@ -181,18 +181,26 @@ def inputs(
     values.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
     if recipe.cuda_graphs:  # the host replays a captured graph: no floor from issuing each layer's work
         values.update(t_h=0.0, t_hR=0.0)
-    # the fused attention's efficiency: the recipe's kernel as measured on this GPU at this sequence length
-    from .attention import attention_efficiency, kernel_measured  # here: python -m ...attention runs cleanly
-    values["e_att"] = attention_efficiency(hw.name, recipe.attention_kernel, model.d_s, calibration.attention_efficiency)
-    if not kernel_measured(hw.name, recipe.attention_kernel):
-        from .gemm_table import shape_attention_efficiency  # the GPU's attention by shape (the B200's, SimuMax's)
-        measured = shape_attention_efficiency(hw.name, recipe.attention_kernel, model.d_s, model.d_a, model.d_h,
-                                              model.d_kv, values["n_a"])
-        if measured is not None:
-            values["e_att"] = measured
+    values["e_att"] = fused_attention_efficiency(hw, recipe, calibration, model.d_s, model.d_a, model.d_h, model.d_kv,
+                                                 values["n_a"])
     values.update(_gemm_inputs(hw.name, model, values["n_a"], values["b_mu"]))
     values.update(run(programs()[f"schedule:{name}"], values))
     return values
+
+
+def fused_attention_efficiency(hw: Hardware, recipe: Recipe, calibration: Calibration, d_s, d_a, d_h, d_kv, n_a,
+                               d_v=None):
+    """``e_att``: the recipe's fused attention kernel as measured on this GPU at this sequence length, or from the
+    GPU's attention table by shape (the B200's, SimuMax's) at these heads and head dimensions (``d_v``: the value
+    heads' where it differs from ``d_h``); the calibration's ``attention_efficiency`` where neither measures it."""
+    from .attention import attention_efficiency, kernel_measured  # here: python -m ...attention runs cleanly
+    efficiency = attention_efficiency(hw.name, recipe.attention_kernel, d_s, calibration.attention_efficiency)
+    if not kernel_measured(hw.name, recipe.attention_kernel):
+        from .gemm_table import shape_attention_efficiency  # the GPU's attention by shape (the B200's, SimuMax's)
+        measured = shape_attention_efficiency(hw.name, recipe.attention_kernel, d_s, d_a, d_h, d_kv, n_a, d_v)
+        if measured is not None:
+            return measured
+    return efficiency
 
 
 def evaluate_inputs(values: Mapping[str, Any], *, critical_batch_size: float, steps: int = 100_000,

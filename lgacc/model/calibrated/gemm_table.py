@@ -295,16 +295,20 @@ def grouped_efficiency(table: dict[str, Any], stage: str, ng, M, N, K) -> float:
     return float(entries["efficiency"][np.argmax(distance <= distance.min() + _TIE)])
 
 
-def shape_attention_efficiency(hardware_name: str, kernel: str, d_s, d_a, d_h, d_kv, n_a) -> np.ndarray | None:
+def shape_attention_efficiency(hardware_name: str, kernel: str, d_s, d_a, d_h, d_kv, n_a,
+                               d_v: float | None = None) -> np.ndarray | None:
     """``e_att`` of the recipe's ``kernel`` from the GPU's attention table by shape, at sequence ``d_s``, ``d_a / n_a``
     query and ``ceil(d_kv / n_a)`` key/value heads on the GPU, head dimension ``d_h`` (broadcastable arrays): the
-    nearest entry in logs, ``3.5 / (1/e_fwd + 2.5/e_bwd)``; ``None`` where no such table covers the GPU and kernel."""
+    nearest entry in logs, ``3.5 / (1/e_fwd + 2.5/e_bwd)``; ``None`` where no such table covers the GPU and kernel.
+    ``d_v``: the value heads' dimension where it differs from the query/key one ``d_h`` (multi-head latent attention:
+    ``d_h = d_hn + d_hr``, ``d_v = d_hv``)."""
+    d_v = d_h if d_v is None else d_v
     table = shape_table_for(hardware_name)
     if table is None or table["attention"] is None or table["attention_kernel"] != kernel:
         return None
     d_s, n_a = np.broadcast_arrays(np.asarray(d_s, dtype=float), np.asarray(n_a, dtype=float))
     query = np.stack([d_s, d_a / n_a, np.ceil(d_kv / n_a), np.full(np.shape(d_s), float(d_h)),
-                      np.full(np.shape(d_s), float(d_h))], axis=-1)
+                      np.full(np.shape(d_s), float(d_v))], axis=-1)
     attention = table["attention"]
     distance = np.abs(np.log(query)[..., None, :] - np.log(attention["shapes"].astype(float))).sum(axis=-1)
     index = np.argmax(distance <= distance.min(axis=-1, keepdims=True) + _TIE, axis=-1)

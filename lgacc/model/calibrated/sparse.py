@@ -7,7 +7,9 @@ Otherwise the expected step is composed of:
    sequence, whose feed-forward width ``d_I'`` makes its layer weights the active weights a token meets
    (``(2 or 3) d_m d_I' = p_active / d_l - attention``); under context parallelism its sequence is the shard
    ``d_s / n_c``; under FP8 the GPU's peak is the spec's dense FP8 peak (the matmul efficiency ``e_max`` stays the
-   bf16 one: the specs give no measured FP8 maximum);
+   bf16 one: the specs give no measured FP8 maximum); its heads are ``d_m / d_a`` wide, so where the model's attention
+   core is wider (multi-head latent attention's ``d_hn + d_hr`` scores and ``d_hv`` values, a decoupled model's
+   ``d_h``) every layer adds the difference (:func:`attention_core_addition`), stretched by the ramp as in 5;
 2. **grouped-GEMM efficiency at the per-expert token count**: a GPU's ``E / n_e`` experts each multiply
    ``t_e = n_e t k / E`` tokens (``t = b_mu d_s / n_c`` tokens a micro-batch, perfect balance) instead of one
    ``t x k d_e`` product: the difference of :func:`lgacc.model.calibrated.gemm.gemm_time` (the saturating roofline
@@ -59,7 +61,8 @@ from .expected import SECONDS_PER_DAY, Expected, _calibration_inputs, _hardware_
 from .parameters import Calibration, fitted_calibration
 from .recipe import DEFAULT_RECIPE, Recipe, zero_stage
 
-__all__ = ["IMBALANCE", "SparseExpected", "active_surrogate", "expected_sparse"]
+__all__ = ["IMBALANCE", "SparseExpected", "active_surrogate", "attention_core_addition", "attention_core_widths",
+           "expected_sparse"]
 
 #: Router and load imbalance ``iota`` (the busiest expert-parallel rank's tokens over the mean, less 1): both ends.
 IMBALANCE = {"balanced": 0.0, "capacity-2": 1.0}
@@ -123,11 +126,13 @@ class SparseExpected:
     step_time_imbalanced_s: float
     fits: bool
     memory_parts_bytes: dict
+    #: every layer's attention core beyond the surrogate's (:func:`attention_core_addition`), in ``step_time_s``
+    attention_core_s: float = 0.0
 
     def summary(self) -> dict:
         out = self.dense.summary()
         parts = dict(out["expected_step_breakdown_s"])
-        parts.update(expert_gemm=self.expert_gemm_s, all_to_all=self.all_to_all_s)
+        parts.update(expert_gemm=self.expert_gemm_s, all_to_all=self.all_to_all_s, attention_core=self.attention_core_s)
         memory = {"total": self.memory_bytes / GIB, **{k: v / GIB for k, v in self.memory_parts_bytes.items()}}
         out.update({
             "expected_step_time_s": self.step_time_s,
@@ -169,6 +174,50 @@ def _measured_expert_gemms(model: Transformer, surrogate: Transformer, hw: Hardw
                                                             + 1 / e["bwd_grad_w"])
         dense += (3 + recompute) * flops / (kappa * float(dense_rates[name]) * c)
     return grouped, dense
+
+
+def attention_core_widths(model: Transformer) -> tuple[float, float]:
+    """``(d_qk, d_v)``: the head dimensions of ``model``'s attention core, queries and keys, then values: multi-head
+    latent attention ``(d_hn + d_hr, d_hv)`` (the rotary part joins the scores, not the values), else ``(d_h, d_h)``."""
+    if model.latent_attention:
+        return float(model.qk_nope_head_dim + model.qk_rope_head_dim), float(model.v_head_dim)
+    return float(model.d_h), float(model.d_h)
+
+
+def attention_core_addition(model: Transformer, surrogate: Transformer, hw: Hardware, config: TrainingConfig,
+                            calibration: Calibration, recipe: Recipe, recompute: float) -> float:
+    """Seconds one layer's attention core adds per micro-batch (forward, backward, recomputation) beyond the
+    surrogate's, whose heads are ``d_m / d_a`` wide (:func:`active_surrogate` keeps ``d_a d_h = d_m``): latent
+    attention's scores are ``d_hn + d_hr`` wide and its values ``d_hv`` (DeepSeek-V2/V3: 192 and 128 where the
+    surrogate has 40 or 56), a decoupled model's heads ``d_h``.  The unmasked core of one micro-batch on one
+    device, ``2 b_mu d_s^2 (d_a / n_a) (d_qk + d_v)`` flops (``attention_flops_per_token`` of
+    :mod:`lgacc.model.formulas.sparse` times the tokens), against the surrogate's ``4 b_mu d_s^2 (d_a / n_a) d_h``:
+    fused (FlashAttention), half executed forward and 2.5 times that backward (:func:`.gemm.flash_times`) at
+    ``kappa e_att c``, each core at its own ``e_att`` (the GPU's attention table by shape where it has one:
+    SimuMax's B200 entries with ``qk_head_dim`` 192 and ``v_head_dim`` 128); unfused, the score and value products
+    at ``kappa e_max c``, backward twice the forward, recomputed forward under full and selective recomputation.
+    Zero for a model whose heads are the surrogate's."""
+    from .expected import fused_attention_efficiency
+
+    d_qk, d_v = attention_core_widths(model)
+    d_h = float(surrogate.d_h)
+    if d_qk == d_h and d_v == d_h:
+        return 0.0
+    h = _hardware_inputs(hw)
+    kappa = _calibration_inputs(calibration)["kappa"]
+    d_s, heads = float(surrogate.d_s), config.b_mu * model.d_a / config.n_a
+    real = 2 * heads * d_s**2 * (d_qk + d_v)
+    replaced = 4 * heads * d_s**2 * d_h
+    if recipe.flash_attention:
+        passes = (1 + recompute) * 0.5 + 2.5 * 0.5  # executed half: forward (and its recomputation), backward
+
+        def rate(qk, v):
+            return kappa * float(fused_attention_efficiency(hw, recipe, calibration, d_s, model.d_a, qk, model.d_kv,
+                                                            config.n_a, v)) * h["c"]
+
+        return passes * (real / rate(d_qk, d_v) - replaced / rate(d_h, d_h))
+    again = recompute + float(recipe.recompute == "selective")  # unfused, selective recomputation redoes the core
+    return (3 + again) * (real - replaced) / (kappa * h["e_max"] * h["c"])
 
 
 def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfig, calibration: Calibration,
@@ -237,7 +286,10 @@ def expected_sparse(
     recompute = {"full": 1.0, "alternate": 0.5}.get(recipe.recompute, 0.0)
     expert_s, whole_s, a2a_s = _per_layer_additions(model, hw, config, calibration, recompute, surrogate)
     repeats = (config.n_mu + config.n_l - 1) * model.moe_layers / config.n_l
-    step = dense.step_time_s + repeats * (expert_s + a2a_s)
+    # every layer's attention core beyond the surrogate's, stretched by the ramp like the experts' additions
+    core_s = (config.n_mu + config.n_l - 1) * model.d_l / config.n_l * attention_core_addition(
+        model, surrogate, hw, config, calibration, recipe, recompute)
+    step = dense.step_time_s + repeats * (expert_s + a2a_s) + core_s
     imbalanced = step + repeats * IMBALANCE["capacity-2"] * (a2a_s + whole_s)
     held = float(model.p_held(config.n_e)) + model.p_embedding
     active = float(surrogate.p) + surrogate.p_embedding
@@ -258,4 +310,5 @@ def expected_sparse(
     time_days = steps * (critical_batch(model, assumptions) / config.b) * step / SECONDS_PER_DAY
     return SparseExpected(dense=dense, step_time_s=step, time_days=time_days, memory_bytes=memory,
                           expert_gemm_s=repeats * expert_s, all_to_all_s=repeats * a2a_s,
-                          step_time_imbalanced_s=imbalanced, fits=memory <= hw.memory_bytes, memory_parts_bytes=parts)
+                          step_time_imbalanced_s=imbalanced, fits=memory <= hw.memory_bytes, memory_parts_bytes=parts,
+                          attention_core_s=core_s)

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '7944070fd9f294a2f0078c92'
+SOURCE_KEY = '5c9275aa64075fdfac8abaf6'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
