@@ -11,6 +11,7 @@ whose page shows the modules not imported.  No wall-clock assertion.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 
 import nbformat
@@ -57,6 +58,28 @@ def _printed(path, tag):
     raise AssertionError(f"no {tag} line in {path}")
 
 
+#: Replacements made in the fresh runner process before it starts (its workers are forked: they see them).
+PATCHES = {
+    "none": "",
+    "kernel fails": "def _fails(*args, **kwargs):\n    raise RuntimeError('the forked kernel could not start')\n"
+                    "warmkernel._initialised_app = _fails\n",
+    "no fork": "def _no_fork(*args, **kwargs):\n    raise OSError('fork: no memory')\nwarmkernel.call_forked = _no_fork\n",
+}
+
+
+def _run(tmp_path, notebooks, warm=True, patch="none", kernel="python3"):
+    """The runner in a fresh interpreter, as ``make book`` starts it (a test session has imported matplotlib and
+    pandas: a runner called in it runs normal kernels, :func:`lgacc.book.warmkernel.fresh_image`)."""
+    out = tmp_path / "out"
+    argv = [*map(str, notebooks), "--output-dir", str(out), "--kernel", kernel, "--jobs", "1", "--timeout", "120"]
+    if not warm:
+        argv.append("--no-warm-kernel")
+    script = (f"import sys\nfrom lgacc.book import run, warmkernel\n{PATCHES[patch]}"
+              f"sys.exit(run.main({argv!r}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    return done, out
+
+
 def test_the_imports_a_worker_makes_ahead_are_those_of_the_notebooks(tmp_path):
     page = _notebook(tmp_path / "a.ipynb", "import pandas as pd\nimport os, math", "from lgacc.model.hardware import GIB",
                      "%matplotlib inline\nimport numpy", "from tqdm.auto import tqdm\nimport matplotlib_inline.backend_inline",
@@ -86,9 +109,8 @@ def _probe_pages(tmp_path):
 @pytest.mark.parametrize("warm", [True, False])
 def test_pages_of_one_worker_share_nothing_and_see_the_warm_imports_only_when_warm(tmp_path, warm):
     first, second = _probe_pages(tmp_path)
-    out = tmp_path / "out"
-    results = run.run_all("a100-80gb", [first, second], out, kernel="python3", timeout_s=120, jobs=1, warm=warm)
-    assert all(r.ok for r in results), [r.describe() for r in results]
+    done, out = _run(tmp_path, [first, second], warm=warm)
+    assert done.returncode == 0, done.stderr[-2000:]
     one, two = _printed(out / "first.ipynb", "PROBE"), _printed(out / "second.ipynb", "PROBE")
     assert one["pandas"] is warm and two["pandas"] is warm  # imported by the worker before the page, or not at all
     assert one["pid"] != two["pid"]
@@ -101,36 +123,30 @@ def test_pages_of_one_worker_share_nothing_and_see_the_warm_imports_only_when_wa
 
 def test_a_failing_cell_is_reported_as_with_the_normal_kernel(tmp_path):
     bad = _notebook(tmp_path / "bad.ipynb", "import pandas\nx = 1", "raise ValueError('broken on purpose')")
-    out = tmp_path / "out"
-    [failed] = run.run_all("a100-80gb", [bad], out, kernel="python3", timeout_s=120, jobs=1, warm=True)
-    assert (failed.ok, failed.cell_index, failed.exception) == (False, 3, "ValueError")
-    assert "broken on purpose" in failed.message and "raise ValueError" in failed.cell_source
+    done, out = _run(tmp_path, [bad])
+    assert done.returncode == 1
+    # index 3 of the executed copy: parameters, papermill's injected parameters, x = 1, raise
+    [line] = [line for line in done.stderr.splitlines() if line.startswith("FAILED ")]
+    assert line.startswith("FAILED bad.ipynb, cell 3 (") and "raise ValueError" in line, line
+    assert line.endswith("): ValueError: broken on purpose"), line
+    assert (out / "bad.ipynb").is_file()
 
 
 def test_a_page_may_start_processes(tmp_path):
     """The kernel is forked from a daemonic pool worker, but is a main process: it may have children."""
-    page = _notebook(tmp_path / "pool.ipynb", "import pandas\nimport multiprocessing as mp\n"
+    page = _notebook(tmp_path / "pool.ipynb", PROBE, "import pandas\nimport multiprocessing as mp\n"
                      "with mp.get_context('fork').Pool(1) as pool:\n    print('SQUARES', pool.map(abs, [-3, 4]))")
-    [result] = run.run_all("a100-80gb", [page], tmp_path / "out", kernel="python3", timeout_s=120, jobs=1, warm=True)
-    assert result.ok, result.describe()
-    assert _printed(tmp_path / "out" / "pool.ipynb", "SQUARES") == [3, 4]
+    done, out = _run(tmp_path, [page])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert _printed(out / "pool.ipynb", "PROBE")["pandas"] is True
+    assert _printed(out / "pool.ipynb", "SQUARES") == [3, 4]
 
 
-def _fails(*args, **kwargs):
-    raise RuntimeError("the forked kernel could not start")
-
-
-def _no_fork(*args, **kwargs):
-    raise OSError("fork: no memory")
-
-
-@pytest.mark.parametrize("where, replacement", [("_initialised_app", _fails), ("call_forked", _no_fork)])
-def test_a_start_up_problem_falls_back_to_the_normal_kernel(tmp_path, monkeypatch, where, replacement):
-    monkeypatch.setattr(warmkernel, where, replacement)  # the pool's workers are forked: they see it too
+@pytest.mark.parametrize("patch", ["kernel fails", "no fork"])
+def test_a_start_up_problem_falls_back_to_the_normal_kernel(tmp_path, patch):
     first, second = _probe_pages(tmp_path)
-    out = tmp_path / "out"
-    results = run.run_all("a100-80gb", [first, second], out, kernel="python3", timeout_s=120, jobs=1, warm=True)
-    assert all(r.ok for r in results), [r.describe() for r in results]
+    done, out = _run(tmp_path, [first, second], patch=patch)
+    assert done.returncode == 0, done.stderr[-2000:]
     assert _printed(out / "first.ipynb", "PROBE")["pandas"] is False  # a normal kernel: nothing imported ahead
     assert _printed(out / "second.ipynb", "LOOKS")["leaked"] is False
 
@@ -142,8 +158,21 @@ def test_a_spec_that_sets_variables_gets_the_normal_kernel(tmp_path, monkeypatch
         "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "with a variable", "language": "python", "env": {"LGACC_TEST_SPEC_VARIABLE": "set"}}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
-    page = _notebook(tmp_path / "env.ipynb", PROBE, "print('VARIABLE', json.dumps(os.environ.get('LGACC_TEST_SPEC_VARIABLE')))")
-    [result] = run.run_all("a100-80gb", [page], tmp_path / "out", kernel="withenv", timeout_s=120, jobs=1, warm=True)
-    assert result.ok, result.describe()
-    assert _printed(tmp_path / "out" / "env.ipynb", "VARIABLE") == "set"
-    assert _printed(tmp_path / "out" / "env.ipynb", "PROBE")["pandas"] is False
+    page = _notebook(tmp_path / "env.ipynb", PROBE, "import pandas\n"
+                     "print('VARIABLE', json.dumps(os.environ.get('LGACC_TEST_SPEC_VARIABLE')))")
+    done, out = _run(tmp_path, [page], kernel="withenv")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert _printed(out / "env.ipynb", "VARIABLE") == "set"
+    assert _printed(out / "env.ipynb", "PROBE")["pandas"] is False
+
+
+def test_a_runner_called_by_a_process_that_imported_matplotlib_runs_normal_kernels(tmp_path):
+    """This test session imported matplotlib (its backend chosen, its settings perhaps changed): a page forked from it
+    could differ from a fresh kernel's, so the runner called here starts normal kernels."""
+    import matplotlib  # noqa: F401
+
+    first, second = _probe_pages(tmp_path)
+    results = run.run_all("a100-80gb", [first, second], tmp_path / "out", kernel="python3", timeout_s=120, jobs=1)
+    assert all(r.ok for r in results), [r.describe() for r in results]
+    assert _printed(tmp_path / "out" / "first.ipynb", "PROBE")["pandas"] is False
+    assert _printed(tmp_path / "out" / "second.ipynb", "LOOKS")["backend"] == "module://matplotlib_inline.backend_inline"

@@ -19,6 +19,16 @@ with one line; the workers die with the runner even when it is killed outright.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m lgacc.book.run: the module runs under its own name, its imports inside the guard
+    import sys
+
+    try:
+        from lgacc.errors import run_quietly
+    except KeyboardInterrupt:
+        sys.stderr.write("python -m lgacc.book.run: interrupted\n")
+        raise SystemExit(130)
+    sys.exit(run_quietly("python -m lgacc.book.run", "lgacc.book.run"))
+
 import argparse
 import contextlib
 import datetime as _dt
@@ -34,7 +44,7 @@ from pathlib import Path
 from typing import Sequence
 
 from lgacc import __version__
-from lgacc.errors import UserInputError
+from lgacc.errors import Terminated, UserInputError, raise_on_interrupts, report_interrupt
 from lgacc.model.hardware import DEFAULT_HARDWARE, GIB, hardware_path, load_hardware
 from lgacc.paths import ROOT
 
@@ -335,7 +345,8 @@ def _run_task(job: tuple) -> NotebookResult:
         return reused
     from . import warmkernel
 
-    warmkernel.warm_up(warm)  # once per worker: the modules stay imported
+    if not warmkernel.warm_up(warm):  # the modules stay imported: paid once per worker
+        return run_notebook(*task)  # not a fresh image (a runner called in-process by a session that imported them)
     try:
         return warmkernel.call_forked(run_notebook, *task)
     except (OSError, ChildProcessError):  # no fork, or the page's process died: the page as before, here
@@ -499,8 +510,6 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -516,18 +525,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "it from a worker that has imported what the notebooks import")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored (inherited)
-    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops a build as Ctrl-C does
+    raise_on_interrupts()  # Ctrl-C even when started with SIGINT ignored (inherited); `kill` stops a build as Ctrl-C does
     try:
         results = run_all(args.hardware, args.notebooks or None, args.output_dir, args.kernel, args.timeout, args.jobs,
                           args.warm)
     except UserInputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"python -m lgacc.book.run: interrupted after {time.perf_counter() - start:.0f} s; the running "
-              f"notebooks were stopped and {args.output_dir} is as it was", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:  # Ctrl-C (130), or SIGTERM raised as Terminated (143)
+        return report_interrupt(
+            "python -m lgacc.book.run", interrupt,
+            f"{'terminated' if isinstance(interrupt, Terminated) else 'interrupted'} after "
+            f"{time.perf_counter() - start:.0f} s; the running notebooks were stopped and {args.output_dir} is as it was")
     failed = [r for r in results if not r.ok]
     elapsed = time.perf_counter() - start
     if failed:
@@ -537,7 +546,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(f"{len(results)} notebooks executed into {args.output_dir} ({elapsed:.0f} s) for hardware {args.hardware}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

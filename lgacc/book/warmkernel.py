@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable
 
-__all__ = ["WARM_PACKAGES", "notebook_imports", "warm_up", "call_forked", "kernel_manager_class", "warm_command"]
+__all__ = ["WARM_PACKAGES", "notebook_imports", "fresh_image", "warm_up", "call_forked", "kernel_manager_class", "warm_command"]
 
 #: The packages whose modules a worker imports ahead of the pages, when a notebook imports them: the ones that
 #: neither look for IPython nor change global state when imported (``matplotlib_inline``'s backend must be imported
@@ -76,20 +76,60 @@ def _warmable(name: str) -> bool:
     return top in WARM_PACKAGES and not any(name == n or name.startswith(n + ".") for n in NEVER_WARM)
 
 
-def warm_up(modules: Iterable[str]) -> list[str]:
-    """Import the kernel's modules and ``modules`` into this process (a runner's worker); return those that failed
-    to import (the page that imports one reports the error itself, in its own kernel).
+_FIRST_WARM_UP: dict = {}  # per process (each worker is forked): whether it was a fresh image at its first warm-up
 
+
+def fresh_image() -> bool:
+    """Whether this process holds no setting a fresh interpreter would not: matplotlib not imported (its backend is
+    chosen at import, and its rcParams may have been changed), no IPython shell, pandas' options (if imported) at
+    their defaults.  The runner imports pandas (the findings' placeholders) but changes none of them; a test session
+    that calls the runner in-process may have changed anything."""
+    if "matplotlib" in sys.modules:
+        return False
+    ipython = sys.modules.get("IPython")
+    if ipython is not None and getattr(ipython, "get_ipython", lambda: None)() is not None:
+        return False
+    pandas = sys.modules.get("pandas")
+    if pandas is None:
+        return True
+    try:
+        import warnings
+
+        from pandas._config import config
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return all(_same(pandas.get_option(key), option.defval) for key, option in config._registered_options.items())
+    except Exception:  # noqa: BLE001 - pandas' internals moved: no warm kernel rather than a doubtful one
+        return False
+
+
+def _same(value, default) -> bool:
+    try:
+        return bool(value == default) or value is default
+    except Exception:  # noqa: BLE001 - values that do not compare
+        return value is default
+
+
+def warm_up(modules: Iterable[str]) -> bool:
+    """Import the kernel's modules and ``modules`` into this process (a runner's worker); ``False`` when it is no image
+    to fork kernels from (:func:`fresh_image` was false at its first warm-up): a page forked from it could see the
+    settings of the process that started the runner.
+
+    A module that fails to import is left to the page that imports it, which reports the error in its own kernel.
     matplotlib reads its backend from ``MPLBACKEND`` when it is imported; the kernel sets it to the inline backend
-    when it starts (if unset), after the normal kernel's imports would have run: it is set here the same way."""
+    when it starts (if unset), before a page imports matplotlib: it is set here the same way."""
+    if "fresh" not in _FIRST_WARM_UP:
+        _FIRST_WARM_UP["fresh"] = fresh_image()
+    if not _FIRST_WARM_UP["fresh"]:
+        return False
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-    failed = []
     for name in (*KERNEL_MODULES, *modules):
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - any import error is the page's to report
-            failed.append(name)
-    return failed
+            pass
+    return True
 
 
 def warm_command(cmd: list[str]) -> list[str] | None:
