@@ -14,7 +14,13 @@ the book says which hardware it was built for.
 
 A build goes into a scratch folder beside ``book/generated/`` that takes its place at the end, so
 the folder never mixes two specs' pages.  Ctrl-C (or ``kill``) stops the build within a second,
-with one line; the workers die with the runner even when it is killed outright.
+with one line (exit 130, or 143 for ``kill``), while the modules import included; the workers die with the
+runner even when it is killed outright.
+
+Each page's kernel is forked from its worker once the worker has imported what the notebooks import
+(:mod:`lgacc.book.warmkernel`), instead of starting a new interpreter for every page; each page still runs in a
+process of its own, and a normal kernel is started on any start-up problem.  ``--no-warm-kernel``: papermill's
+own kernel for every page.
 """
 
 from __future__ import annotations
