@@ -141,6 +141,8 @@ module                              job
 ``book/run``                        the notebook runner (``python -m lgacc.book.run``)
 ``book/notebookcache``              executed notebooks kept for later builds (those that see the
                                     hardware keyed by the spec file's bytes)
+``book/warmkernel``                 each page's kernel forked from a worker that imported what the
+                                    notebooks import (a normal kernel on any start-up problem)
 ``book/htmlbuild``                  the HTML phase starts from the previous build when made from the
                                     same configuration, extensions and versions (Sphinx writes what changed)
 ``book/jsgen/``                     the resource model and the search as JavaScript for the calculator

@@ -23,6 +23,66 @@ def interrupt_exit_code(interrupt: BaseException) -> int:
     return 143 if isinstance(interrupt, Terminated) else 130
 
 
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+def raise_on_interrupts() -> None:
+    """For a program's entry point, before its heavy imports: Ctrl-C raises :class:`KeyboardInterrupt` (even when
+    the process was started with SIGINT ignored, a parent's setting) and SIGTERM raises :class:`Terminated`."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+def report_interrupt(program: str, interrupt: BaseException, what: str = "interrupted") -> int:
+    """Print ``program: what`` (one line; a second signal meanwhile is ignored) and return the exit code, 130 or 143;
+    the signals are then as a fresh interpreter has them."""
+    import signal
+    import sys
+
+    for name in ("SIGINT", "SIGTERM"):
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    print(f"{program}: {what}", file=sys.stderr, flush=True)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    return interrupt_exit_code(interrupt)
+
+
+def run_quietly(program: str, module: str, function: str = "main") -> int:
+    """``module.function()`` for ``python -m module``, with a Ctrl-C or SIGTERM while ``module`` imports (its whole
+    body) or runs answered by one line and 130 or 143 (:func:`report_interrupt`).  ``python -m`` runs the module's
+    body before anything in it can catch an interrupt: its first lines hand over to this instead."""
+    raise_on_interrupts()
+    try:
+        import importlib
+
+        code = getattr(importlib.import_module(module), function)()
+    except KeyboardInterrupt as interrupt:
+        code = report_interrupt(program, interrupt)
+    if code in (130, 143):
+        _exit_interrupted(code)
+    return code
+
+
+def _exit_interrupted(code: int) -> None:
+    """End the process with ``code`` once the exit handlers ran.  CPython 3.11 marks an interrupt that lands inside
+    ``exec`` of a string (a dataclass being created, as a module imports) as unhandled even when it is caught, and
+    then ends the process by SIGINT instead of with its exit code: the code is kept by leaving through ``os._exit``."""
+    import atexit
+    import os
+    import sys
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(code)
+
+
 def positive_int(owner: str, field: str, value) -> int:
     """``value`` as a positive integer of at most ``2**63 - 1``, or a :class:`UserInputError`
     naming ``owner``, the field and the rule.

@@ -30,19 +30,20 @@ def _sleeping_notebook(path, seconds=120):
     return path
 
 
-def _start(tmp_path):
-    """The runner on a sleeping notebook, and its worker and kernel once the kernel is up."""
+def _start(tmp_path, warm=True):
+    """The runner on a sleeping notebook, and its worker and kernel once the kernel is up (``warm``: the kernel is
+    forked, with the page's process between the worker and it, :mod:`lgacc.book.warmkernel`)."""
     notebook = _sleeping_notebook(tmp_path / "sleeps.ipynb")
     out = tmp_path / "generated"
     out.mkdir()
     (out / "earlier.md").write_text("the pages of an earlier build")
     runner = subprocess.Popen([sys.executable, "-m", "lgacc.book.run", str(notebook), "--output-dir", str(out),
-                               "--kernel", "python3", "--jobs", "1"],
+                               "--kernel", "python3", "--jobs", "1"] + ([] if warm else ["--no-warm-kernel"]),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         started = psutil.Process(runner.pid).children(recursive=True)
-        if len(started) >= 2:  # the worker and its kernel
+        if len(started) >= (3 if warm else 2):  # the worker, (the page's process,) its kernel
             time.sleep(1.0)  # the kernel runs the cell
             return runner, psutil.Process(runner.pid).children(recursive=True), out
         time.sleep(0.2)
@@ -65,20 +66,23 @@ def _our_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.strip() and not line.startswith("[IPKernelApp]")]
 
 
-def test_ctrl_c_stops_within_two_seconds_in_one_line(tmp_path):
-    runner, started, out = _start(tmp_path)
+@pytest.mark.parametrize("warm", [True, False])
+@pytest.mark.parametrize("signum, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_ctrl_c_stops_within_two_seconds_in_one_line(tmp_path, warm, signum, code, word):
+    runner, started, out = _start(tmp_path, warm)
     sent = time.monotonic()
-    runner.send_signal(signal.SIGINT)
+    runner.send_signal(signum)
     _, stderr = runner.communicate(timeout=30)
-    assert time.monotonic() - sent < 60 and runner.returncode == 130  # never a speed check below 60 s (#34)
-    assert len(_our_lines(stderr)) == 1 and "interrupted" in _our_lines(stderr)[0], stderr[-800:]
+    assert time.monotonic() - sent < 60 and runner.returncode == code  # never a speed check below 60 s (#34)
+    assert len(_our_lines(stderr)) == 1 and word in _our_lines(stderr)[0], stderr[-800:]
     assert not _left(started, 60.0)
     assert sorted(p.name for p in out.iterdir()) == ["earlier.md"]  # as it was
     assert not (tmp_path / ".generated.next").exists()
 
 
-def test_a_killed_runner_leaves_no_process(tmp_path):
-    runner, started, out = _start(tmp_path)
+@pytest.mark.parametrize("warm", [True, False])
+def test_a_killed_runner_leaves_no_process(tmp_path, warm):
+    runner, started, out = _start(tmp_path, warm)
     runner.kill()
     runner.communicate(timeout=30)
     assert not _left(started, 60.0)

@@ -14,10 +14,26 @@ the book says which hardware it was built for.
 
 A build goes into a scratch folder beside ``book/generated/`` that takes its place at the end, so
 the folder never mixes two specs' pages.  Ctrl-C (or ``kill``) stops the build within a second,
-with one line; the workers die with the runner even when it is killed outright.
+with one line (exit 130, or 143 for ``kill``), while the modules import included; the workers die with the
+runner even when it is killed outright.
+
+Each page's kernel is forked from its worker once the worker has imported what the notebooks import
+(:mod:`lgacc.book.warmkernel`), instead of starting a new interpreter for every page; each page still runs in a
+process of its own, and a normal kernel is started on any start-up problem.  ``--no-warm-kernel``: papermill's
+own kernel for every page.
 """
 
 from __future__ import annotations
+
+if __name__ == "__main__":  # python -m lgacc.book.run: the module runs under its own name, its imports inside the guard
+    import sys
+
+    try:
+        from lgacc.errors import run_quietly
+    except KeyboardInterrupt:
+        sys.stderr.write("python -m lgacc.book.run: interrupted\n")
+        raise SystemExit(130)
+    sys.exit(run_quietly("python -m lgacc.book.run", "lgacc.book.run"))
 
 import argparse
 import contextlib
@@ -34,7 +50,7 @@ from pathlib import Path
 from typing import Sequence
 
 from lgacc import __version__
-from lgacc.errors import UserInputError
+from lgacc.errors import Terminated, UserInputError, raise_on_interrupts, report_interrupt
 from lgacc.model.hardware import DEFAULT_HARDWARE, GIB, hardware_path, load_hardware
 from lgacc.paths import ROOT
 
@@ -125,21 +141,26 @@ def run_notebook(
     timeout_s: int = DEFAULT_TIMEOUT_S,
     cwd: Path = NOTEBOOK_DIR,
     kept: Path | None = None,
+    kernel_manager_class=None,
 ) -> NotebookResult:
     """Execute one notebook; never raises for a failing cell, reports it instead.
 
     ``kept`` is where an earlier build's executed copy is kept (:func:`lgacc.book.notebookcache.cache_path`):
-    if it exists it is copied to ``output`` instead of executing; if not, a successful run is kept there."""
+    if it exists it is copied to ``output`` instead of executing; if not, a successful run is kept there.
+    ``kernel_manager_class``: jupyter_client's kernel manager for papermill (:mod:`lgacc.book.warmkernel`'s);
+    ``None``, papermill's own."""
     start = time.perf_counter()
+    reused = _reused(notebook, output, parameters, kept)
+    if reused is not None:
+        return reused
     side = _side_files(parameters, output)
     if side is None:
         kept = None  # it writes files elsewhere than beside its page: executed every time
-    if restore(kept, output, side or ()):
-        return NotebookResult(notebook, output, time.perf_counter() - start, True, reused=True)
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
     output.parent.mkdir(parents=True, exist_ok=True)
+    engine = {} if kernel_manager_class is None else {"kernel_manager_class": kernel_manager_class}
     try:
         papermill.execute_notebook(
             str(notebook),
@@ -150,6 +171,7 @@ def run_notebook(
             execution_timeout=timeout_s,
             progress_bar=False,
             log_output=False,
+            **engine,
         )
     except PapermillExecutionError as error:
         return NotebookResult(
@@ -167,6 +189,18 @@ def run_notebook(
     _hide_default_parameters(output)
     keep(output, kept, side or ())
     return NotebookResult(notebook, output, time.perf_counter() - start, True)
+
+
+def _reused(notebook: Path, output: Path, parameters: dict, kept: Path | None) -> NotebookResult | None:
+    """The result of restoring an earlier build's executed copy (:func:`lgacc.book.notebookcache.restore`), or
+    ``None`` when the notebook must be executed."""
+    start = time.perf_counter()
+    side = _side_files(parameters, output)
+    if side is None:
+        return None  # it writes files elsewhere than beside its page: executed every time
+    if restore(kept, output, side):
+        return NotebookResult(notebook, output, time.perf_counter() - start, True, reused=True)
+    return None
 
 
 #: The files a notebook given ``findings_path`` writes beside it (the scorecard: the front page's findings and the
@@ -250,8 +284,12 @@ def run_all(
     kernel: str = DEFAULT_KERNEL,
     timeout_s: int = DEFAULT_TIMEOUT_S,
     jobs: int = MAX_JOBS,
+    warm: bool = True,
 ) -> list[NotebookResult]:
     """Run ``notebooks`` (default: all of ``notebooks/``) with ``hardware``; at most 2 at once.
+
+    ``warm``: each page's kernel is forked from a worker that has imported what the notebooks import
+    (:mod:`lgacc.book.warmkernel`; a normal kernel wherever that cannot be done); else papermill starts each one.
 
     The notebooks are executed into a scratch folder beside ``output_dir``, which then takes its place
     (:func:`building`): ``output_dir`` holds one spec's pages, never a mix of two builds, whether a
@@ -271,7 +309,8 @@ def run_all(
             parameters = _parameters(notebook, parameter, scratch)
             tasks.append((notebook, scratch / notebook.name, parameters, kernel, timeout_s, notebook.parent,
                           cache_path(notebook, parameters, kernel)))
-        results = _execute(tasks, jobs, scratch, output_dir)
+        warm_modules = _warm_modules(notebooks) if warm else None
+        results = _execute(tasks, jobs, scratch, output_dir, warm_modules)
     return sorted(results, key=lambda r: r.notebook.name)
 
 
@@ -294,20 +333,49 @@ def _write_placeholders(folder: Path, hardware: str, notebooks: Sequence[Path]) 
             "```{note}\nThe paper's inconsistencies are computed by the scorecard notebook, which did not run.\n```\n")
 
 
-def _run_task(task: tuple) -> NotebookResult:
-    return run_notebook(*task)
+def _warm_modules(notebooks: Sequence[Path]) -> tuple[str, ...]:
+    from .warmkernel import notebook_imports
+
+    return notebook_imports(notebooks)
 
 
-def _execute(tasks: list[tuple], jobs: int, scratch: Path, output_dir: Path) -> list[NotebookResult]:
+def _run_task(job: tuple) -> NotebookResult:
+    """In a worker: one notebook, reused, or run by a kernel forked from this worker once it has imported
+    ``warm`` (:mod:`lgacc.book.warmkernel`), or (``warm`` is ``None``, or forking failed) by papermill's own."""
+    task, warm = job
+    if warm is None or _WORKER_RAN_A_CLIENT:
+        return run_notebook(*task)
+    notebook, output, parameters, *_, kept = task
+    reused = _reused(notebook, output, parameters, kept)
+    if reused is not None:
+        return reused
+    from . import warmkernel
+
+    if not warmkernel.warm_up(warm):  # the modules stay imported: paid once per worker
+        return run_notebook(*task)  # not a fresh image (a runner called in-process by a session that imported them)
+    try:
+        return warmkernel.call_forked(run_notebook, *task)
+    except (OSError, ChildProcessError):  # no fork, or the page's process died: the page as before, here
+        _WORKER_RAN_A_CLIENT.append(True)  # this worker is no longer a clean image to fork kernels from
+        return run_notebook(*task)
+
+
+#: In a worker, once it ran a notebook's client itself (a fallback): its later pages are run the same way.
+_WORKER_RAN_A_CLIENT: list = []
+
+
+def _execute(tasks: list[tuple], jobs: int, scratch: Path, output_dir: Path,
+             warm: tuple[str, ...] | None = None) -> list[NotebookResult]:
     """Run the tasks in a pool of workers that die with the runner (:func:`_worker_setup`); each result is
-    printed as it comes, with its path in ``output_dir`` (where the scratch folder is about to go)."""
+    printed as it comes, with its path in ``output_dir`` (where the scratch folder is about to go).  ``warm``:
+    the modules a worker imports before it forks a page's kernel (:func:`_run_task`); ``None``, no forked kernel."""
     import dataclasses
     import multiprocessing
 
     results = []
     pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_worker_setup, initargs=(os.getpid(),))
     try:
-        for result in pool.imap_unordered(_run_task, tasks):
+        for result in pool.imap_unordered(_run_task, [(task, warm) for task in tasks]):
             result = dataclasses.replace(result, output=output_dir / result.output.relative_to(scratch))
             print(result.describe(), flush=True)
             results.append(result)
@@ -448,8 +516,6 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -460,19 +526,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kernel", default=DEFAULT_KERNEL, help=f"Jupyter kernel name (default: {DEFAULT_KERNEL})")
     parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="per-cell timeout in seconds")
     parser.add_argument("--jobs", type=int, default=MAX_JOBS, help=f"notebooks at once (1 to {MAX_JOBS})")
+    parser.add_argument("--no-warm-kernel", dest="warm", action="store_false",
+                        help="start every page's kernel as a new interpreter (papermill's own way) instead of forking "
+                             "it from a worker that has imported what the notebooks import")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored (inherited)
-    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops a build as Ctrl-C does
+    raise_on_interrupts()  # Ctrl-C even when started with SIGINT ignored (inherited); `kill` stops a build as Ctrl-C does
     try:
-        results = run_all(args.hardware, args.notebooks or None, args.output_dir, args.kernel, args.timeout, args.jobs)
+        results = run_all(args.hardware, args.notebooks or None, args.output_dir, args.kernel, args.timeout, args.jobs,
+                          args.warm)
     except UserInputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"python -m lgacc.book.run: interrupted after {time.perf_counter() - start:.0f} s; the running "
-              f"notebooks were stopped and {args.output_dir} is as it was", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:  # Ctrl-C (130), or SIGTERM raised as Terminated (143)
+        return report_interrupt(
+            "python -m lgacc.book.run", interrupt,
+            f"{'terminated' if isinstance(interrupt, Terminated) else 'interrupted'} after "
+            f"{time.perf_counter() - start:.0f} s; the running notebooks were stopped and {args.output_dir} is as it was")
     failed = [r for r in results if not r.ok]
     elapsed = time.perf_counter() - start
     if failed:
@@ -482,7 +552,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(f"{len(results)} notebooks executed into {args.output_dir} ({elapsed:.0f} s) for hardware {args.hardware}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

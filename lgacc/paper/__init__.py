@@ -10,17 +10,15 @@ findings, and what each assumption switch moves.
 * :mod:`.scorecard`, :mod:`.differences`, :mod:`.findings`, :mod:`.assumption_effects`.
 """
 
-from .printed import (
-    PAPER_DIR,
-    PAPER_HARDWARE,
-    PrintedValue,
-    compare_cell,
-    format_like,
-    load_paper,
-    paper_path,
-    paper_table,
-    parse_printed,
-)
+import importlib
 
 __all__ = ["PAPER_DIR", "PAPER_HARDWARE", "PrintedValue", "compare_cell", "format_like", "load_paper", "paper_path",
            "paper_table", "parse_printed"]
+
+
+def __getattr__(name: str):
+    """The names of :mod:`.printed`, imported on first use: a module of this package that needs neither pandas nor
+    the printed values (:mod:`.equations`, read by the calculator's script) does not import them."""
+    if name in __all__:
+        return getattr(importlib.import_module(".printed", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -36,9 +36,18 @@ checks a file (the same range table), and a search stops with a message after ab
 ``tests/test_jsgen.py`` runs the script under node against the Python evaluator and search.
 """
 
-from .bundle import generate, write
-from .command import main
-from .printer import ARGUMENTS, expressions, javascript_function
-from .records import data
+import importlib
 
 __all__ = ["ARGUMENTS", "expressions", "javascript_function", "data", "generate", "write", "main"]
+
+#: Where each exported name lives, imported on first use: ``python -m lgacc.book.jsgen`` (and ``.schedules``) import
+#: this package first, and sympy (the printer) and pandas (the records' equation numbers) are needed only when the
+#: printed functions are not on disk already (:func:`.bundle.printed`).
+_EXPORTS = {"ARGUMENTS": "printer", "expressions": "printer", "javascript_function": "printer", "data": "records",
+            "generate": "bundle", "write": "bundle", "main": "command"}
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,7 +26,6 @@ from lgacc.cache.results import cached
 from lgacc.model.evaluator import mapping as evaluation_map
 
 from .expected import expected_js
-from .printer import expressions_js, model_js, ring_js, rules_js, schedules_js, sparse_js
 from .records import data
 
 __all__ = ["RUNTIMES", "runtime", "printed", "generate", "write"]
@@ -47,6 +46,8 @@ def printed() -> tuple[str, str, str, str, dict, str, str]:
     physical forms' terms and the data-parallel ring's functions: the same for every spec, and seconds
     of sympy, so kept on disk (:mod:`lgacc.cache.results`, keyed by the package's sources)."""
     def compute():
+        from .printer import expressions_js, model_js, ring_js, rules_js, schedules_js, sparse_js  # sympy: only here
+
         parts, physical = {}, {}
         for form in evaluation_map.FORMS:
             parts[form], physical[form] = expressions_js(form)

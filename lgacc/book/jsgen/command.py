@@ -7,8 +7,6 @@ import sys
 
 from lgacc.errors import UserInputError
 
-from .bundle import write
-
 __all__ = ["main"]
 
 
@@ -17,6 +15,8 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) not in (1, 3) or (len(argv) == 3 and argv[1] != "--hardware"):
         print("usage: python -m lgacc.book.jsgen OUT.js [--hardware NAME|PATH]  (the page's preselected spec)", file=sys.stderr)
         return 2
+    from .bundle import write
+
     try:
         print(write(argv[0], argv[2] if len(argv) == 3 else None))
     except UserInputError as error:

@@ -18,6 +18,16 @@ one device, merged (a stage's forward pass is one block), each as seven characte
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m lgacc.book.jsgen.schedules: the module runs under its own name, its imports inside the guard
+    import sys
+
+    try:
+        from lgacc.errors import run_quietly
+    except KeyboardInterrupt:
+        sys.stderr.write("python -m lgacc.book.jsgen.schedules: interrupted\n")
+        raise SystemExit(130)
+    sys.exit(run_quietly("python -m lgacc.book.jsgen.schedules", "lgacc.book.jsgen.schedules"))
+
 import itertools
 import json
 import math
@@ -219,7 +229,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(write(argv[0]))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

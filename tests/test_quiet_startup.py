@@ -1,0 +1,73 @@
+"""The book's build programs answer Ctrl-C and SIGTERM at any moment, while their modules import included, with at most
+one line and exit 130 or 143 (issue #34); the calculator's script imports neither sympy nor pandas when the printed
+functions are on disk already.
+
+Each program is started and signalled after a delay from 0 (Python still starting: killed silently by the default
+action, exit -signum, or interrupted in its imports) to well into its work.  No wall-clock assertion.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import nbformat
+import pytest
+
+from lgacc.book import jsgen
+
+
+def _programs(tmp_path):
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.cells = [nbformat.v4.new_code_cell("import time\ntime.sleep(60)")]
+    nbformat.write(notebook, tmp_path / "sleeps.ipynb")
+    return {
+        "calculator": ["-m", "lgacc.book.jsgen", str(tmp_path / "calc.js"), "--hardware", "h100-sxm"],
+        "schedules": ["-m", "lgacc.book.jsgen.schedules", str(tmp_path / "schedules.js")],
+        "runner": ["-m", "lgacc.book.run", str(tmp_path / "sleeps.ipynb"), "--output-dir", str(tmp_path / "out"),
+                   "--kernel", "python3", "--jobs", "1"],
+    }
+
+
+def _our_lines(stderr: str) -> list[str]:
+    """The program's own lines (a kernel logs its own, '[IPKernelApp] ...', on the same stream)."""
+    return [line for line in stderr.splitlines() if line.strip() and not line.startswith("[IPKernelApp]")]
+
+
+@pytest.mark.parametrize("program", ["calculator", "schedules", "runner"])
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("delay", [0.1, 0.35, 0.7])
+def test_an_interrupt_at_any_moment_prints_at_most_one_line(program, signum, code, delay, tmp_path):
+    env = {**os.environ, "LGACC_CACHE_DIR": str(tmp_path / "cache")}  # nothing on disk: the slow path, all of it
+    process = subprocess.Popen([sys.executable, *_programs(tmp_path)[program]], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(delay)
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=120)
+    if process.returncode == 0:  # finished before the signal came
+        return
+    if process.returncode == -signum:  # before Python set its handlers: silent, and a shell's $? is 128 + signum
+        assert stderr == ""
+        return
+    assert process.returncode == code, (process.returncode, stderr[-600:])
+    assert len(_our_lines(stderr)) <= 1 and "Traceback" not in stderr, stderr[-600:]
+
+
+def test_the_calculator_script_imports_no_sympy_nor_pandas_when_the_printed_functions_are_kept(tmp_path):
+    env = {**os.environ, "LGACC_CACHE_DIR": str(tmp_path / "cache")}
+    probe = ("import sys\nfrom lgacc.book.jsgen.command import main\n"
+             f"assert main([{str(tmp_path / 'calc.js')!r}, '--hardware', 'h100-sxm']) == 0\n"
+             "import json\nprint(json.dumps(sorted(m for m in ('sympy', 'pandas') if m in sys.modules)))")
+    first = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    again = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert json.loads(first.stdout.splitlines()[-1]) == ["sympy"]  # printed once, from the derivations
+    assert json.loads(again.stdout.splitlines()[-1]) == []  # then read from disk
+    # the package still exports what it did, on first use
+    assert callable(jsgen.write) and callable(jsgen.main) and "d_m" in jsgen.ARGUMENTS
+    with pytest.raises(AttributeError):
+        jsgen.no_such_name  # noqa: B018
