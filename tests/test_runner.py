@@ -9,23 +9,14 @@ from __future__ import annotations
 import nbformat
 
 from lgacc.book import run
-
-
-def _notebook(path, *sources):
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    parameters = nbformat.v4.new_code_cell('hardware = "a100-80gb"')
-    parameters.metadata["tags"] = ["parameters"]
-    notebook.cells = [parameters] + [nbformat.v4.new_code_cell(source) for source in sources]
-    nbformat.write(notebook, path)
-    return path
+from notebook_pages import write_notebook
 
 
 def test_failure_names_notebook_cell_exception_and_keeps_output(tmp_path, capsys):
     source = tmp_path / "src"
     source.mkdir()
-    good = _notebook(source / "good.ipynb", "import os\nprint(hardware, os.getcwd())")
-    bad = _notebook(source / "bad.ipynb", "x = 1", "raise ValueError('broken on purpose')")
+    good = write_notebook(source / "good.ipynb", "import os\nprint(hardware, os.getcwd())")
+    bad = write_notebook(source / "bad.ipynb", "x = 1", "raise ValueError('broken on purpose')")
     out = tmp_path / "out"
     results = run.run_all("a100-80gb", [good, bad], out, kernel="python3", timeout_s=120, jobs=2)
     by_name = {r.notebook.name: r for r in results}
@@ -47,7 +38,7 @@ def test_failure_names_notebook_cell_exception_and_keeps_output(tmp_path, capsys
 
 
 def test_main_exits_nonzero_on_failure_and_two_on_bad_hardware(tmp_path, capsys):
-    bad = _notebook(tmp_path / "bad.ipynb", "1/0")
+    bad = write_notebook(tmp_path / "bad.ipynb", "1/0")
     assert run.main([str(bad), "--output-dir", str(tmp_path / "o"), "--kernel", "python3", "--jobs", "1"]) == 1
     assert "ZeroDivisionError" in capsys.readouterr().err
     assert run.main([str(bad), "--hardware", "no-such-gpu", "--output-dir", str(tmp_path / "o")]) == 2
@@ -63,11 +54,11 @@ def test_a_relative_spec_path_is_made_absolute(tmp_path, monkeypatch, a100_spec)
 
 
 def test_progress_bars_are_switched_off_only_where_a_notebook_takes_them(tmp_path):
-    with_progress = _notebook(tmp_path / "sweep.ipynb")
+    with_progress = write_notebook(tmp_path / "sweep.ipynb")
     notebook = nbformat.read(with_progress, as_version=4)
     notebook.cells[0].source += "\nprogress = True"
     nbformat.write(notebook, with_progress)
-    plain = _notebook(tmp_path / "plain.ipynb")
+    plain = write_notebook(tmp_path / "plain.ipynb")
     assert run._parameters(with_progress, "a100-80gb") == {"hardware": "a100-80gb", "progress": False}
     assert run._parameters(plain, "a100-80gb") == {"hardware": "a100-80gb"}
 
@@ -87,7 +78,7 @@ def test_every_notebook_named_in_the_order_exists():
 
 def _hardware_free(path, *sources):
     """A notebook whose parameters cell does not declare ``hardware``."""
-    notebook = nbformat.read(_notebook(path, *sources), as_version=4)
+    notebook = nbformat.read(write_notebook(path, *sources), as_version=4)
     notebook.cells[0].source = "n = 1"
     nbformat.write(notebook, path)
     return path
@@ -97,7 +88,7 @@ def test_a_notebook_that_cannot_see_the_hardware_is_executed_once_and_reused(tmp
     monkeypatch.setenv("LGACC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("LGACC_RESULT_CACHE", raising=False)
     free = _hardware_free(tmp_path / "free.ipynb", "import random\nprint(random.random())")
-    bound = _notebook(tmp_path / "bound.ipynb", "import random\nprint(hardware, random.random())")
+    bound = write_notebook(tmp_path / "bound.ipynb", "import random\nprint(hardware, random.random())")
     assert run._parameters(free, "a100-80gb") == {}  # not given the hardware it does not declare
 
     def printed(out, name):
@@ -126,7 +117,7 @@ def test_a_notebook_that_sees_the_hardware_is_reused_for_the_same_spec_only(tmp_
 
     monkeypatch.setenv("LGACC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("LGACC_RESULT_CACHE", raising=False)
-    bound = _notebook(tmp_path / "bound.ipynb", "import random\nprint(hardware, random.random())")
+    bound = write_notebook(tmp_path / "bound.ipynb", "import random\nprint(hardware, random.random())")
     spec = tmp_path / "mine.yaml"
     spec.write_text(yaml.safe_dump(a100_spec))
 
@@ -154,7 +145,7 @@ def test_a_notebook_that_writes_beside_its_page_is_kept_with_what_it_wrote(tmp_p
     source = tmp_path / "src"
     source.mkdir()
     writes = "\n".join(f"(Path(findings_path).parent / {name!r}).write_text(text)" for name in run.SIDE_FILES)
-    scorecard = _notebook(source / "scorecard.ipynb", "import random\nfrom pathlib import Path\n"
+    scorecard = write_notebook(source / "scorecard.ipynb", "import random\nfrom pathlib import Path\n"
                           "text = f'{hardware} {random.random()}'\nprint(text)\n" + writes)
     notebook = nbformat.read(scorecard, as_version=4)
     notebook.cells[0].source += "\nfindings_path = 'findings.md'"

@@ -18,16 +18,7 @@ import nbformat
 import pytest
 
 from lgacc.book import run, warmkernel
-
-
-def _notebook(path, *sources):
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    parameters = nbformat.v4.new_code_cell('hardware = "a100-80gb"')
-    parameters.metadata["tags"] = ["parameters"]
-    notebook.cells = [parameters] + [nbformat.v4.new_code_cell(source) for source in sources]
-    nbformat.write(notebook, path)
-    return path
+from notebook_pages import write_notebook
 
 
 #: First cell of a probe page: what the page's process holds before its own imports, printed as JSON.
@@ -81,7 +72,7 @@ def _run(tmp_path, notebooks, warm=True, patch="none", kernel="python3"):
 
 
 def test_the_imports_a_worker_makes_ahead_are_those_of_the_notebooks(tmp_path):
-    page = _notebook(tmp_path / "a.ipynb", "import pandas as pd\nimport os, math", "from lgacc.model.hardware import GIB",
+    page = write_notebook(tmp_path / "a.ipynb", "import pandas as pd\nimport os, math", "from lgacc.model.hardware import GIB",
                      "%matplotlib inline\nimport numpy", "from tqdm.auto import tqdm\nimport matplotlib_inline.backend_inline",
                      "from . import local\nimport matplotlib.pyplot as plt")
     # a magic makes its cell unreadable as Python: skipped; relative, standard-library and never-warm imports left out
@@ -101,8 +92,8 @@ def test_a_kernel_command_is_warm_only_for_ipykernel_on_this_interpreter():
 def _probe_pages(tmp_path):
     source = tmp_path / "src"
     source.mkdir()
-    first = _notebook(source / "first.ipynb", PROBE, CHANGES)
-    second = _notebook(source / "second.ipynb", PROBE, LOOKS)
+    first = write_notebook(source / "first.ipynb", PROBE, CHANGES)
+    second = write_notebook(source / "second.ipynb", PROBE, LOOKS)
     return first, second
 
 
@@ -122,7 +113,7 @@ def test_pages_of_one_worker_share_nothing_and_see_the_warm_imports_only_when_wa
 
 
 def test_a_failing_cell_is_reported_as_with_the_normal_kernel(tmp_path):
-    bad = _notebook(tmp_path / "bad.ipynb", "import pandas\nx = 1", "raise ValueError('broken on purpose')")
+    bad = write_notebook(tmp_path / "bad.ipynb", "import pandas\nx = 1", "raise ValueError('broken on purpose')")
     done, out = _run(tmp_path, [bad])
     assert done.returncode == 1
     # index 3 of the executed copy: parameters, papermill's injected parameters, x = 1, raise
@@ -134,7 +125,7 @@ def test_a_failing_cell_is_reported_as_with_the_normal_kernel(tmp_path):
 
 def test_a_page_may_start_processes(tmp_path):
     """The kernel is forked from a daemonic pool worker, but is a main process: it may have children."""
-    page = _notebook(tmp_path / "pool.ipynb", PROBE, "import pandas\nimport multiprocessing as mp\n"
+    page = write_notebook(tmp_path / "pool.ipynb", PROBE, "import pandas\nimport multiprocessing as mp\n"
                      "with mp.get_context('fork').Pool(1) as pool:\n    print('SQUARES', pool.map(abs, [-3, 4]))")
     done, out = _run(tmp_path, [page])
     assert done.returncode == 0, done.stderr[-2000:]
@@ -158,7 +149,7 @@ def test_a_spec_that_sets_variables_gets_the_normal_kernel(tmp_path, monkeypatch
         "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "with a variable", "language": "python", "env": {"LGACC_TEST_SPEC_VARIABLE": "set"}}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
-    page = _notebook(tmp_path / "env.ipynb", PROBE, "import pandas\n"
+    page = write_notebook(tmp_path / "env.ipynb", PROBE, "import pandas\n"
                      "print('VARIABLE', json.dumps(os.environ.get('LGACC_TEST_SPEC_VARIABLE')))")
     done, out = _run(tmp_path, [page], kernel="withenv")
     assert done.returncode == 0, done.stderr[-2000:]
