@@ -516,8 +516,6 @@ def _read(path: Path) -> str | None:
         return None
 
 
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lgacc.book.run", description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="notebooks to run (default: all of notebooks/)")
