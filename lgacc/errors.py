@@ -23,7 +23,19 @@ def interrupt_exit_code(interrupt: BaseException) -> int:
     return 143 if isinstance(interrupt, Terminated) else 130
 
 
+#: The signals this process received through :func:`raise_on_interrupts`' handlers: an import can turn the interrupt
+#: it raised into an error of its own (numpy's C modules answer it with an ImportError), which
+#: :func:`run_quietly` then still reports as the interrupt it was.
+_RECEIVED: list = []
+
+
+def _raise_interrupted(signum, frame):
+    _RECEIVED.append(signum)
+    raise KeyboardInterrupt
+
+
 def _raise_terminated(signum, frame):
+    _RECEIVED.append(signum)
     raise Terminated()
 
 
@@ -32,7 +44,7 @@ def raise_on_interrupts() -> None:
     the process was started with SIGINT ignored, a parent's setting) and SIGTERM raises :class:`Terminated`."""
     import signal
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, _raise_interrupted)
     signal.signal(signal.SIGTERM, _raise_terminated)
 
 
@@ -61,6 +73,13 @@ def run_quietly(program: str, module: str, function: str = "main") -> int:
         code = getattr(importlib.import_module(module), function)()
     except KeyboardInterrupt as interrupt:
         code = report_interrupt(program, interrupt)
+    except Exception:
+        if not _RECEIVED:
+            raise
+        # the interrupt came, and whatever ran turned it into an error of its own (an import that failed)
+        import signal
+
+        code = report_interrupt(program, Terminated() if _RECEIVED[-1] == signal.SIGTERM else KeyboardInterrupt())
     if code in (130, 143):
         _exit_interrupted(code)
     return code

@@ -71,3 +71,20 @@ def test_the_calculator_script_imports_no_sympy_nor_pandas_when_the_printed_func
     assert callable(jsgen.write) and callable(jsgen.main) and "d_m" in jsgen.ARGUMENTS
     with pytest.raises(AttributeError):
         jsgen.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_an_import_turned_into_its_own_error_is_still_one_line(signum, code, tmp_path):
+    # numpy's C modules answer an interrupt that lands while they load with an ImportError ("PyCapsule_Import could
+    # not import module datetime"); a module doing the same on purpose, run as the book's programs run theirs
+    (tmp_path / "swallows.py").write_text(
+        "import os, signal\n"
+        f"try:\n    os.kill(os.getpid(), {int(signum)})\n"
+        "    for _ in range(10**6):\n        pass\n"
+        "except BaseException:\n    raise ImportError('could not import module datetime') from None\n"
+        "def main():\n    return 0\n")
+    program = ("import sys\nfrom lgacc.errors import run_quietly\n"
+               f"sys.path.insert(0, {str(tmp_path)!r})\nsys.exit(run_quietly('swallows', 'swallows'))")
+    finished = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert finished.returncode == code, finished.stderr[-600:]
+    assert finished.stderr.strip() == "swallows: interrupted"
