@@ -297,6 +297,27 @@ def test_the_attention_efficiency_is_the_published_kernel_speeds_combined_as_the
     assert same == expected("X_160", "a100-80gb", config, recipe=Recipe(attention_kernel="cudnn")).step_time_s
 
 
+def test_the_triton_kernel_is_flashattention_2_slowed_as_dao_2023_states():
+    from lgacc.model.calibrated import Recipe
+    from lgacc.model.calibrated.attention import attention_efficiency, fallback_factor
+    from lgacc.model.calibrated.expected import expected
+    from lgacc.model.config import TrainingConfig
+
+    # Dao (2023) sec. 4.1: FlashAttention-2 is 1.3-1.5 times faster than FlashAttention in Triton forward (1.4 taken)
+    # and 2 times backward; on H100 at 2k FlashAttention-2 runs 362 TFLOP/s forward and 291 backward
+    by_hand = 3.5 / (989 / (362 / 1.4) + 2.5 * 989 / (291 / 2))
+    assert attention_efficiency("h100-sxm", "triton", 2048, 0.55) == pytest.approx(by_hand)
+    assert attention_efficiency("h100-sxm", "triton", 2048, 0.55) < attention_efficiency("h100-sxm", "fa2", 2048, 0.55)
+    # no table: both passes at the calibration's share, slowed alike: 3.5 units of work in 1.4 + 2.5 x 2 units of time
+    assert fallback_factor("triton") == pytest.approx(3.5 / 6.4)
+    assert fallback_factor("fa2") == fallback_factor("cudnn") == 1.0
+    assert attention_efficiency("a100-sxm-80gb", "triton", 2048, 0.55) == pytest.approx(0.55 * 3.5 / 6.4)
+    config = TrainingConfig(method="baseline", n_b=8, n_l=1, n_a=8, n_mu=1, b_mu=1)
+    for gpu in ("h100-sxm", "a100-80gb"):
+        fa2 = expected("X_160", gpu, config, recipe=Recipe(attention_kernel="fa2")).step_time_s
+        assert expected("X_160", gpu, config, recipe=Recipe(attention_kernel="triton")).step_time_s > fa2
+
+
 def test_the_h100_layer_gemms_read_the_measured_table():
     import math
 

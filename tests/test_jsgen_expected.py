@@ -79,7 +79,7 @@ def _case(rng: random.Random):
     for field, choices in (("recompute", ["full", "selective", "none", "op", "alternate"]), ("sequence_parallel", [True, False]),
                            ("flash_attention", [True, False]), ("zero_stage", [None, 0, 1, 3]), ("dp_network", ["ring", "per-gpu"]),
                            ("tp_overlap", [True, False]), ("grad_reduce_bytes", [2, 4]),
-                           ("attention_kernel", ["cudnn", "fa2"]), ("mixed_precision", ["megatron", "amp", "amp-zeroed"]),
+                           ("attention_kernel", ["cudnn", "fa2", "triton"]), ("mixed_precision", ["megatron", "amp", "amp-zeroed"]),
                            ("logit_bytes", [6, 10, 14]), ("ddp_bucket_copy", [True, False]),
                            ("host_sync", [True, False]),
                            ("deepspeed_optimizer", [True, False]), ("deepspeed_pipeline", [True, False])):

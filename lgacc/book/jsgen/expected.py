@@ -21,7 +21,7 @@ from typing import Any
 from lgacc.model.calibrated import MEMORY_PARTS, STEP_PARTS, fitted_calibration
 from lgacc.model.calibrated.expected import SECONDS_PER_DAY, programs
 from lgacc.model.calibrated.program import Program
-from lgacc.model.calibrated.attention import attention_tables
+from lgacc.model.calibrated.attention import attention_tables, fallback_factor
 from lgacc.model.calibrated.gemm_table import MAPS, PRODUCT_LAYOUTS, gemm_tables, shape_tables
 from lgacc.model.calibrated.links import link_fits, nvlink_constants
 from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, LOGIT_BYTES,
@@ -117,6 +117,7 @@ def expected_data() -> dict[str, Any]:
         "attention_kernels": list(ATTENTION_KERNELS),
         "mixed_precision": list(MIXED_PRECISION),
         "logit_bytes": list(LOGIT_BYTES),
+        "attention_fallback_factors": {kernel: fallback_factor(kernel) for kernel in ATTENTION_KERNELS},
         "attention_tables": [{"gpus": list(t["gpus"]), "sequence_lengths": list(t["sequence_lengths"]),
                               "kernels": {k: list(v) for k, v in t["kernels"].items()}} for t in attention_tables()],
         "gemm_tables": [{"gpus": list(t["gpus"]), "d": list(t["d"]), "tp": list(t["tp"]), "M": list(t["M"]),
@@ -203,9 +204,11 @@ EXPECTED_JS = r"""
   }
 
   // the fused attention's efficiency (lgacc.model.calibrated.attention.attention_efficiency): the kernel's measured
-  // speeds on this GPU at the largest tabulated sequence length not above d_s, else the calibration's
-  function attentionEfficiency(name, kernel, d_s, fallback) {
+  // speeds on this GPU at the largest tabulated sequence length not above d_s, else the calibration's (times a
+  // derived kernel's fallback factor, attention.fallback_factor)
+  function attentionEfficiency(name, kernel, d_s, calibrated) {
     const lower = String(name).toLowerCase();
+    const fallback = calibrated * EXPECTED_DATA.attention_fallback_factors[kernel];
     for (const t of EXPECTED_DATA.attention_tables) {
       if (!t.gpus.some((prefix) => lower.startsWith(prefix))) continue;
       const values = t.kernels[kernel];

@@ -42,9 +42,10 @@ FIELDS: dict[str, str] = {
     "dp_overlap": "the data-parallel reduction overlaps the backward pass",
     "tp_overlap": "the tensor-parallel collectives overlap the layer's matrix products",
     "attention_kernel": "fused attention kernel: cudnn (cuDNN's flash attention, Transformer Engine's choice on Hopper "
-                        "and later; the default) or fa2 (FlashAttention-2 and the Triton kernels of its generation); "
-                        "their measured speeds by GPU and sequence length set the attention's efficiency "
-                        "(data/calibrated/attention_kernels.yaml)",
+                        "and later; the default), fa2 (FlashAttention-2) or triton (FlashAttention in Triton, the "
+                        "kernels of FlashAttention-1's generation such as LLM Foundry's attn_impl triton: FlashAttention-2's "
+                        "speeds over 1.4 forward and 2 backward, Dao 2023); their measured speeds by GPU and sequence "
+                        "length set the attention's efficiency (data/calibrated/attention_kernels.yaml)",
     "mixed_precision": "how the training state is kept: megatron (half-precision weights beside fp32 master weights, "
                        "Adam's moments and a main gradient that lives through the step: 2 + main_grad_bytes + 12 "
                        "bytes per parameter; the default) or amp (PyTorch automatic mixed precision: fp32 weights and "
@@ -87,7 +88,7 @@ FIELDS: dict[str, str] = {
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
 LOGIT_BYTES = (6, 10, 14)
-ATTENTION_KERNELS = ("cudnn", "fa2")
+ATTENTION_KERNELS = ("cudnn", "fa2", "triton")
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "dp_overlap": (True, False),
     "tp_overlap": (True, False),
     "dp_network": ("ring", "per-gpu"),
-    "attention_kernel": ("fa2", "cudnn"),
+    "attention_kernel": ("fa2", "cudnn", "triton"),
     "mixed_precision": ("megatron", "amp", "amp-zeroed"),
     "main_grad_bytes": (2, 4),
     "logit_bytes": (6, 10, 14),
