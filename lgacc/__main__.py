@@ -10,34 +10,40 @@ import signal
 import sys
 
 
-def _terminate(signum, frame):
-    from lgacc.errors import Terminated
-
-    raise Terminated()
-
-
 def run() -> int:
     """The ``lgacc`` command's entry point."""
+    # lgacc.errors imports nothing heavy (the package itself is already imported, lazily, to reach this module)
+    from lgacc.errors import raise_on_interrupts, received_interrupt
+
     try:
         # Ctrl-C raises KeyboardInterrupt even when the process was started with SIGINT ignored (a parent's
-        # setting, inherited: a non-interactive shell's background job, a test runner)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, _terminate)
+        # setting, inherited: a non-interactive shell's background job, a test runner); the handlers remember the
+        # signal, for an import that turns the interrupt into an error of its own (numpy's C modules do)
+        raise_on_interrupts()
         from lgacc.cli import main
 
         return main()
     except KeyboardInterrupt as interrupt:  # while modules import or the parser is built
-        for name in ("SIGINT", "SIGTERM"):
-            signal.signal(getattr(signal, name), signal.SIG_IGN)
-        from lgacc.errors import interrupt_exit_code
+        return _report(interrupt)
+    except Exception:
+        interrupt = received_interrupt()
+        if interrupt is None:
+            raise
+        return _report(interrupt)
 
-        command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
-        print(f"lgacc{' ' + command if command and command.isidentifier() else ''}: interrupted", file=sys.stderr)
-        # the process ends here; called in-process, it leaves the signals as a fresh interpreter has them, so
-        # that no later child inherits an ignored Ctrl-C
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        return interrupt_exit_code(interrupt)
+
+def _report(interrupt: BaseException) -> int:
+    for name in ("SIGINT", "SIGTERM"):
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    from lgacc.errors import interrupt_exit_code
+
+    command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
+    print(f"lgacc{' ' + command if command and command.isidentifier() else ''}: interrupted", file=sys.stderr)
+    # the process ends here; called in-process, it leaves the signals as a fresh interpreter has them, so
+    # that no later child inherits an ignored Ctrl-C
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    return interrupt_exit_code(interrupt)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import sys
 import warnings
 from typing import NoReturn, Sequence
 
-from lgacc.errors import UserInputError, interrupt_exit_code
+from lgacc.errors import UserInputError, interrupt_exit_code, received_interrupt
 
 EXIT_USAGE = 2
 EXIT_BUG = 1
@@ -149,6 +149,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{prog}: interrupted", file=sys.stderr)
             return interrupt_exit_code(interrupt)
         except Exception as error:  # a bug, not the user's doing: one line unless debugging
+            interrupt = received_interrupt()
+            if interrupt is not None:  # an interrupt that an import turned into an error of its own (numpy's)
+                print(f"{prog}: interrupted", file=sys.stderr)
+                return interrupt_exit_code(interrupt)
             if os.environ.get("LGACC_DEBUG"):
                 raise
             print(

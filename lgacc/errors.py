@@ -62,6 +62,16 @@ def report_interrupt(program: str, interrupt: BaseException, what: str = "interr
     return interrupt_exit_code(interrupt)
 
 
+def received_interrupt() -> BaseException | None:
+    """The interrupt this process received through :func:`raise_on_interrupts`' handlers (the last one), as the
+    exception its handler raised, or ``None``: what an error that an interrupted import raised instead really was."""
+    if not _RECEIVED:
+        return None
+    import signal
+
+    return Terminated() if _RECEIVED[-1] == signal.SIGTERM else KeyboardInterrupt()
+
+
 def run_quietly(program: str, module: str, function: str = "main") -> int:
     """``module.function()`` for ``python -m module``, with a Ctrl-C or SIGTERM while ``module`` imports (its whole
     body) or runs answered by one line and 130 or 143 (:func:`report_interrupt`).  ``python -m`` runs the module's
@@ -74,12 +84,11 @@ def run_quietly(program: str, module: str, function: str = "main") -> int:
     except KeyboardInterrupt as interrupt:
         code = report_interrupt(program, interrupt)
     except Exception:
-        if not _RECEIVED:
+        interrupt = received_interrupt()
+        if interrupt is None:
             raise
         # the interrupt came, and whatever ran turned it into an error of its own (an import that failed)
-        import signal
-
-        code = report_interrupt(program, Terminated() if _RECEIVED[-1] == signal.SIGTERM else KeyboardInterrupt())
+        code = report_interrupt(program, interrupt)
     if code in (130, 143):
         _exit_interrupted(code)
     return code

@@ -88,3 +88,21 @@ def test_an_interrupt_an_import_turned_into_its_own_error_is_still_one_line(sign
     finished = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert finished.returncode == code, finished.stderr[-600:]
     assert finished.stderr.strip() == "swallows: interrupted"
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_the_lgacc_command_reports_an_interrupt_an_import_turned_into_its_own_error(signum, code):
+    # the same case under the `lgacc` command (lgacc.__main__.run): a command's lazy import answers the interrupt with
+    # an ImportError, which the command line would otherwise call an internal error (exit 1)
+    program = ("import argparse, os, signal, sys\nimport lgacc.cli as cli\n"
+               "def swallows(args):\n"
+               f"    try:\n        os.kill(os.getpid(), {int(signum)})\n"
+               "        for _ in range(10**6):\n            pass\n"
+               "    except BaseException:\n        raise ImportError('could not import module datetime') from None\n"
+               "class Parser:\n    def parse_args(self, argv):\n"
+               "        return argparse.Namespace(handler=swallows, command='evaluate')\n"
+               "cli.build_parser = lambda first: Parser()\n"
+               "from lgacc.__main__ import run\nsys.argv = ['lgacc', 'evaluate']\nsys.exit(run())")
+    finished = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert finished.returncode == code, finished.stderr[-600:]
+    assert finished.stderr.strip() == "lgacc evaluate: interrupted"
