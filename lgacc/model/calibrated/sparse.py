@@ -251,7 +251,7 @@ def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfi
         return expert, whole, 0.0
     inside = n_e * config.n_a <= hw.gpus_per_node
     link = _link_inputs(hw, calibration)  # NVLink: the table of the GPU's NVLink generation (.links)
-    bandwidth, alpha = ((link["eta_nvl"] * h["beta_nvl"], link["alpha_nvl"]) if inside
+    bandwidth, alpha = ((link["eta_nvl"] * h["beta_nvl"], link["alpha_nvl"] + (n_e - 1) * link["delta_nvl"]) if inside
                         else (cal["eta"] * h["beta_ib"], cal["alpha_ib"]))
     size = tokens * k * model.d_m * 2 * (n_e - 1) / n_e / config.n_a
     one = alpha + size / bandwidth
