@@ -84,7 +84,8 @@ def data_parallel_time(size_bytes, volume: int) -> sympy.Expr:
 
     A group that spans several nodes (``n_b / g >= 2``) crosses InfiniBand as the module's docstring says; a group
     that lies inside one node (``g = n_b``: nothing leaves the node) is one ring over NVLink, ``alpha_NVL + (n_b - 1)
-    delta_NVL + f (n_b - 1)/n_b S / (eta beta_NVL)``: ``across = min(1, n_b / g - 1)`` picks between the two (0 inside a node, 1 across)."""
+    delta_NVL + f (n_b - 1)/n_b S / (eta beta_NVL)``: ``across = min(1, n_b / g - 1)`` picks between the two (0 inside
+    a node, 1 across)."""
     g = data_peers_per_node()
     across = present(n_b / g)
     per_byte = (across * maximum(1 / (g * eta * beta_ib), (g - 1) / (g * eta_nvl * beta_nvl))
