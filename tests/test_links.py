@@ -83,3 +83,15 @@ def test_the_tensor_collective_latency_grows_with_the_group_over_nvlink_only():
     assert float(latency.subs({**values, n_a: 2})) == pytest.approx(25e-6)
     assert float(latency.subs({**values, n_a: 8})) == pytest.approx(55e-6)
     assert float(latency.subs({**values, n_a: 16})) == pytest.approx(30e-6)  # InfiniBand: no step term
+
+
+def test_the_b200_all_to_all_reads_its_own_fit_by_group_size():
+    # SimuMax's all2all on the same node: 0.5968 of 900 GiB/s, 7.3039 us a rank beyond the first, and a fixed part by
+    # group size (2: 51.0578 us, 4: 19.2102 us, 8: 0)
+    from lgacc.model.calibrated.links import all_to_all_constants
+
+    for ranks, latency in ((2, 51.0578 + 7.3039), (4, 19.2102 + 3 * 7.3039), (8, 7 * 7.3039)):
+        efficiency, alpha = all_to_all_constants(900e9, 8, ranks)
+        assert efficiency * 900e9 == pytest.approx(0.5968 * 900 * 2**30, rel=1e-12)
+        assert alpha == pytest.approx(latency * 1e-6, rel=1e-12), ranks
+    assert all_to_all_constants(900e9, 72, 8) is None and all_to_all_constants(450e9, 8, 8) is None

@@ -43,7 +43,7 @@ from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
 __all__ = ["NCCL_FILE", "FITS_FILE", "REFERENCE_TABLE", "LinkFit", "MeasuredFit", "fit_table", "link_fits",
-           "measured_fits", "link_constants", "nvlink_constants", "main"]
+           "measured_fits", "link_constants", "nvlink_constants", "all_to_all_constants", "main"]
 
 NCCL_FILE = DATA / "calibrated" / "nccl_allreduce_busbw.yaml"
 FITS_FILE = DATA / "calibrated" / "nccl_collective_fits.yaml"
@@ -79,6 +79,8 @@ class MeasuredFit:
     efficiency: float
     alpha_s: float
     step_s: float
+    #: the all-to-all's own fit, where the file names one: (efficiency, step_s, {ranks: fixed latency_s}, default)
+    all_to_all: tuple[float, float, tuple[tuple[int, float], ...], float] | None = None
 
 
 def _size(text) -> int:
@@ -142,11 +144,20 @@ def measured_fits(path: Path = FITS_FILE) -> dict[str, MeasuredFit]:
         nominal = _positive(fit["nominal_gib_per_s"], "nominal_gib_per_s") * 2**30
         link = _positive(fit["link_gb_per_s"], "link_gb_per_s") * 1e9
         busbw = float(np.mean([_positive(op["efficient_factor"], "efficient_factor") for op in ops])) * nominal
+        all_to_all = None
+        if fit.get("all_to_all_reads"):
+            op = fit["ops"][fit["all_to_all_reads"]]
+            by_ranks = tuple(sorted((int(n), _positive(v, "fixed_latency_us_by_comm_num") * 1e-6)
+                                    for n, v in (op.get("fixed_latency_us_by_comm_num") or {}).items()))
+            all_to_all = (_positive(op["efficient_factor"], "efficient_factor") * nominal / link,
+                          _positive(op["latency_us"], "latency_us") * 1e-6, by_ranks,
+                          _positive(op.get("fixed_latency_us", 0.0), "fixed_latency_us") * 1e-6)
         out[fit["name"]] = MeasuredFit(
             name=fit["name"], source=" ".join(str(fit["source"]).split()), link_bytes_per_s=link,
             gpus_per_node=int(fit["gpus_per_node"]), efficiency=busbw / link,
             alpha_s=float(np.mean([_positive(op["fixed_latency_us"], "fixed_latency_us") for op in ops])) * 1e-6,
-            step_s=float(np.mean([_positive(op["latency_us"], "latency_us") for op in ops])) * 1e-6)
+            step_s=float(np.mean([_positive(op["latency_us"], "latency_us") for op in ops])) * 1e-6,
+            all_to_all=all_to_all)
     return out
 
 
@@ -175,6 +186,17 @@ def nvlink_constants(link_bytes_per_s: float, gpus_per_node: float | None = None
         if _same(link_bytes_per_s, fit.link_bytes_per_s):
             return fit.name, {"eta_nvl": round(fit.efficiency, 4), "alpha_nvl": round(fit.alpha_s, 7),
                               "delta_nvl": 0.0}
+    return None
+
+
+def all_to_all_constants(link_bytes_per_s: float, gpus_per_node: float, ranks: int) -> tuple[float, float] | None:
+    """(efficiency over the link, latency in s) of an all-to-all over ``ranks`` GPUs of one node, from a fit measured on
+    such a node that has one (``fixed + step (ranks - 1)``, the fixed part of that group size where the file gives it
+    by group size, else its scalar), or None (the caller keeps the collectives' NVLink constants)."""
+    for fit in measured_fits().values():
+        if fit.all_to_all and _same(link_bytes_per_s, fit.link_bytes_per_s) and gpus_per_node == fit.gpus_per_node:
+            efficiency, step, by_ranks, default = fit.all_to_all
+            return efficiency, dict(by_ranks).get(int(ranks), default) + step * (ranks - 1)
     return None
 
 
