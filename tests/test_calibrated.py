@@ -104,10 +104,11 @@ def test_a_data_parallel_group_inside_one_node_never_crosses_infiniband():
     size, beta_ib, beta_nvl, eta, alpha_nvl = 4e9, 25e9, 300e9, 0.8, 7e-6
     eta_nvl = 0.95  # the NVLink generation's own table (lgacc.model.calibrated.links.nvlink_constants)
     values = {S.beta_ib: beta_ib, S.beta_nvl: beta_nvl, S.eta: eta, S.eta_nvl: eta_nvl, S.alpha_ib: 1.0,
-              S.alpha_nvl: alpha_nvl, S.pg: 0, S.G: 8, n_a: 2}
+              S.alpha_nvl: alpha_nvl, S.delta_nvl: 2e-6, S.pg: 0, S.G: 8, n_a: 2}
     # 4 data-parallel peers and a tensor pair fill one 8-GPU node: one NVLink ring, by hand, at the NVLink latency
+    # (its fixed part and 2 us for each of the 3 peers beyond the first)
     inside = float(data_parallel_time(size, 2).subs({**values, n_b: 4}))
-    assert inside == pytest.approx(alpha_nvl + 2 * 3 / 4 * size / (eta_nvl * beta_nvl))
+    assert inside == pytest.approx(alpha_nvl + 3 * 2e-6 + 2 * 3 / 4 * size / (eta_nvl * beta_nvl))
     # twice as many peers span two nodes: the InfiniBand card of each peer is the slowest link again
     across = float(data_parallel_time(size, 2).subs({**values, n_b: 8}))
     assert across == pytest.approx(1.0 + 2 * 7 / 8 * size / (4 * eta * beta_ib))
@@ -417,8 +418,8 @@ def _edges(**values):
     from lgacc.model.calibrated.step import _zero3_edges
 
     base = {"d_m": 1024, "d_a": 8, "d_h": 128, "d_kv": 8, "d_I": 4096, "gated": 0, "tied": 1, "n_a": 1, "n_b": 8,
-            "n_l": 1, "d_l": 4, "G": 8, "pg": 0, "beta_nvl": 100e9, "eta_nvl": 1.0, "alpha_nvl": 0, "beta_ib": 25e9,
-            "eta": 1.0, "alpha_ib": 0, "gamma_G": 4, "z_3": 1, "improved": 0, "lw": 1, "n_mu": 4, **values}
+            "n_l": 1, "d_l": 4, "G": 8, "pg": 0, "beta_nvl": 100e9, "eta_nvl": 1.0, "alpha_nvl": 0, "delta_nvl": 0,
+            "beta_ib": 25e9, "eta": 1.0, "alpha_ib": 0, "gamma_G": 4, "z_3": 1, "improved": 0, "lw": 1, "n_mu": 4, **values}
     expr = sympy.sympify(_zero3_edges()).xreplace({S.symbol(name): value for name, value in base.items()})
     assert not expr.free_symbols, expr.free_symbols
     return float(expr)

@@ -60,6 +60,9 @@ def test_the_errors_sentence_names_the_two_fitted_parameters_and_the_published_l
     assert "$\\kappa$ = 0.74" in text and "$\\xi$ = 0.31" in text and "the two fitted parameters" in text
     assert "$\\eta$ = 0.68" in text and "44 µs" in text and "NCCL" in text
     assert "NVLink 4 table" in text and "2.5 ms per layer and micro-batch" in text
+    # the B200's collectives measured on its node (data/calibrated/nccl_collective_fits.yaml): the mean of SimuMax's
+    # all-gather and reduce-scatter, (23.1049 + 25.5604) / 2 = 24.3 us and (9.1828 + 8.0325) / 2 = 8.6 us a rank
+    assert "$\\eta$ 0.723, 24 µs plus 8.6 µs for each rank beyond the first" in text
 
 
 def test_the_host_floor_bullet_divides_the_measured_steps_by_their_layers():

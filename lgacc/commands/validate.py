@@ -93,7 +93,9 @@ def _fixed_parameters() -> dict:
             "source": f"eta and nvlink_latency_s: alpha-beta fit to {link_fits()[REFERENCE_TABLE].source} "
                       "(python -m lgacc.model.calibrated.links; a GPU whose NVLink runs at another table's link "
                       "bandwidth, H100 and H200 SXM, reads that table's eta_nvl and alpha_nvl for its NVLink "
-                      "collectives); T_0: no fixed time per step; host_layer_s and "
+                      "collectives; the B200 on an 8-GPU node reads the fits SimuMax measured on its node, "
+                      "data/calibrated/nccl_collective_fits.yaml, with a latency per rank delta_nvl); T_0: no fixed "
+                      "time per step; host_layer_s and "
                       "host_recompute_s: an eager framework's host time per layer and micro-batch, measured on an "
                       "H100 (python -m lgacc.model.calibrated.host)"}
 
@@ -124,6 +126,13 @@ def _measured_tables() -> list[dict]:
     out.append({"operation": "host time to issue a layer's work in an eager framework (the stage's floor)",
                 "gpus": ["all (the host, not the GPU; measured beside an H100)"],
                 "file": str(TRAINING_FILE.relative_to(root)), "command": "python -m lgacc.model.calibrated.host"})
+    from lgacc.model.calibrated.links import FITS_FILE, measured_fits
+
+    out += [{"operation": "NVLink collectives (all-gather and reduce-scatter: bus bandwidth, latency by group size; "
+                          "measured on the GPU's node by another project, not the runs' step times)",
+             "gpus": [f"{fit.name.split('-')[0]} ({fit.gpus_per_node}-GPU node)"],
+             "file": str(FITS_FILE.relative_to(root)), "origin": fit.source,
+             "command": "python -m lgacc.model.calibrated.links"} for fit in measured_fits().values()]
     return out
 
 

@@ -23,7 +23,7 @@ from lgacc.model.calibrated.expected import SECONDS_PER_DAY, programs
 from lgacc.model.calibrated.program import Program
 from lgacc.model.calibrated.attention import attention_tables, fallback_factor
 from lgacc.model.calibrated.gemm_table import MAPS, PRODUCT_LAYOUTS, gemm_tables, shape_tables
-from lgacc.model.calibrated.links import link_fits, nvlink_constants
+from lgacc.model.calibrated.links import link_fits, measured_fits, nvlink_constants
 from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, LOGIT_BYTES,
                                           MIXED_PRECISION, RECOMPUTE)
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
@@ -104,9 +104,13 @@ def expected_data() -> dict[str, Any]:
                         "phi": calibration.fragmentation, "M_0": calibration.framework_gib * GIB,
                         "t_h": calibration.host_layer_s, "t_hR": calibration.host_recompute_s},
         "fitted": calibration.fitted(),
-        # NVLink collectives: the published NCCL table of the GPU's NVLink generation (lgacc.model.calibrated.links)
-        "nvlink_tables": [{"link_bytes_per_s": fit.link_bytes_per_s, **nvlink_constants(fit.link_bytes_per_s)[1]}
-                          for fit in link_fits().values()],
+        # NVLink collectives: a fit measured on the GPU's own node first, then the published NCCL table of its NVLink
+        # generation (lgacc.model.calibrated.links); gpus_per_node null: any node
+        "nvlink_tables": [
+            *({"link_bytes_per_s": fit.link_bytes_per_s, "gpus_per_node": fit.gpus_per_node,
+               **nvlink_constants(fit.link_bytes_per_s, fit.gpus_per_node)[1]} for fit in measured_fits().values()),
+            *({"link_bytes_per_s": fit.link_bytes_per_s, "gpus_per_node": None,
+               **nvlink_constants(fit.link_bytes_per_s)[1]} for fit in link_fits().values())],
         "gemm_max_efficiency": {name: load_hardware(name).gemm_max_efficiency for name in available_hardware()},
         "default_gemm_max_efficiency": 0.8,
         "models": models,
@@ -321,9 +325,11 @@ EXPECTED_JS = r"""
       g_L: R.logit_bytes, ddp_copy: R.ddp_bucket_copy ? 1 : 0, s_h: R.host_sync ? 1 : 0, ds_opt: R.deepspeed_optimizer ? 1 : 0,
       ds_pipe: R.deepspeed_pipeline ? 1 : 0,
     }, EXPECTED_DATA.calibration);
-    const nvlink = EXPECTED_DATA.nvlink_tables.find((t) => Math.abs(t.link_bytes_per_s - hw.nvlink_bandwidth_bytes_per_s / 2) <= 1e-6 * t.link_bytes_per_s);
+    const nvlink = EXPECTED_DATA.nvlink_tables.find((t) => Math.abs(t.link_bytes_per_s - hw.nvlink_bandwidth_bytes_per_s / 2) <= 1e-6 * t.link_bytes_per_s
+      && (t.gpus_per_node === null || t.gpus_per_node === hw.gpus_per_node));
     x.eta_nvl = nvlink ? nvlink.eta_nvl : x.eta;
     x.alpha_nvl = nvlink ? nvlink.alpha_nvl : x.alpha_nvl;
+    x.delta_nvl = nvlink ? nvlink.delta_nvl : 0;
     if (R.cuda_graphs) { x.t_h = 0; x.t_hR = 0; }  // a captured graph: no host floor (lgacc.model.calibrated.host)
     x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, EXPECTED_DATA.calibration.e_att);
     const measuredAttention = shapeAttentionEfficiency(hw.name, R.attention_kernel, m, c.n_a);

@@ -10,6 +10,10 @@ direction (NCCL's bus-bandwidth convention, ``NVIDIA/nccl-tests`` ``doc/PERFORMA
 ``eta`` (fitted) is the achieved share of the link.  A group of size 1 costs nothing: the latency
 is multiplied by ``min(1, n - 1)``, which is 0 or 1 for a whole ``n``.
 
+Over NVLink a collective's latency is ``alpha_NVL + (n - 1) delta_NVL``: ``delta_NVL`` is the latency each rank beyond
+the first adds (a ring's step), measured where a fit by group size is published (the B200,
+:mod:`.links`), else 0 (the vendor tables are of 8 ranks only).  A point-to-point transfer pays ``alpha_NVL``.
+
 Links: the tensor-parallel group uses NVLink when it fits in a node (``n_a <= G``), InfiniBand
 beyond; pipeline neighbours are on one node only when the whole job is; the data-parallel group is
 **hierarchical**, as ring and two-level collectives move it (``dp_ring_derivation``, ranks ordered
@@ -32,7 +36,7 @@ from __future__ import annotations
 import sympy
 
 from ..symbols import n_a, n_b, n_l
-from .symbols import G, alpha_ib, alpha_nvl, beta_ib, beta_nvl, eta, eta_nvl, maximum, minimum, pg
+from .symbols import G, alpha_ib, alpha_nvl, beta_ib, beta_nvl, delta_nvl, eta, eta_nvl, maximum, minimum, pg
 
 __all__ = ["present", "ring_time", "tensor_link", "pipeline_link", "data_peers_per_node", "data_parallel_time",
            "point_to_point_time"]
@@ -53,7 +57,7 @@ def tensor_link() -> tuple[sympy.Expr, sympy.Expr]:
     """(achieved bandwidth, latency) of the tensor-parallel group: NVLink when ``n_a <= G``, else InfiniBand."""
     inside = n_a <= G
     return (sympy.Piecewise((eta_nvl * beta_nvl, inside), (eta * beta_ib, True)),
-            sympy.Piecewise((alpha_nvl, inside), (alpha_ib, True)))
+            sympy.Piecewise((alpha_nvl + (n_a - 1) * delta_nvl, inside), (alpha_ib, True)))
 
 
 def pipeline_link() -> tuple[sympy.Expr, sympy.Expr]:
@@ -79,11 +83,12 @@ def data_parallel_time(size_bytes, volume: int) -> sympy.Expr:
     """One hierarchical data-parallel collective of ``size_bytes`` per GPU (``volume`` 2: all-reduce, 1: one half).
 
     A group that spans several nodes (``n_b / g >= 2``) crosses InfiniBand as the module's docstring says; a group
-    that lies inside one node (``g = n_b``: nothing leaves the node) is one ring over NVLink, ``alpha_NVL + f (n_b -
-    1)/n_b S / (eta beta_NVL)``: ``across = min(1, n_b / g - 1)`` picks between the two (0 inside a node, 1 across)."""
+    that lies inside one node (``g = n_b``: nothing leaves the node) is one ring over NVLink, ``alpha_NVL + (n_b - 1)
+    delta_NVL + f (n_b - 1)/n_b S / (eta beta_NVL)``: ``across = min(1, n_b / g - 1)`` picks between the two (0 inside
+    a node, 1 across)."""
     g = data_peers_per_node()
     across = present(n_b / g)
     per_byte = (across * maximum(1 / (g * eta * beta_ib), (g - 1) / (g * eta_nvl * beta_nvl))
                 + (1 - across) / (eta_nvl * beta_nvl))
-    latency = across * alpha_ib + (1 - across) * alpha_nvl
+    latency = across * alpha_ib + (1 - across) * (alpha_nvl + (n_b - 1) * delta_nvl)
     return present(n_b) * latency + volume * (n_b - 1) / n_b * size_bytes * per_byte

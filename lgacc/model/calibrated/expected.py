@@ -102,13 +102,14 @@ def _calibration_inputs(calibration: Calibration) -> dict[str, float]:
 
 
 def _link_inputs(hardware: Hardware, calibration: Calibration) -> dict[str, float]:
-    """``eta_nvl`` and ``alpha_nvl``: the published NCCL table of the GPU's NVLink generation where there is one
-    (:func:`.links.nvlink_constants`), else the calibration's (the reference table's ``eta``, ``nvlink_latency_s``)."""
+    """``eta_nvl``, ``alpha_nvl`` and ``delta_nvl``: a fit measured on the GPU's own node, else the published NCCL
+    table of its NVLink generation (:func:`.links.nvlink_constants`), else the calibration's (the reference table's
+    ``eta``, ``nvlink_latency_s``, no latency per rank)."""
     from .links import nvlink_constants  # here: python -m lgacc.model.calibrated.links runs cleanly
 
-    found = nvlink_constants(hardware.nvlink_bandwidth_bytes_per_s / 2)
+    found = nvlink_constants(hardware.nvlink_bandwidth_bytes_per_s / 2, hardware.gpus_per_node)
     if found is None:
-        return {"eta_nvl": calibration.eta, "alpha_nvl": calibration.nvlink_latency_s}
+        return {"eta_nvl": calibration.eta, "alpha_nvl": calibration.nvlink_latency_s, "delta_nvl": 0.0}
     return dict(found[1])
 
 

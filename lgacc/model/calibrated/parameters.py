@@ -15,7 +15,9 @@ No longer fitted (issue #35): ``eta`` (achieved bus bandwidth over link bandwidt
 ``nvlink_latency_s`` come from an alpha-beta fit to a published NCCL all-reduce benchmark
 (:mod:`.links`, ``data/calibrated/nccl_allreduce_busbw.yaml``): :func:`link_priors`; a GPU whose NVLink runs at the
 bandwidth of another of the file's tables (H100 and H200 SXM: NVLink 4) reads its NVLink collectives from that
-table (:func:`.links.nvlink_constants`, the inputs ``eta_nvl`` and ``alpha_nvl``).
+table (:func:`.links.nvlink_constants`, the inputs ``eta_nvl`` and ``alpha_nvl``); the B200 on its 8-GPU node reads
+the all-gather and reduce-scatter fits SimuMax measured there (``data/calibrated/nccl_collective_fits.yaml``), with a
+latency per rank beyond the first (``delta_nvl``; 0 for the others).
 
 ``T_0``, a fixed time per step, is no longer fitted (issue #35: a constant per-step time is not
 physics; it absorbed what the model did not describe) and is 0; it stays a field so that a planner

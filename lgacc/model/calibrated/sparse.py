@@ -21,7 +21,9 @@ Otherwise the expected step is composed of:
    dense program spent on them (its feed-forward maps' measured efficiencies);
 3. **dispatch and combine by alpha-beta**: two all-to-alls of ``t k d_m`` bf16 values, a share ``(n_e - 1)/n_e``
    leaving the GPU, per MoE layer and pass (forward, backward, recomputation): ``alpha + S / (eta beta)`` (over
-   NVLink ``eta_nvl`` and ``alpha_nvl`` of the GPU's NVLink generation, :func:`.links.nvlink_constants`)
+   NVLink ``eta_nvl`` and ``alpha_nvl`` of the GPU's NVLink generation, :func:`.links.nvlink_constants`; a GPU
+   whose node has a measured all-to-all fit, the B200's, reads its share and its latency for ``n_e`` ranks,
+   :func:`.links.all_to_all_constants`)
    (:mod:`.collectives`' point-to-point form, full duplex) on NVLink when ``n_e n_a`` fits a node, else InfiniBand;
    not overlapped (Megatron-Core's default);
 4. **router and load imbalance** (an assumption with both ends, :data:`IMBALANCE`): the busiest expert-parallel rank
@@ -251,8 +253,13 @@ def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfi
         return expert, whole, 0.0
     inside = n_e * config.n_a <= hw.gpus_per_node
     link = _link_inputs(hw, calibration)  # NVLink: the table of the GPU's NVLink generation (.links)
-    bandwidth, alpha = ((link["eta_nvl"] * h["beta_nvl"], link["alpha_nvl"]) if inside
+    bandwidth, alpha = ((link["eta_nvl"] * h["beta_nvl"], link["alpha_nvl"] + (n_e - 1) * link["delta_nvl"]) if inside
                         else (cal["eta"] * h["beta_ib"], cal["alpha_ib"]))
+    from .links import all_to_all_constants  # here, as in .expected: python -m lgacc.model.calibrated.links
+
+    measured_a2a = all_to_all_constants(h["beta_nvl"], hw.gpus_per_node, n_e) if inside else None
+    if measured_a2a is not None:  # an all-to-all measured on the GPU's node (.links): its own share and latency
+        bandwidth, alpha = measured_a2a[0] * h["beta_nvl"], measured_a2a[1]
     size = tokens * k * model.d_m * 2 * (n_e - 1) / n_e / config.n_a
     one = alpha + size / bandwidth
     return expert, whole, (2 + recompute) * 2 * one

@@ -59,6 +59,7 @@ e_fc2 = _positive("e_fc2")
 t_k = _indicator("t_k")
 e_hbm = _positive("e_hbm")
 alpha_nvl = _indicator("alpha_nvl")
+delta_nvl = _indicator("delta_nvl")
 alpha_ib = _indicator("alpha_ib")
 k_B = _positive("k_B")
 t_h = _indicator("t_h")
@@ -136,6 +137,8 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("t_k", t_k, "fixed time per kernel (launch, pipeline fill, last wave)", "s"),
     ("e_hbm", e_hbm, "share of the HBM bandwidth streaming kernels reach", "1"),
     ("alpha_nvl", alpha_nvl, "latency of a collective over NVLink", "s"),
+    ("delta_nvl", delta_nvl, "latency an NVLink collective adds per rank beyond the first (a ring's step; measured "
+     "where a fit by group size is published, else 0)", "s"),
     ("alpha_ib", alpha_ib, "latency of a collective over InfiniBand", "s"),
     ("k_B", k_B, "backward bytes of the memory-bound kernels over forward bytes", "1"),
     ("t_h", t_h, "host seconds to issue one layer's forward and backward passes for one micro-batch (eager "

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '5c9275aa64075fdfac8abaf6'
+SOURCE_KEY = '0d6dd7d536f41512a69dc277'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
