@@ -131,6 +131,7 @@ from .symbols import (
     r_sel,
     s_h,
     sp,
+    vc,
     t_h,
     t_hR,
     t_k,
@@ -309,6 +310,24 @@ def _head_time() -> sympy.Expr:
     return minimum(1, d_v) * (3 * table_gemm_time(T, d_v / n_a, d_m, e_fc1) + streaming_time(cross_entropy_bytes()))
 
 
+def _vocabulary_chunks(slowest, stage, zero_bubble_stage, forward, backward, times, embedding, head, transfers):
+    """``(slowest, stage, zero_bubble_stage)`` with the recipe's ``vocabulary_chunks`` (``vc``): with a pipeline, the
+    embedding and the head each take one layer's place (Dubey et al. 2024, section 3.3.2: "we reduce one Transformer
+    layer each from the first and the last stages"), so ``L_v = (d_l + 2) / n_l`` slots a stage: a full stage passes
+    ``L_v`` layers, the last ``L_v - 1`` and the head, the first ``L_v - 1`` and the embedding::
+
+        tau_slowest = max(L_v (t_F' + t_BR'), (L_v - 1) (t_F' + t_BR') + max(t_emb, t_head)) + 2 chunks t_p2p
+
+    and the ramp passes full stages.  Off (``vc = 0``, or no pipeline) the three are returned as given."""
+    slots = vc * present(n_l)
+    extra = 2 * slots / n_l  # a full stage's layers beyond d_l / n_l
+    full = (layers_per_device() + extra) * (forward + backward)
+    vocabulary = maximum(full, full - (forward + backward) + maximum(embedding, head)) + transfers
+    return ((1 - slots) * slowest + slots * vocabulary,
+            stage + extra * (forward + backward),
+            zero_bubble_stage + extra * (forward + times["ramp_backward"] + times["recompute"]))
+
+
 @cache
 def step_terms() -> dict[str, sympy.Expr]:
     """``step`` (seconds of one training step) and its additive parts: ``pipeline`` (the micro-batches
@@ -326,6 +345,11 @@ def step_terms() -> dict[str, sympy.Expr]:
     embedding, head = streaming_time(embedding_bytes()), _head_time()
     slowest = stage + maximum(embedding, head) + single_stage() * minimum(embedding, head)
     zero_bubble_stage = L * (forward + times["ramp_backward"] + times["recompute"]) + transfers
+    # Llama 3's stages (vc): the layers, the embedding and the head share d_l + 2 slots evenly, so a full stage holds
+    # one slot more than d_l / n_l layers' worth of the first and last stages' share: the slowest is a full stage or
+    # the last (one layer fewer beside the head), and the ramp passes full stages (_vocabulary_chunks)
+    slowest, stage, zero_bubble_stage = _vocabulary_chunks(slowest, stage, zero_bubble_stage, forward, backward,
+                                                           times, embedding, head, transfers)
     ramp = R_ramp * (zb * zero_bubble_stage + (1 - zb) * stage)
     # a partitioned state's gathers and reduce-scatters at each pass's ends, per micro-batch (_zero3_edges)
     pipeline = n_mu * (slowest + _zero3_edges())

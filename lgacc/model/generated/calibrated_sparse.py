@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '5c9275aa64075fdfac8abaf6'
+SOURCE_KEY = '92be2b7e9f60cfbb932faeef'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
