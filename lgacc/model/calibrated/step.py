@@ -25,7 +25,8 @@ stream (``t_B`` grows by them), and the cast to the reduction's precision and th
 reduce-scatter waits for on its own stream (``t_RS`` grows by them).
 
 A device's stage passes one micro-batch in ``L (t_F' + t_BR') + 2 chunks t_p2p`` (``L = d_l / n_l``
-layers); the first stage adds the embedding, the last the head and the cross-entropy.  The
+layers; DeepSpeed's pipeline sends the backward's gradient whole, :func:`_stage_transfers`); the first stage adds
+the embedding, the last the head and the cross-entropy (Llama 3's layout: :func:`_vocabulary_chunks`).  The
 pipeline runs ``n_mu`` micro-batches through the slowest stage plus a ramp of ``R`` stage passes
 (the schedule's bubble, from :mod:`lgacc.model.formulas.schedules`)::
 
@@ -113,6 +114,7 @@ from .symbols import (
     T_0,
     c_window,
     chunks,
+    ds_pipe,
     e_fc1,
     e_fc2,
     e_proj,
@@ -310,6 +312,18 @@ def _head_time() -> sympy.Expr:
     return minimum(1, d_v) * (3 * table_gemm_time(T, d_v / n_a, d_m, e_fc1) + streaming_time(cross_entropy_bytes()))
 
 
+def _stage_transfers() -> sympy.Expr:
+    """A stage pass's pipeline transfers, ``chunks`` each way: the stage output forward and its gradient backward,
+    each split over the ``n_a`` tensor-parallel ranks (Megatron-LM's scatter-gather).  DeepSpeed's PipelineEngine
+    (``ds_pipe``; v0.5, ``runtime/pipe/engine.py``) splits the output (``is_pipe_partitioned``) but sends the
+    gradient whole from every tensor-parallel rank (``is_grad_partitioned = False``), ``n_a`` times the bytes::
+
+        chunks (t_p2p(2 T d_m / n_a) + t_p2p(2 T d_m (1 + ds_pipe (n_a - 1)) / n_a))"""
+    split = 2 * tokens() * d_m / n_a
+    gradient = split * (1 + ds_pipe * (n_a - 1))
+    return chunks * present(n_l) * (point_to_point_time(split) + point_to_point_time(gradient))
+
+
 def _vocabulary_chunks(slowest, stage, zero_bubble_stage, forward, backward, times, embedding, head, transfers):
     """``(slowest, stage, zero_bubble_stage)`` with the recipe's ``vocabulary_chunks`` (``vc``): with a pipeline, the
     embedding and the head each take one layer's place (Dubey et al. 2024, section 3.3.2: "we reduce one Transformer
@@ -340,7 +354,7 @@ def step_terms() -> dict[str, sympy.Expr]:
     forward = overlapped(times["forward"], gather)
     backward = overlapped(times["backward"] + times["recompute"] + copies, gather + before_scatter + scatter)
     L = layers_per_device()
-    transfers = 2 * chunks * present(n_l) * point_to_point_time(2 * tokens() * d_m / n_a)
+    transfers = _stage_transfers()
     stage = L * (forward + backward) + transfers
     embedding, head = streaming_time(embedding_bytes()), _head_time()
     slowest = stage + maximum(embedding, head) + single_stage() * minimum(embedding, head)
