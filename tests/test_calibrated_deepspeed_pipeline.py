@@ -1,5 +1,6 @@
 """DeepSpeed's PipelineEngine sends each stage output split over the tensor-parallel ranks but each gradient whole
-(``is_grad_partitioned = False``): the calibrated step's transfers (lgacc.model.calibrated.step._stage_transfers)."""
+(``is_grad_partitioned = False``), each send and receive a blocking instruction of its own: the calibrated step's
+transfers (lgacc.model.calibrated.step._stage_transfers)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ def test_the_gradient_goes_whole_the_output_split_by_hand():
     one, two = _transfers(False, 1), _transfers(False, 2)
     split = (two - one) / 2
     assert split > 0
-    assert _transfers(True, 1) == pytest.approx(one + (N_A - 1) * split, rel=1e-9)
+    # and its blocking sends and receives follow one another: twice the exchanges of a batched send-and-receive
+    assert _transfers(True, 1) == pytest.approx(2 * (one + (N_A - 1) * split), rel=1e-9)
 
 
 def test_without_a_pipeline_there_is_nothing_to_send():

@@ -314,14 +314,19 @@ def _head_time() -> sympy.Expr:
 
 def _stage_transfers() -> sympy.Expr:
     """A stage pass's pipeline transfers, ``chunks`` each way: the stage output forward and its gradient backward,
-    each split over the ``n_a`` tensor-parallel ranks (Megatron-LM's scatter-gather).  DeepSpeed's PipelineEngine
-    (``ds_pipe``; v0.5, ``runtime/pipe/engine.py``) splits the output (``is_pipe_partitioned``) but sends the
-    gradient whole from every tensor-parallel rank (``is_grad_partitioned = False``), ``n_a`` times the bytes::
+    each split over the ``n_a`` tensor-parallel ranks (Megatron-LM's scatter-gather), a send and a receive at once
+    (one batched exchange, full duplex).  DeepSpeed's PipelineEngine (``ds_pipe``; v0.5, ``runtime/pipe/engine.py``)
+    splits the output (``is_pipe_partitioned``) but sends the gradient whole from every tensor-parallel rank
+    (``is_grad_partitioned = False``), ``n_a`` times the bytes; and its TrainSchedule (``runtime/pipe/schedule.py``)
+    issues each transfer as its own blocking instruction (a forward step's SendGrad then RecvActivation, a backward
+    step's RecvGrad then SendActivation; ``p2p.send`` and ``p2p.recv`` wait), so a stage's sends and receives
+    follow one another, twice the exchanges (simulated with blocking rendezvous: four transfers a micro-batch on
+    every stage's timeline)::
 
-        chunks (t_p2p(2 T d_m / n_a) + t_p2p(2 T d_m (1 + ds_pipe (n_a - 1)) / n_a))"""
+        (1 + ds_pipe) chunks (t_p2p(2 T d_m / n_a) + t_p2p(2 T d_m (1 + ds_pipe (n_a - 1)) / n_a))"""
     split = 2 * tokens() * d_m / n_a
     gradient = split * (1 + ds_pipe * (n_a - 1))
-    return chunks * present(n_l) * (point_to_point_time(split) + point_to_point_time(gradient))
+    return (1 + ds_pipe) * chunks * present(n_l) * (point_to_point_time(split) + point_to_point_time(gradient))
 
 
 def _vocabulary_chunks(slowest, stage, zero_bubble_stage, forward, backward, times, embedding, head, transfers):
