@@ -133,10 +133,10 @@ from .symbols import (
     r_sel,
     s_h,
     sp,
-    vc,
     t_h,
     t_hR,
     t_k,
+    vc,
     xi,
     z_1,
     z_2,
@@ -365,8 +365,8 @@ def step_terms() -> dict[str, sympy.Expr]:
     slowest = stage + maximum(embedding, head) + single_stage() * minimum(embedding, head)
     zero_bubble_stage = L * (forward + times["ramp_backward"] + times["recompute"]) + transfers
     # Llama 3's stages (vc): the layers, the embedding and the head share d_l + 2 slots evenly, so a full stage holds
-    # one slot more than d_l / n_l layers' worth of the first and last stages' share: the slowest is a full stage or
-    # the last (one layer fewer beside the head), and the ramp passes full stages (_vocabulary_chunks)
+    # (d_l + 2) / n_l layers and the last one layer fewer beside the head: the slowest is a full stage or the last,
+    # and the ramp passes full stages (_vocabulary_chunks)
     slowest, stage, zero_bubble_stage = _vocabulary_chunks(slowest, stage, zero_bubble_stage, forward, backward,
                                                            times, embedding, head, transfers)
     ramp = R_ramp * (zb * zero_bubble_stage + (1 - zb) * stage)
