@@ -82,7 +82,8 @@ def _case(rng: random.Random):
                            ("attention_kernel", ["cudnn", "fa2", "triton"]), ("mixed_precision", ["megatron", "amp", "amp-zeroed"]),
                            ("logit_bytes", [6, 10, 14]), ("ddp_bucket_copy", [True, False]),
                            ("host_sync", [True, False]),
-                           ("deepspeed_optimizer", [True, False]), ("deepspeed_pipeline", [True, False])):
+                           ("deepspeed_optimizer", [True, False]), ("deepspeed_pipeline", [True, False]),
+                           ("vocabulary_chunks", [True, False])):
         if rng.random() < 0.5:
             recipe[field] = rng.choice(choices)
     if recipe:

@@ -86,7 +86,9 @@ def test_published_schedules_are_read(runs):
     assert by_id["korthikanti2022-175b-seqsel"].schedule == "interleaved" and by_id["korthikanti2022-175b-seqsel"].n_v == 3
     llama = by_id["dubey2024-16384"]
     assert llama.schedule == "interleaved" and "n_v" in llama.assumed
-    assert {value for name, value in llama.bracket if name == "n_v"} == {1, 2, 8}
+    # section 3.3.2: the embedding and the head take a chunk each, so 126 layers + 2 make 8 chunks on each of 16 stages
+    assert llama.recipe.vocabulary_chunks and llama.n_v == 8 and llama.n_l * llama.n_v == llama.model.d_l + 2
+    assert {value for name, value in llama.bracket if name == "n_v"} == {1, 2, 4}
 
 
 def test_both_ends_of_every_reading_bracket_the_prediction(frame):

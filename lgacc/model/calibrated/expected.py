@@ -126,6 +126,7 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
         "ds_opt": float(recipe.deepspeed_optimizer), "ds_pipe": float(recipe.deepspeed_pipeline),
         "ov_dp": float(recipe.dp_overlap), "ov_tp": float(recipe.tp_overlap), "pg": float(recipe.dp_network == "per-gpu"),
         "improved": float(method is Method.IMPROVED), "s_h": float(recipe.host_sync),
+        "vc": float(recipe.vocabulary_chunks),
     }
 
 
@@ -292,7 +293,7 @@ def expected(
     check_config(config, model, heads_cap=assumptions.heads_cap)
     sched = check_schedule(schedule, n_v)
     n_v = as_count("n_v", n_v)
-    check_chunks(config, model, sched, n_v)
+    check_chunks(config, model, sched, n_v, vocabulary_chunks=recipe.vocabulary_chunks)
     calibration = fitted_calibration() if calibration is None else calibration
     r = expected_many(model, hardware, config.method, n_b=config.n_b, n_l=config.n_l, n_a=config.n_a,
                       n_mu=config.n_mu, b_mu=config.b_mu, partitioned=config.is_partitioned, recipe=recipe,

@@ -84,6 +84,13 @@ FIELDS: dict[str, str] = {
                           "full received gradient (2 d_m (2 - 1 / n_a) a token); its own process groups (the slice "
                           "group beside the tensor-parallel one, the model-parallel group, the tied embedding's first "
                           "and last stages) each hold NCCL buffers on a device reading (off: every other framework)",
+    "vocabulary_chunks": "with a pipeline, the embedding and the head each take one layer's place (Llama 3, Dubey et al. "
+                         "2024, section 3.3.2: \"we reduce one Transformer layer each from the first and the last "
+                         "stages\", whose first and last chunks hold only the embedding and only the output projection "
+                         "and loss): the pipeline's d_l + 2 slots are spread evenly, so the first and last stages hold "
+                         "one layer fewer and a schedule with chunks may have n_l n_v <= d_l + 2; off: the layers are "
+                         "spread evenly and the head and the embedding come on top of the last and first stages' share "
+                         "(Megatron-LM's and DeepSpeed's split, the default)",
 }
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
@@ -114,13 +121,14 @@ class Recipe:
     deepspeed_pipeline: bool = False
     cuda_graphs: bool = False
     host_sync: bool = True
+    vocabulary_chunks: bool = False
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
             raise UserInputError(f"recipe recompute={self.recompute!r} must be one of {', '.join(RECOMPUTE)}")
         for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy",
                      "cuda_graphs", "host_sync", "deepspeed_optimizer",
-                     "deepspeed_pipeline"):
+                     "deepspeed_pipeline", "vocabulary_chunks"):
             if not isinstance(getattr(self, name), bool):
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
         if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):

@@ -25,7 +25,8 @@ stream (``t_B`` grows by them), and the cast to the reduction's precision and th
 reduce-scatter waits for on its own stream (``t_RS`` grows by them).
 
 A device's stage passes one micro-batch in ``L (t_F' + t_BR') + 2 chunks t_p2p`` (``L = d_l / n_l``
-layers); the first stage adds the embedding, the last the head and the cross-entropy.  The
+layers; DeepSpeed's pipeline sends the backward's gradient whole, :func:`_stage_transfers`); the first stage adds
+the embedding, the last the head and the cross-entropy (Llama 3's layout: :func:`_vocabulary_chunks`).  The
 pipeline runs ``n_mu`` micro-batches through the slowest stage plus a ramp of ``R`` stage passes
 (the schedule's bubble, from :mod:`lgacc.model.formulas.schedules`)::
 
@@ -113,6 +114,7 @@ from .symbols import (
     T_0,
     c_window,
     chunks,
+    ds_pipe,
     e_fc1,
     e_fc2,
     e_proj,
@@ -134,6 +136,7 @@ from .symbols import (
     t_h,
     t_hR,
     t_k,
+    vc,
     xi,
     z_1,
     z_2,
@@ -309,6 +312,41 @@ def _head_time() -> sympy.Expr:
     return minimum(1, d_v) * (3 * table_gemm_time(T, d_v / n_a, d_m, e_fc1) + streaming_time(cross_entropy_bytes()))
 
 
+def _stage_transfers() -> sympy.Expr:
+    """A stage pass's pipeline transfers, ``chunks`` each way: the stage output forward and its gradient backward,
+    each split over the ``n_a`` tensor-parallel ranks (Megatron-LM's scatter-gather), a send and a receive at once
+    (one batched exchange, full duplex).  DeepSpeed's PipelineEngine (``ds_pipe``; v0.5, ``runtime/pipe/engine.py``)
+    splits the output (``is_pipe_partitioned``) but sends the gradient whole from every tensor-parallel rank
+    (``is_grad_partitioned = False``), ``n_a`` times the bytes; and its TrainSchedule (``runtime/pipe/schedule.py``)
+    issues each transfer as its own blocking instruction (a forward step's SendGrad then RecvActivation, a backward
+    step's RecvGrad then SendActivation; ``p2p.send`` and ``p2p.recv`` wait), so a stage's sends and receives
+    follow one another, twice the exchanges (simulated with blocking rendezvous: four transfers a micro-batch on
+    every stage's timeline)::
+
+        (1 + ds_pipe) chunks (t_p2p(2 T d_m / n_a) + t_p2p(2 T d_m (1 + ds_pipe (n_a - 1)) / n_a))"""
+    split = 2 * tokens() * d_m / n_a
+    gradient = split * (1 + ds_pipe * (n_a - 1))
+    return (1 + ds_pipe) * chunks * present(n_l) * (point_to_point_time(split) + point_to_point_time(gradient))
+
+
+def _vocabulary_chunks(slowest, stage, zero_bubble_stage, forward, backward, times, embedding, head, transfers):
+    """``(slowest, stage, zero_bubble_stage)`` with the recipe's ``vocabulary_chunks`` (``vc``): with a pipeline, the
+    embedding and the head each take one layer's place (Dubey et al. 2024, section 3.3.2: "we reduce one Transformer
+    layer each from the first and the last stages"), so ``L_v = (d_l + 2) / n_l`` slots a stage: a full stage passes
+    ``L_v`` layers, the last ``L_v - 1`` and the head, the first ``L_v - 1`` and the embedding::
+
+        tau_slowest = max(L_v (t_F' + t_BR'), (L_v - 1) (t_F' + t_BR') + max(t_emb, t_head)) + 2 chunks t_p2p
+
+    and the ramp passes full stages.  Off (``vc = 0``, or no pipeline) the three are returned as given."""
+    slots = vc * present(n_l)
+    extra = 2 * slots / n_l  # a full stage's layers beyond d_l / n_l
+    full = (layers_per_device() + extra) * (forward + backward)
+    vocabulary = maximum(full, full - (forward + backward) + maximum(embedding, head)) + transfers
+    return ((1 - slots) * slowest + slots * vocabulary,
+            stage + extra * (forward + backward),
+            zero_bubble_stage + extra * (forward + times["ramp_backward"] + times["recompute"]))
+
+
 @cache
 def step_terms() -> dict[str, sympy.Expr]:
     """``step`` (seconds of one training step) and its additive parts: ``pipeline`` (the micro-batches
@@ -321,11 +359,16 @@ def step_terms() -> dict[str, sympy.Expr]:
     forward = overlapped(times["forward"], gather)
     backward = overlapped(times["backward"] + times["recompute"] + copies, gather + before_scatter + scatter)
     L = layers_per_device()
-    transfers = 2 * chunks * present(n_l) * point_to_point_time(2 * tokens() * d_m / n_a)
+    transfers = _stage_transfers()
     stage = L * (forward + backward) + transfers
     embedding, head = streaming_time(embedding_bytes()), _head_time()
     slowest = stage + maximum(embedding, head) + single_stage() * minimum(embedding, head)
     zero_bubble_stage = L * (forward + times["ramp_backward"] + times["recompute"]) + transfers
+    # Llama 3's stages (vc): the layers, the embedding and the head share d_l + 2 slots evenly, so a full stage holds
+    # (d_l + 2) / n_l layers and the last one layer fewer beside the head: the slowest is a full stage or the last,
+    # and the ramp passes full stages (_vocabulary_chunks)
+    slowest, stage, zero_bubble_stage = _vocabulary_chunks(slowest, stage, zero_bubble_stage, forward, backward,
+                                                           times, embedding, head, transfers)
     ramp = R_ramp * (zb * zero_bubble_stage + (1 - zb) * stage)
     # a partitioned state's gathers and reduce-scatters at each pass's ends, per micro-batch (_zero3_edges)
     pipeline = n_mu * (slowest + _zero3_edges())

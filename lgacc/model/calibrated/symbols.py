@@ -91,6 +91,7 @@ ds_pipe = _indicator("ds_pipe")
 ov_dp = _indicator("ov_dp")
 ov_tp = _indicator("ov_tp")
 s_h = _indicator("s_h")
+vc = _indicator("vc")
 pg = _indicator("pg")
 improved = _indicator("improved")
 # --- memory constants ---
@@ -182,6 +183,8 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("ov_tp", ov_tp, "tensor-parallel collectives overlapped with the layer's matrix products, 0 or 1", "indicator"),
     ("s_h", s_h, "the host waits for the device after the layers' passes (the exposed reduction and the optimizer "
      "step follow the host's floor), 0 or 1", "indicator"),
+    ("vc", vc, "the embedding and the head each take one layer's place in the pipeline (Llama 3's stages: the first and "
+     "last hold one layer fewer), 0 or 1", "indicator"),
     ("improved", improved, "the paper's improved method (layered gradient accumulation where the schedule allows), 0 or 1",
      "indicator"),
     ("phi", phi, "allocator fragmentation, a share of the activations", "1"),

@@ -212,10 +212,16 @@ def check_config(config, model: Transformer, *, heads_cap: bool) -> None:
     config.check_model(model, heads_cap=heads_cap)
 
 
-def check_chunks(config: TrainingConfig, model: Transformer, schedule: str | None, n_v: int) -> None:
-    """Every chunk of a pipelined schedule holds at least one layer: ``n_l n_v <= d_l`` when ``n_l > 1``."""
-    if config.n_l > 1 and config.n_l * n_v > model.d_l:
+def check_chunks(config: TrainingConfig, model: Transformer, schedule: str | None, n_v: int, *,
+                 vocabulary_chunks: bool = False) -> None:
+    """Every chunk of a pipelined schedule holds at least one layer: ``n_l n_v <= d_l`` when ``n_l > 1``; with
+    ``vocabulary_chunks`` (the calibrated recipe's: the embedding and the head take a chunk each, as Llama 3's
+    pipeline does) ``n_l n_v <= d_l + 2``."""
+    slots = model.d_l + (2 if vocabulary_chunks else 0)
+    if config.n_l > 1 and config.n_l * n_v > slots:
+        what = (f"layer count d_l={model.d_l} plus the embedding's and the head's chunks" if vocabulary_chunks
+                else f"layer count d_l={model.d_l}")
         raise UserInputError(
             f"training configuration: n_l n_v = {config.n_l} x {n_v} = {config.n_l * n_v} exceeds the {model.name} "
-            f"layer count d_l={model.d_l} (a chunk of the {schedule} schedule needs at least one layer)"
+            f"{what} (a chunk of the {schedule} schedule needs at least one layer)"
         )

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '0d6dd7d536f41512a69dc277'
+SOURCE_KEY = '9941c3e2641bcadd6bbb6dc4'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

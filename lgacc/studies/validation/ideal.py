@@ -45,7 +45,7 @@ def ideal_efficiency(run: Run, convention: str = "physical", dp_network: str = "
         raise UserInputError(f"dp_network={dp_network!r} must be one of {', '.join(DP_NETWORKS)}")
     own = run.schedule == default_schedule(run.method.layered)  # the method's own pipeline: the paper's evaluation
     result = evaluate(run.model, run.hardware, run.config(), assumptions=_assumptions(convention, dp_network),
-                      form=PREDICTION_FORM, schedule=None if own else run.schedule, n_v=run.n_v)
+                      form=PREDICTION_FORM, schedule=None if own else run.schedule, n_v=run.ideal_n_v)
     return result.efficiency
 
 

@@ -85,6 +85,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "host_sync": (True, False),
     "deepspeed_optimizer": (True, False),
     "deepspeed_pipeline": (True, False),
+    "vocabulary_chunks": (True, False),
 }
 
 
@@ -143,6 +144,9 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                             "after the backward (a DeepSpeed run says so in its file)", lambda r: ()),
     "deepspeed_pipeline": (False, "a framework other than DeepSpeed: no PipelineEngine buffers or process groups (a "
                            "DeepSpeed pipeline run says so in its file)", lambda r: ()),
+    "vocabulary_chunks": (False, "the layers spread evenly over the stages, the embedding and the head on top of the "
+                          "first and last stages' share (Megatron-LM's and DeepSpeed's split; a run whose source gives "
+                          "them a chunk of their own says so in its file)", lambda r: ()),
 }
 
 
@@ -219,6 +223,18 @@ class Run:
                               b_mu=self.b_mu, partitioned=partitioned, n_e=self.n_e, n_c=self.n_c,
                               precision=self.precision)
 
+    @property
+    def chunk_slots(self) -> int:
+        """Chunks a pipeline may cut: ``d_l``, and two more where the embedding and the head take a chunk each
+        (the recipe's ``vocabulary_chunks``)."""
+        return self.model.d_l + (2 if self.recipe.vocabulary_chunks else 0)
+
+    @property
+    def ideal_n_v(self) -> int:
+        """The chunks per device the ideal model evaluates: the run's, at most ``d_l // n_l`` (the paper's chunks
+        hold layers only; a run whose embedding and head take chunks of their own may have more)."""
+        return self.n_v if self.n_l == 1 else max(1, min(self.n_v, self.model.d_l // self.n_l))
+
     def reading(self) -> dict[str, Any]:
         """Every field of :data:`READING_FIELDS` as evaluated."""
         values = {"schedule": self.schedule, "n_v": self.n_v, "micro_batch_size": self.b_mu,
@@ -227,7 +243,7 @@ class Run:
                        ("sequence_parallel", "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes",
                         "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
                         "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs", "host_sync",
-                        "deepspeed_optimizer", "deepspeed_pipeline")})
+                        "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -238,11 +254,11 @@ class Run:
             return dataclasses.replace(self, b_mu=value)
         if name == "schedule":
             schedule, n_v = value if isinstance(value, tuple) else (value, 1)
-            if self.n_l > 1 and self.n_l * n_v > self.model.d_l:
+            if self.n_l > 1 and self.n_l * n_v > self.chunk_slots:
                 return None
             return dataclasses.replace(self, schedule=schedule, n_v=n_v)
         if name == "n_v":
-            if self.n_l * value > self.model.d_l and self.n_l > 1:
+            if self.n_l * value > self.chunk_slots and self.n_l > 1:
                 return None
             return dataclasses.replace(self, n_v=value)
         recipe_name = "recompute" if name == "recomputation" else name
@@ -493,7 +509,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     ddp_bucket_copy=values["ddp_bucket_copy"], cuda_graphs=values["cuda_graphs"],
                     host_sync=values["host_sync"],
                     deepspeed_optimizer=values["deepspeed_optimizer"],
-                    deepspeed_pipeline=values["deepspeed_pipeline"])
+                    deepspeed_pipeline=values["deepspeed_pipeline"],
+                    vocabulary_chunks=values["vocabulary_chunks"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,
