@@ -121,6 +121,13 @@ def _measured_tables() -> list[dict]:
     out += [{"operation": "fused attention (by kernel and sequence length)", "gpus": list(t["gpus"]),
              "file": str(ATTENTION_FILE.relative_to(root)), "command": "python -m lgacc.model.calibrated.attention"}
             for t in attention_tables()]
+    from lgacc.model.calibrated.attention import derived_kernels
+
+    out += [{"operation": f"fused attention, kernel {kernel} ({spec['from']}'s forward and backward speeds over "
+                          f"{spec['forward_speedup']:g} and {spec['backward_speedup']:g}: the speed-ups its authors "
+                          "state; where no table holds the GPU, the calibration's attention efficiency slowed alike)",
+             "gpus": ["all"], "file": str(ATTENTION_FILE.relative_to(root)),
+             "command": "python -m lgacc.model.calibrated.attention"} for kernel, spec in derived_kernels().items()]
     from lgacc.model.calibrated.host import TRAINING_FILE
 
     out.append({"operation": "host time to issue a layer's work in an eager framework (the stage's floor)",
