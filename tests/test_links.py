@@ -95,3 +95,28 @@ def test_the_b200_all_to_all_reads_its_own_fit_by_group_size():
         assert efficiency * 900e9 == pytest.approx(0.5968 * 900 * 2**30, rel=1e-12)
         assert alpha == pytest.approx(latency * 1e-6, rel=1e-12), ranks
     assert all_to_all_constants(900e9, 72, 8) is None and all_to_all_constants(450e9, 8, 8) is None
+
+
+@pytest.mark.parametrize("change", ["drop ops", "drop fixed", "ops not a mapping", "gpus not a number"])
+def test_a_malformed_fits_file_is_one_clear_line(tmp_path, change):
+    import yaml
+
+    from lgacc.errors import UserInputError
+    from lgacc.model.calibrated.links import FITS_FILE, measured_fits
+
+    data = yaml.safe_load(FITS_FILE.read_text())
+    fit = data["fits"][0]
+    if change == "drop ops":
+        del fit["ops"]
+    elif change == "drop fixed":
+        for op in fit["ops"].values():
+            op.pop("fixed_latency_us", None)
+    elif change == "ops not a mapping":
+        fit["ops"] = ["all_gather"]
+    else:
+        fit["gpus_per_node"] = "eight"
+    path = tmp_path / "fits.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(UserInputError, match="fits.yaml: ") as raised:
+        measured_fits(path)
+    assert "\n" not in str(raised.value)

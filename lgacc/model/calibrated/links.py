@@ -135,6 +135,18 @@ def measured_fits(path: Path = FITS_FILE) -> dict[str, MeasuredFit]:
     latency_us scale (n + offset) + scale (n + offset)/n S / (efficient_factor nominal_gib_per_s 2^30)`` with scale 1,
     offset -1 (the file's header)."""
     data = load_yaml_mapping(path, "NCCL fits file")
+    try:
+        return _read_fits(path, data)
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
+        if isinstance(error, UserInputError):
+            raise
+        what = f"key {error.args[0]!r} is missing" if isinstance(error, KeyError) else f"an entry is malformed ({error})"
+        raise UserInputError(f"{Path(path).name}: {what}; each fit needs name, source, link_gb_per_s, gpus_per_node, "
+                             "nominal_gib_per_s, model_reads and ops with efficient_factor, fixed_latency_us, "
+                             "latency_us, scale and offset") from None
+
+
+def _read_fits(path: Path, data: dict) -> dict[str, MeasuredFit]:
     out = {}
     for fit in data.get("fits", []):
         ops = [fit["ops"][op] for op in fit["model_reads"]]
