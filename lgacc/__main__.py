@@ -6,7 +6,6 @@ Ctrl-C (SIGINT) or SIGTERM at any moment, while modules import included, prints 
 second signal while the first is reported is ignored.
 """
 
-import signal
 import sys
 
 
@@ -33,17 +32,12 @@ def run() -> int:
 
 
 def _report(interrupt: BaseException) -> int:
-    for name in ("SIGINT", "SIGTERM"):
-        signal.signal(getattr(signal, name), signal.SIG_IGN)
-    from lgacc.errors import interrupt_exit_code
+    """One line, ``lgacc COMMAND: interrupted``, and 130 or 143 (:func:`lgacc.errors.report_interrupt`: a second
+    signal meanwhile is ignored, and the signals are left as a fresh interpreter has them)."""
+    from lgacc.errors import report_interrupt
 
     command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
-    print(f"lgacc{' ' + command if command and command.isidentifier() else ''}: interrupted", file=sys.stderr)
-    # the process ends here; called in-process, it leaves the signals as a fresh interpreter has them, so
-    # that no later child inherits an ignored Ctrl-C
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    return interrupt_exit_code(interrupt)
+    return report_interrupt(f"lgacc{' ' + command if command and command.isidentifier() else ''}", interrupt)
 
 
 if __name__ == "__main__":
