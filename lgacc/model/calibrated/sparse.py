@@ -252,14 +252,16 @@ def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfi
     if n_e == 1:
         return expert, whole, 0.0
     inside = n_e * config.n_a <= hw.gpus_per_node
-    link = _link_inputs(hw, calibration)  # NVLink: the table of the GPU's NVLink generation (.links)
-    bandwidth, alpha = ((link["eta_nvl"] * h["beta_nvl"], link["alpha_nvl"] + (n_e - 1) * link["delta_nvl"]) if inside
-                        else (cal["eta"] * h["beta_ib"], cal["alpha_ib"]))
     from .links import all_to_all_constants  # here, as in .expected: python -m lgacc.model.calibrated.links
 
     measured_a2a = all_to_all_constants(h["beta_nvl"], hw.gpus_per_node, n_e) if inside else None
     if measured_a2a is not None:  # an all-to-all measured on the GPU's node (.links): its own share and latency
         bandwidth, alpha = measured_a2a[0] * h["beta_nvl"], measured_a2a[1]
+    elif inside:  # NVLink: the collectives' constants of the GPU's node or NVLink generation (.links)
+        link = _link_inputs(hw, calibration)
+        bandwidth, alpha = link["eta_nvl"] * h["beta_nvl"], link["alpha_nvl"] + (n_e - 1) * link["delta_nvl"]
+    else:
+        bandwidth, alpha = cal["eta"] * h["beta_ib"], cal["alpha_ib"]
     size = tokens * k * model.d_m * 2 * (n_e - 1) / n_e / config.n_a
     one = alpha + size / bandwidth
     return expert, whole, (2 + recompute) * 2 * one

@@ -52,27 +52,20 @@ def bound_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str:
                    f"{bound['every_reading']} of {bound['of']}.")
 
 
-def _nvlink4() -> dict[str, float]:
-    """The NVLink collectives' constants an H100 reads (:func:`lgacc.model.calibrated.links.nvlink_constants`)."""
+def _nvlink(gpu: str) -> dict[str, float]:
+    """The NVLink collectives' constants the GPU ``gpu`` reads on its own node (a fit measured on such a node, else
+    its NVLink generation's table: :func:`lgacc.model.calibrated.links.nvlink_constants`)."""
     from lgacc.model.calibrated.links import nvlink_constants
     from lgacc.model.hardware import load_hardware
 
-    return nvlink_constants(load_hardware("h100-sxm").nvlink_bandwidth_bytes_per_s / 2)[1]
-
-
-def _nvlink5() -> dict[str, float]:
-    """The NVLink collectives' constants a B200 on its 8-GPU node reads (a fit measured there, with a latency per
-    rank: :func:`lgacc.model.calibrated.links.nvlink_constants`)."""
-    from lgacc.model.calibrated.links import nvlink_constants
-    from lgacc.model.hardware import load_hardware
-
-    b200 = load_hardware("b200")
-    return nvlink_constants(b200.nvlink_bandwidth_bytes_per_s / 2, b200.gpus_per_node)[1]
+    hardware = load_hardware(gpu)
+    return nvlink_constants(hardware.nvlink_bandwidth_bytes_per_s / 2, hardware.gpus_per_node)[1]
 
 
 def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
     """The fitted parameters and the calibrated model's errors: held out, fitted on all, within publication (beside
     Calculon's), and memory."""
+    nvlink4, nvlink5 = _nvlink("h100-sxm"), _nvlink("b200")
     return (f"Fitted on the step times of {numbers['time_runs']} runs: $\\kappa$ = {parameters.kappa:.3g} (the share of "
             f"the isolated kernels' matrix-multiply speed real layers reach: of each layer product's efficiency "
             f"measured by shape on H100-class GPUs, of the GPU's best elsewhere) and $\\xi$ = {parameters.xi:.3g} (the share of "
@@ -81,9 +74,9 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
             f"{parameters.eta:.3g} (achieved over link bandwidth) and the NVLink latency "
             f"{parameters.nvlink_latency_s * 1e6:.0f} µs come from an α–β fit to a published NCCL all-reduce benchmark "
             f"on A100 (H100 and H200 read the NVLink 4 table of the same benchmark: $\\eta$ "
-            f"{_nvlink4()['eta_nvl']:.3g}, {_nvlink4()['alpha_nvl'] * 1e6:.0f} µs; the B200 reads SimuMax's all-gather and "
-            f"reduce-scatter fits, measured on its 8-GPU node: $\\eta$ {_nvlink5()['eta_nvl']:.3g}, "
-            f"{_nvlink5()['alpha_nvl'] * 1e6:.0f} µs plus {_nvlink5()['delta_nvl'] * 1e6:.1f} µs for each rank beyond the "
+            f"{nvlink4['eta_nvl']:.3g}, {nvlink4['alpha_nvl'] * 1e6:.0f} µs; the B200 reads SimuMax's all-gather and "
+            f"reduce-scatter fits, measured on its 8-GPU node: $\\eta$ {nvlink5['eta_nvl']:.3g}, "
+            f"{nvlink5['alpha_nvl'] * 1e6:.0f} µs plus {nvlink5['delta_nvl'] * 1e6:.1f} µs for each rank beyond the "
             f"first), an eager framework's step is never "
             f"shorter than its host takes to issue it ({parameters.host_layer_s * 1e3:.1f} ms per layer and micro-batch, "
             f"measured on an H100; the reduction left after the last backward pass and the optimizer step follow "
