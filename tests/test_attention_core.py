@@ -14,7 +14,7 @@ from lgacc.model.calibrated.sparse import (active_surrogate, attention_core_addi
                                            expected_sparse)
 from lgacc.model.config import TrainingConfig
 from lgacc.model.hardware import load_hardware
-from lgacc.model.transformer import load_model
+from lgacc.model.transformer import Transformer, load_model
 from lgacc.paths import DATA
 
 V2 = DATA / "validation" / "models" / "simumax-deepseek-v2-l4.yaml"
@@ -106,3 +106,56 @@ def test_unfused_core_at_the_gemm_rate_by_hand():
     selective = replace(unfused, recompute="selective")
     got = attention_core_addition(model, surrogate, hw, _v2_config(), calibration, selective, 0.0)
     assert got == pytest.approx(4 * extra / rate, rel=1e-12)
+
+
+def _llama_8b_at(sequence: int) -> Transformer:
+    """Llama 3 8B's shape (32 layers, 32 heads of 128, 8 key-value heads) at a sequence of ``sequence`` tokens."""
+    return Transformer(name="Llama-3-8B shape", d_l=32, d_m=4096, d_a=32, d_h=128, d_s=sequence, d_I=14336,
+                       gated=True, d_kv=8, d_v=128256)
+
+
+def test_ring_attention_core_by_hand_without_flash_attention():
+    """Context parallelism over n_c ranks: a rank's d_s / n_c queries meet all d_s keys (ring attention), so its
+    unfused core computes 4 h (d_s / n_c) d_s d_h flops forward where the surrogate (the shard alone) computes
+    4 h (d_s / n_c)^2 d_h; the difference, forward and twice backward, at kappa e_max c."""
+    hw, calibration = load_hardware(B200), fitted_calibration().replace(kappa=0.8)
+    model, n_c = _llama_8b_at(32768), 4
+    config = TrainingConfig("baseline", n_b=2, n_c=n_c)
+    surrogate = active_surrogate(model, n_c)
+    assert surrogate.d_s == 32768 // 4
+    h, d_h, s = 32.0, 128.0, 32768.0
+    extra = 4 * h * d_h * (s / n_c * s - (s / n_c) ** 2)
+    rate = 0.8 * hw.gemm_max_efficiency * 2250e12
+    unfused = replace(CUDNN, flash_attention=False)
+    got = attention_core_addition(model, surrogate, hw, config, calibration, unfused, 0.0)
+    assert got == pytest.approx(3 * extra / rate, rel=1e-12)
+
+
+def test_ring_attention_addition_grows_with_the_other_shards_at_a_fixed_shard_length():
+    """With flash attention the shard's kernel runs at the efficiency of its own length: at a fixed shard of 8192
+    tokens the addition is n_c - 1 shards' worth (3 at n_c = 4 against 1 at n_c = 2), and none without context
+    parallelism."""
+    hw, cal = load_hardware(B200), fitted_calibration()
+
+    def addition(n_c):
+        model = _llama_8b_at(8192 * n_c)
+        config = TrainingConfig("baseline", n_b=2, n_c=n_c)
+        return attention_core_addition(model, active_surrogate(model, n_c), hw, config, cal, CUDNN, 0.0)
+
+    assert addition(1) == 0.0
+    assert addition(2) > 0
+    assert addition(4) / addition(2) == pytest.approx(3.0, rel=1e-12)
+
+
+def test_context_parallel_step_holds_the_ring_attention():
+    """The expected step of a context-parallel dense run counts the ring's attention (it did not: the shard's
+    own core only), over every layer."""
+    hw = load_hardware(B200)
+    model = _llama_8b_at(65536)
+    config = TrainingConfig("baseline", n_b=2, n_c=4)
+    result = expected_sparse(model, hw, config, recipe=CUDNN)
+    per_layer = attention_core_addition(model, active_surrogate(model, 4), hw, config, fitted_calibration(), CUDNN,
+                                        0.0)
+    assert per_layer > 0
+    assert result.attention_core_s == pytest.approx(model.d_l * per_layer)
+    assert result.step_time_s == pytest.approx(result.dense.step_time_s + result.attention_core_s)

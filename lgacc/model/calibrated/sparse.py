@@ -39,8 +39,15 @@ Otherwise the expected step is composed of:
    (the ZeRO stage's weights, gradients, optimizer) is split over the ``n_b n_c`` data- and context-parallel ranks
    together, as Megatron-Core's distributed optimizer and torchtitan's FSDP2 split it.
 
-Not modelled (named): attention under context parallelism is the shard's own (``(d_s / n_c)^2`` rather than the
-``d_s^2 / n_c`` of ring attention: an underestimate of the attention time), and the key-value exchange's time.
+Under context parallelism the surrogate's attention is the shard's own, ``(d_s / n_c)^2`` pairs, where ring attention
+(Megatron-Core's context parallelism, torchtitan's ``context_parallel``) has each shard's queries meet the keys of
+the whole sequence: with the causal mask balanced over the ranks (both frameworks' default load balancing) a rank
+computes ``d_s^2 / (2 n_c)`` unmasked pairs, ``n_c`` times the shard's own; every layer adds the difference
+(:func:`attention_core_addition`), at the kernel's efficiency for the shard's length (each ring step is one
+attention call of a shard's queries against one shard's keys).
+
+Not modelled (named): the key-value exchange's time (overlapped with the ring's steps; at the sequence lengths that
+need context parallelism each step's attention outlasts its exchange).
 """
 
 from __future__ import annotations
@@ -198,17 +205,21 @@ def attention_core_addition(model: Transformer, surrogate: Transformer, hw: Hard
     ``kappa e_att c``, each core at its own ``e_att`` (the GPU's attention table by shape where it has one:
     SimuMax's B200 entries with ``qk_head_dim`` 192 and ``v_head_dim`` 128); unfused, the score and value products
     at ``kappa e_max c``, backward twice the forward, recomputed forward under full and selective recomputation.
-    Zero for a model whose heads are the surrogate's."""
+    Under context parallelism (``n_c > 1``) the surrogate's sequence is the shard, ``d_s' = d_s / n_c``, and ring
+    attention's core is ``n_c`` times the shard's own (the module's docstring): ``2 n_c b_mu d_s'^2 (d_a / n_a)
+    (d_qk + d_v)``, timed at the efficiency for ``d_s'``.  Zero for a model whose heads are the surrogate's without
+    context parallelism."""
     from .expected import fused_attention_efficiency
 
     d_qk, d_v = attention_core_widths(model)
     d_h = float(surrogate.d_h)
-    if d_qk == d_h and d_v == d_h:
+    if d_qk == d_h and d_v == d_h and config.n_c == 1:
         return 0.0
     h = _hardware_inputs(hw)
     kappa = _calibration_inputs(calibration)["kappa"]
     d_s, heads = float(surrogate.d_s), config.b_mu * model.d_a / config.n_a
-    real = 2 * heads * d_s**2 * (d_qk + d_v)
+    # ring attention: the shard's queries meet every shard's keys, n_c times the shard's own unmasked pairs
+    real = config.n_c * 2 * heads * d_s**2 * (d_qk + d_v)
     replaced = 4 * heads * d_s**2 * d_h
     if recipe.flash_attention:
         passes = (1 + recompute) * 0.5 + 2.5 * 0.5  # executed half: forward (and its recomputation), backward

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '0deda5741fda4efbf7c8d86c'
+SOURCE_KEY = '511ad347b983066d9d05851d'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
