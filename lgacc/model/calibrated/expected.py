@@ -162,10 +162,16 @@ def inputs(
     n_v: int = 1,
     calibration: Calibration | None = None,
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+    attention_peak_flop_per_s: float | None = None,
 ) -> dict[str, Any]:
     """Every input of the main program (:data:`lgacc.model.calibrated.symbols.NAMES`) for the configurations
     of broadcastable arrays ``n_b, n_l, n_a, n_mu, b_mu`` (floats, broadcast to one shape), the schedule's
-    numbers included.  ``schedule=None`` is the method's own pipeline, as the ideal model's."""
+    numbers included.  ``schedule=None`` is the method's own pipeline, as the ideal model's.
+
+    ``attention_peak_flop_per_s``: the peak the fused attention core runs at where it differs from the matrix
+    products' (``hardware``'s): an FP8 recipe multiplies its linear maps in FP8 and keeps the attention in bf16
+    (Transformer Engine's ``fp8_dpa`` and torchao's float8 leave it there), so its ``e_att`` is read against the
+    bf16 peak.  None: the attention runs at ``hardware``'s peak."""
     model = as_model(model)
     method = parse_method(method)
     hw = apply_to_hardware(load_hardware(hardware), assumptions)
@@ -185,6 +191,8 @@ def inputs(
         values.update(t_h=0.0, t_hR=0.0)
     values["e_att"] = fused_attention_efficiency(hw, recipe, calibration, model.d_s, model.d_a, model.d_h, model.d_kv,
                                                  values["n_a"])
+    if attention_peak_flop_per_s is not None:  # the program times attention at kappa e_att c, c the products' peak
+        values["e_att"] = values["e_att"] * attention_peak_flop_per_s / hw.peak_flop_per_s
     values.update(_gemm_inputs(hw.name, model, values["n_a"], values["b_mu"]))
     values.update(run(programs()[f"schedule:{name}"], values))
     return values
@@ -287,8 +295,10 @@ def expected(
     calibration: Calibration | None = None,
     steps: int = 100_000,
     assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+    attention_peak_flop_per_s: float | None = None,
 ) -> Expected:
-    """One configuration (checked as :func:`lgacc.model.evaluator.evaluate` checks it) under the calibrated model."""
+    """One configuration (checked as :func:`lgacc.model.evaluator.evaluate` checks it) under the calibrated model
+    (``attention_peak_flop_per_s``: as :func:`inputs`)."""
     model = as_model(model)
     check_config(config, model, heads_cap=assumptions.heads_cap)
     sched = check_schedule(schedule, n_v)
@@ -297,7 +307,8 @@ def expected(
     calibration = fitted_calibration() if calibration is None else calibration
     r = expected_many(model, hardware, config.method, n_b=config.n_b, n_l=config.n_l, n_a=config.n_a,
                       n_mu=config.n_mu, b_mu=config.b_mu, partitioned=config.is_partitioned, recipe=recipe,
-                      schedule=sched, n_v=n_v, calibration=calibration, steps=steps, assumptions=assumptions)
+                      schedule=sched, n_v=n_v, calibration=calibration, steps=steps, assumptions=assumptions,
+                      attention_peak_flop_per_s=attention_peak_flop_per_s)
     hw = apply_to_hardware(load_hardware(hardware), assumptions)
     memory = float(r["memory_bytes"])
     return Expected(

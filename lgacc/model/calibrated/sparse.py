@@ -6,8 +6,10 @@ Otherwise the expected step is composed of:
 1. **the active model, dense**: the calibrated program on a dense transformer with the same attention, layers and
    sequence, whose feed-forward width ``d_I'`` makes its layer weights the active weights a token meets
    (``(2 or 3) d_m d_I' = p_active / d_l - attention``); under context parallelism its sequence is the shard
-   ``d_s / n_c``; under FP8 the GPU's peak is the spec's dense FP8 peak (the matmul efficiency ``e_max`` stays the
-   bf16 one: the specs give no measured FP8 maximum); its heads are ``d_m / d_a`` wide, so where the model's attention
+   ``d_s / n_c``; under FP8 the matrix products run at the spec's dense FP8 peak (the matmul efficiency ``e_max``
+   stays the bf16 one: the specs give no measured FP8 maximum) and the fused attention core at the bf16 peak (FP8
+   recipes keep it in bf16: Transformer Engine's ``fp8_dpa`` is off by default, torchao's float8 converts linear
+   layers only); its heads are ``d_m / d_a`` wide, so where the model's attention
    core is wider (multi-head latent attention's ``d_hn + d_hr`` scores and ``d_hv`` values, a decoupled model's
    ``d_h``) every layer adds the difference (:func:`attention_core_addition`), stretched by the ramp as in 5;
 2. **grouped-GEMM efficiency at the per-expert token count**: a GPU's ``E / n_e`` experts each multiply
@@ -194,7 +196,8 @@ def attention_core_widths(model: Transformer) -> tuple[float, float]:
 
 
 def attention_core_addition(model: Transformer, surrogate: Transformer, hw: Hardware, config: TrainingConfig,
-                            calibration: Calibration, recipe: Recipe, recompute: float) -> float:
+                            calibration: Calibration, recipe: Recipe, recompute: float,
+                            attention_peak_flop_per_s: float | None = None) -> float:
     """Seconds one layer's attention core adds per micro-batch (forward, backward, recomputation) beyond the
     surrogate's, whose heads are ``d_m / d_a`` wide (:func:`active_surrogate` keeps ``d_a d_h = d_m``): latent
     attention's scores are ``d_hn + d_hr`` wide and its values ``d_hv`` (DeepSeek-V2/V3: 192 and 128 where the
@@ -207,8 +210,9 @@ def attention_core_addition(model: Transformer, surrogate: Transformer, hw: Hard
     at ``kappa e_max c``, backward twice the forward, recomputed forward under full and selective recomputation.
     Under context parallelism (``n_c > 1``) the surrogate's sequence is the shard, ``d_s' = d_s / n_c``, and ring
     attention's core is ``n_c`` times the shard's own (the module's docstring): ``2 n_c b_mu d_s'^2 (d_a / n_a)
-    (d_qk + d_v)``, timed at the efficiency for ``d_s'``.  Zero for a model whose heads are the surrogate's without
-    context parallelism."""
+    (d_qk + d_v)``, timed at the efficiency for ``d_s'``.  The core runs at ``attention_peak_flop_per_s`` where
+    given (FP8 recipes keep attention in bf16), else at ``hw``'s peak.  Zero for a model whose heads are the
+    surrogate's without context parallelism."""
     from .expected import fused_attention_efficiency
 
     d_qk, d_v = attention_core_widths(model)
@@ -216,6 +220,7 @@ def attention_core_addition(model: Transformer, surrogate: Transformer, hw: Hard
     if d_qk == d_h and d_v == d_h and config.n_c == 1:
         return 0.0
     h = _hardware_inputs(hw)
+    peak = h["c"] if attention_peak_flop_per_s is None else float(attention_peak_flop_per_s)
     kappa = _calibration_inputs(calibration)["kappa"]
     d_s, heads = float(surrogate.d_s), config.b_mu * model.d_a / config.n_a
     # ring attention: the shard's queries meet every shard's keys, n_c times the shard's own unmasked pairs
@@ -226,11 +231,11 @@ def attention_core_addition(model: Transformer, surrogate: Transformer, hw: Hard
 
         def rate(qk, v):
             return kappa * float(fused_attention_efficiency(hw, recipe, calibration, d_s, model.d_a, qk, model.d_kv,
-                                                            config.n_a, v)) * h["c"]
+                                                            config.n_a, v)) * peak
 
         return passes * (real / rate(d_qk, d_v) - replaced / rate(d_h, d_h))
     again = recompute + float(recipe.recompute == "selective")  # unfused, selective recomputation redoes the core
-    return (3 + again) * (real - replaced) / (kappa * h["e_max"] * h["c"])
+    return (3 + again) * (real - replaced) / (kappa * h["e_max"] * peak)
 
 
 def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfig, calibration: Calibration,
@@ -297,18 +302,21 @@ def expected_sparse(
         return expected(model, hardware, config, recipe=recipe, schedule=schedule, n_v=n_v, calibration=calibration,
                         steps=steps, assumptions=assumptions)
     calibration = fitted_calibration() if calibration is None else calibration
-    hw = apply_to_hardware(load_hardware(hardware), assumptions).at_precision(config.precision)
+    bf16 = apply_to_hardware(load_hardware(hardware), assumptions)
+    hw = bf16.at_precision(config.precision)
+    # FP8 recipes multiply the linear maps in FP8 and keep the attention core in bf16 (at the bf16 peak)
+    attention_peak = None if config.precision == "bf16" else bf16.peak_flop_per_s
     surrogate = active_surrogate(model, config.n_c)
     dense_config = replace(config, n_e=1, n_c=1, precision="bf16")
     # the hardware is already read under ``gb``
     dense = expected(surrogate, hw, dense_config, recipe=recipe, schedule=schedule, n_v=n_v, calibration=calibration,
-                     steps=steps, assumptions=assumptions.replace(gb="GiB"))
+                     steps=steps, assumptions=assumptions.replace(gb="GiB"), attention_peak_flop_per_s=attention_peak)
     recompute = {"full": 1.0, "alternate": 0.5}.get(recipe.recompute, 0.0)
     expert_s, whole_s, a2a_s = _per_layer_additions(model, hw, config, calibration, recompute, surrogate)
     repeats = (config.n_mu + config.n_l - 1) * model.moe_layers / config.n_l
     # every layer's attention core beyond the surrogate's, stretched by the ramp like the experts' additions
     core_s = (config.n_mu + config.n_l - 1) * model.d_l / config.n_l * attention_core_addition(
-        model, surrogate, hw, config, calibration, recipe, recompute)
+        model, surrogate, hw, config, calibration, recipe, recompute, attention_peak)
     step = dense.step_time_s + repeats * (expert_s + a2a_s) + core_s
     imbalanced = step + repeats * IMBALANCE["capacity-2"] * (a2a_s + whole_s)
     held = float(model.p_held(config.n_e)) + model.p_embedding

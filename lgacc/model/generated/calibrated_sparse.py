@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '511ad347b983066d9d05851d'
+SOURCE_KEY = '945172a674d419c1b1723eb2'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

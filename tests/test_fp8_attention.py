@@ -1,0 +1,55 @@
+"""FP8 recipes multiply the linear maps in FP8 and keep the fused attention core in bf16 (lgacc.model.calibrated.sparse):
+the calibrated model times the attention at the bf16 peak, not at the FP8 peak the products reach."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from lgacc.model.calibrated.expected import inputs
+from lgacc.model.calibrated.parameters import fitted_calibration
+from lgacc.model.calibrated.recipe import DEFAULT_RECIPE
+from lgacc.model.calibrated.sparse import expected_sparse
+from lgacc.model.config import TrainingConfig
+from lgacc.model.hardware import load_hardware
+from lgacc.model.transformer import Transformer
+
+FLASH = replace(DEFAULT_RECIPE, flash_attention=True, recompute="none")
+
+
+def _model(sequence: int) -> Transformer:
+    return Transformer(name="Llama-3-8B shape", d_l=32, d_m=4096, d_a=32, d_h=128, d_s=sequence, d_I=14336,
+                       gated=True, d_kv=8, d_v=128256)
+
+
+@pytest.mark.parametrize("gpu", ["h100-sxm", "b200"])
+def test_the_attention_rate_is_the_bf16_one_under_fp8(gpu):
+    """kappa e_att c, the program's attention rate, is the same whether the products run at the bf16 or the FP8
+    peak when the attention's peak is given as the bf16 one."""
+    bf16 = load_hardware(gpu)
+    fp8 = bf16.at_precision("fp8")
+    assert fp8.peak_flop_per_s == pytest.approx(2 * bf16.peak_flop_per_s, rel=0.01)
+    common = dict(n_b=1, recipe=FLASH, calibration=fitted_calibration())
+    plain = inputs(_model(8192), bf16, "baseline", **common)
+    kept = inputs(_model(8192), fp8, "baseline", attention_peak_flop_per_s=bf16.peak_flop_per_s, **common)
+    faster = inputs(_model(8192), fp8, "baseline", **common)
+    assert kept["e_att"] * kept["c"] == pytest.approx(plain["e_att"] * plain["c"], rel=1e-12)
+    assert faster["e_att"] * faster["c"] == pytest.approx(2 * plain["e_att"] * plain["c"], rel=0.01)
+
+
+def test_an_fp8_step_gains_less_where_attention_weighs_more():
+    """Only the products speed up: at the same 32,768 tokens a micro-batch on one GPU, the FP8 step over the bf16
+    step grows with the sequence (the attention's share), and stays above one half (every product at twice the
+    rate, the attention at the same)."""
+    hw = load_hardware("h100-sxm")
+
+    def ratio(sequence):
+        b_mu = 32768 // sequence
+        fp8 = expected_sparse(_model(sequence), hw, TrainingConfig("baseline", n_b=1, b_mu=b_mu, precision="fp8"),
+                              recipe=FLASH)
+        bf16 = expected_sparse(_model(sequence), hw, TrainingConfig("baseline", n_b=1, b_mu=b_mu), recipe=FLASH)
+        return fp8.step_time_s / bf16.step_time_s
+
+    short, long = ratio(2048), ratio(32768)
+    assert 0.5 < short < long < 1.0
