@@ -110,6 +110,11 @@ def _measured_tables() -> list[dict]:
     out = [{"operation": "matrix multiply (a layer's four products by width, tensor-parallel split and tokens, bf16)",
             "gpus": list(t["gpus"]), "file": str((GEMM_FILE.parent / t["source"]).relative_to(root)),
             "command": "python -m lgacc.model.calibrated.gemm_table"} for t in gemm_tables()]
+    out += [{"operation": f"matrix multiply in FP8 over bf16 (the same products in both precisions: the median "
+                          f"speed-up {t['fp8']['speedup']:.3f} over {t['fp8']['shapes']} compute-bound shapes, the "
+                          "rate of an FP8 run's linear maps over bf16's)",
+             "gpus": list(t["gpus"]), "file": str((GEMM_FILE.parent / t["fp8"]["source"]).relative_to(root)),
+             "command": "python -m lgacc.model.calibrated.gemm_table"} for t in gemm_tables() if t["fp8"] is not None]
     from lgacc.model.calibrated.gemm_table import shape_tables
 
     out += [{"operation": "matrix multiply by shape (a layer's four products, forward and both gradients, and a "

@@ -42,6 +42,12 @@ gradient; a stage reads its entry nearest in ``(log ng, log M, log N, log K)`` (
 :mod:`.sparse`).  And fused attention (``attention_ops``: SimuMax's ``sdp_fwd``, ``sdp_bwd``) for one recipe kernel:
 :func:`shape_attention_efficiency` (the data file's header states the rule).
 
+**FP8.**  A grid table may name the GPU's products measured in both bf16 and FP8 (``fp8_products``: the same
+``(M, N, K)`` timed in each precision): :func:`fp8_speedup` is the median of ``t_bf16 / t_fp8`` over the shapes
+whose bf16 product reaches half the peak (compute-bound in both), the speed FP8 matrix products reach over bf16's
+on that GPU (1.74 on our H100, not the 2 of the vendor's peaks).  The calibrated model runs an FP8 run's linear
+maps at that multiple of its bf16 rate (:mod:`.sparse`); a GPU without such a measurement keeps the FP8 peak.
+
 ``python -m lgacc.model.calibrated.gemm_table`` prints each table's efficiencies.
 """
 
@@ -64,7 +70,7 @@ from .attention import table_for_gpu
 __all__ = ["GEMM_FILE", "MAPS", "PRODUCT_LAYOUTS", "gemm_tables", "table_for", "interpolate", "layer_efficiencies",
            "shape_tables", "shape_table_for", "product_shapes", "product_efficiency", "map_efficiencies",
            "model_layer_efficiencies", "GROUP_STAGES", "grouped_efficiency", "shape_attention_efficiency",
-           "best_efficiency", "main"]
+           "best_efficiency", "fp8_speedup", "main"]
 
 GEMM_FILE = DATA / "calibrated" / "gemm_tables.yaml"
 #: The layer's linear maps, in the order of :func:`lgacc.model.calibrated.shapes.linear_gemms`, and their inputs.
@@ -103,16 +109,50 @@ def _read_table(path, peak_flop_per_s: float) -> dict[str, Any]:
     return {"d": tuple(grid[0]), "tp": tuple(grid[1]), "M": tuple(grid[2]), "efficiency": efficiency}
 
 
+def _read_fp8_speedup(path, peak_flop_per_s: float) -> dict[str, Any]:
+    """``{"speedup", "shapes", "low", "high"}``: the median (and range) of ``t_bf16 / t_fp8`` over the
+    products measured in both precisions whose bf16 product reaches half of ``peak_flop_per_s``."""
+    times: dict[tuple, dict[str, float]] = {}
+    try:
+        with open(path, newline="") as handle:
+            for row in csv.DictReader(handle):
+                if row["precision"] in ("bf16", "fp8"):
+                    shape = (row["label"], int(row["M"]), int(row["N"]), int(row["K"]))
+                    times.setdefault(shape, {})[row["precision"]] = float(row["seconds"])
+    except (OSError, KeyError, ValueError) as error:
+        raise UserInputError(f"{GEMM_FILE.name}: cannot read the FP8 products {path}: {error}") from None
+    ratios = [t["bf16"] / t["fp8"] for (_, m, n, k), t in times.items()
+              if "bf16" in t and "fp8" in t and t["bf16"] > 0 and t["fp8"] > 0
+              and 2 * m * n * k / t["bf16"] >= peak_flop_per_s / 2]
+    if not ratios:
+        raise UserInputError(f"{GEMM_FILE.name}: {path} holds no compute-bound shape measured in both bf16 and fp8")
+    return {"speedup": float(np.median(ratios)), "shapes": len(ratios), "low": min(ratios), "high": max(ratios)}
+
+
 @cache
 def gemm_tables() -> tuple[dict[str, Any], ...]:
-    """The tables of the data file, read and checked: ``gpus`` (name prefixes), ``source`` and the grid."""
+    """The tables of the data file, read and checked: ``gpus`` (name prefixes), ``source``, the grid and ``fp8``
+    (:func:`_read_fp8_speedup`, or None where the table names no FP8 products)."""
     data = load_yaml_mapping(GEMM_FILE, "GEMM table file")
     out = []
     for table in data.get("tables") or ():
         path = GEMM_FILE.parent / str(table["file"])
-        read = _read_table(path, float(table["peak_tflops"]) * 1e12)
-        out.append({"gpus": tuple(str(g).lower() for g in table["gpus"]), "source": str(table["file"]), **read})
+        peak = float(table["peak_tflops"]) * 1e12
+        read = _read_table(path, peak)
+        fp8 = None
+        if table.get("fp8_products"):
+            fp8 = {**_read_fp8_speedup(GEMM_FILE.parent / str(table["fp8_products"]), peak),
+                   "source": str(table["fp8_products"])}
+        out.append({"gpus": tuple(str(g).lower() for g in table["gpus"]), "source": str(table["file"]), **read,
+                    "fp8": fp8})
     return tuple(out)
+
+
+def fp8_speedup(hardware_name: str) -> float | None:
+    """How much faster the GPU's matrix products run in FP8 than in bf16, as measured on it (the module's
+    docstring), or None where no table measures it."""
+    table = table_for(hardware_name)
+    return None if table is None or table["fp8"] is None else table["fp8"]["speedup"]
 
 
 def table_for(hardware_name: str) -> dict[str, Any] | None:
@@ -364,6 +404,10 @@ def main(argv: list[str] | None = None) -> int:
                 for k, m in enumerate(table["M"]):
                     cells = "".join(f"{table['efficiency'][name][i, j, k]:>6.2f}" for i in range(len(table["d"])))
                     print(f"    {tp:>2} {m:>6} {cells}")
+        if table["fp8"] is not None:
+            fp8 = table["fp8"]
+            print(f"  FP8 over bf16, the same products (t_bf16 / t_fp8, {fp8['shapes']} compute-bound shapes of "
+                  f"{fp8['source']}): median {fp8['speedup']:.3f} (from {fp8['low']:.3f} to {fp8['high']:.3f})")
     for table in shape_tables():
         origin = table["origin"]
         print(f"{'/'.join(table['gpus'])}: bf16 GEMM efficiency by shape, from {table['source']} "

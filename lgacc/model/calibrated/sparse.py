@@ -6,8 +6,9 @@ Otherwise the expected step is composed of:
 1. **the active model, dense**: the calibrated program on a dense transformer with the same attention, layers and
    sequence, whose feed-forward width ``d_I'`` makes its layer weights the active weights a token meets
    (``(2 or 3) d_m d_I' = p_active / d_l - attention``); under context parallelism its sequence is the shard
-   ``d_s / n_c``; under FP8 the matrix products run at the spec's dense FP8 peak (the matmul efficiency ``e_max``
-   stays the bf16 one: the specs give no measured FP8 maximum) and the fused attention core at the bf16 peak (FP8
+   ``d_s / n_c``; under FP8 the matrix products run at the bf16 rate times the FP8 speed-up measured on the GPU
+   (:func:`.gemm_table.fp8_speedup`: the H100's, 1.74), or at the spec's dense FP8 peak where none is measured (the
+   matmul efficiency ``e_max`` then stays the bf16 one), and the fused attention core at the bf16 peak (FP8
    recipes keep it in bf16: Transformer Engine's ``fp8_dpa`` is off by default, torchao's float8 converts linear
    layers only); its heads are ``d_m / d_a`` wide, so where the model's attention
    core is wider (multi-head latent attention's ``d_hn + d_hr`` scores and ``d_hv`` values, a decoupled model's
@@ -283,6 +284,18 @@ def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfi
     return expert, whole, (2 + recompute) * 2 * one
 
 
+def _at_precision(hw: Hardware, precision: str) -> Hardware:
+    """``hw`` with the peak its matrix products reach in ``precision``: under FP8 the bf16 peak times the speed-up
+    measured on the GPU (:func:`.gemm_table.fp8_speedup`, 1.74 on the H100) where one is, else the spec's FP8
+    peak (:meth:`Hardware.at_precision`)."""
+    from .gemm_table import fp8_speedup
+
+    speedup = fp8_speedup(hw.name) if precision == "fp8" else None
+    if speedup is None:
+        return hw.at_precision(precision)
+    return hw.replace(peak_flop_per_s=hw.peak_flop_per_s * speedup)
+
+
 def expected_sparse(
     model: Transformer | str,
     hardware: Hardware | str,
@@ -303,7 +316,7 @@ def expected_sparse(
                         steps=steps, assumptions=assumptions)
     calibration = fitted_calibration() if calibration is None else calibration
     bf16 = apply_to_hardware(load_hardware(hardware), assumptions)
-    hw = bf16.at_precision(config.precision)
+    hw = _at_precision(bf16, config.precision)
     # FP8 recipes multiply the linear maps in FP8 and keep the attention core in bf16 (at the bf16 peak)
     attention_peak = None if config.precision == "bf16" else bf16.peak_flop_per_s
     surrogate = active_surrogate(model, config.n_c)

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '945172a674d419c1b1723eb2'
+SOURCE_KEY = '102a524f6cdd00654319914b'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
