@@ -62,7 +62,11 @@ def test_a_shape_between_entries_reads_its_nearest():
 def test_which_gpus_read_it():
     assert model_layer_efficiencies("B200", LLAMA_70B, 2, 4096) is not None
     assert model_layer_efficiencies("a100-80gb", LLAMA_70B, 2, 4096) is None
-    assert model_layer_efficiencies("gb200-nvl72", LLAMA_70B, 2, 4096) is None  # another name: not matched
+    # GB200 NVL72's GPU is the B200 chip: it reads the same entries (at its own peak, in the model's rate)
+    gb200 = model_layer_efficiencies("gb200-nvl72", LLAMA_70B, 2, 4096)
+    b200 = model_layer_efficiencies("b200", LLAMA_70B, 2, 4096)
+    assert {name: float(e) for name, e in gb200.items()} == {name: float(e) for name, e in b200.items()}
+    assert model_layer_efficiencies("gh200", LLAMA_70B, 2, 4096) is None  # a Hopper: not this table
     # an H100 reads its grid, not a shape table
     h100 = model_layer_efficiencies("h100-sxm", LLAMA_70B, 2, 4096)
     from lgacc.model.calibrated.gemm_table import layer_efficiencies
