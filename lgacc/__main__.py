@@ -21,7 +21,7 @@ def run() -> int:
         raise_on_interrupts()
         from lgacc.cli import main
 
-        return main()
+        code = main()
     except KeyboardInterrupt as interrupt:  # while modules import or the parser is built
         return _report(interrupt)
     except Exception:
@@ -29,6 +29,18 @@ def run() -> int:
         if interrupt is None:
             raise
         return _report(interrupt)
+    _ignore_interrupts_while_exiting()
+    return code
+
+
+def _ignore_interrupts_while_exiting() -> None:
+    """The command has answered (its output written, its code known): a Ctrl-C from here on is ignored.  The
+    interpreter's teardown resets a Python signal handler to the system's default, so a Ctrl-C that lands while it
+    tears down (after a Dask cluster: a second or more) would end the process by SIGINT, without its line and
+    without its code; an ignored signal stays ignored through the teardown."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _report(interrupt: BaseException) -> int:

@@ -116,3 +116,15 @@ def test_the_lgacc_command_reports_an_interrupt_an_import_turned_into_its_own_er
     finished = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert finished.returncode == code, finished.stderr[-600:]
     assert finished.stderr.strip() == "lgacc evaluate: interrupted"
+
+
+def test_a_ctrl_c_after_the_command_answered_leaves_its_code_and_its_output():
+    """Once the command has answered, a Ctrl-C while the interpreter tears down (after a Dask cluster that takes a
+    second or more) is ignored: the process ends with the command's own code and output, not killed by SIGINT with
+    a traceback or without a word."""
+    program = ("import os, signal, sys\nfrom lgacc.__main__ import run\nsys.argv = ['lgacc']\ncode = run()\n"
+               "os.kill(os.getpid(), signal.SIGINT)\nfor _ in range(10**6):\n    pass\nsys.exit(code)")
+    finished = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert finished.returncode == 2, finished.stderr[-600:]
+    assert finished.stderr.strip().startswith("lgacc: error: a command is required")
+    assert len(finished.stderr.strip().splitlines()) == 1

@@ -14,11 +14,12 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from lgacc.errors import UserInputError
+from lgacc.errors import Terminated, UserInputError
 
 from .designs import design_count
 from .evaluate import timed_chunk
@@ -82,8 +83,6 @@ def _serial(sweep: Sweep, pending, store: ChunkStore, bar) -> None:
 
 def _client(workers: int, scheduler: str | None):
     """A ``distributed.Client``: to ``scheduler``, or to a new local cluster (closed with the client)."""
-    import logging
-
     if scheduler is not None:
         from distributed import Client
 
@@ -123,7 +122,6 @@ def _quiet_start():
     silent.  A Ctrl-C from a terminal reaches the whole process group, workers included: they stop without a
     word, and this process stops the cluster and says 'interrupted' in one line.  (A worker's error in a
     chunk is raised here, from the chunk's future.)"""
-    import logging
     import os
     import signal
     import threading
@@ -184,6 +182,11 @@ def _dask(sweep: Sweep, pending, store: ChunkStore, bar, workers: int, scheduler
     finally:
         if "progress" in locals():
             progress.close()
+        if isinstance(sys.exc_info()[1], (KeyboardInterrupt, Terminated)):
+            # the workers die with the interrupt: the scheduler's connection handlers then fail, and asyncio reports
+            # each failed task when it is collected, after the command's one line; those are this command's doing
+            for name in ("asyncio", "tornado", "distributed"):
+                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
         client.close()
         if cluster is not None:
             cluster.close()
