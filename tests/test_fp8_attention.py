@@ -1,5 +1,6 @@
-"""FP8 recipes multiply the linear maps in FP8 and keep the fused attention core in bf16 (lgacc.model.calibrated.sparse):
-the calibrated model times the attention at the bf16 peak, not at the FP8 peak the products reach."""
+"""FP8 recipes multiply the linear maps in FP8 and keep the fused attention core in bf16
+(lgacc.model.calibrated.sparse): the calibrated model times the attention at the bf16 peak, not at the FP8 peak
+the products reach."""
 
 from __future__ import annotations
 

@@ -24,8 +24,9 @@ unfused attention's batched score products, which the table does not hold.
 today SimuMax's B200 table (``simumax-b200-4dcaae5/b200_bf16_ceperm.json``, MooreThreads/SimuMax at 4dcaae5,
 ``accelerator.op.matmul.accurate_efficient_factor``: ``(b, m, k, n, layout, accumulate, out_dtype)`` over its
 ``tflops``), read by the B200 and by GB200 NVL72, whose GPU is the same Blackwell chip (as the H200 and H800 read the
-H100's grid): the efficiencies are shares of the GPU's own peak, so a GB200 runs them at its 2.5 Pflop/s.  A linear map ``(M, N, K)`` of :func:`.shapes.linear_gemms` (``M`` tokens, ``K`` in, ``N`` out, at the
-run's own widths: grouped keys and values, gated feed-forward) spends three products, in the table's layouts::
+H100's grid): the efficiencies are shares of the GPU's own peak, so a GB200 runs them at its 2.5 Pflop/s.  A linear
+map ``(M, N, K)`` of :func:`.shapes.linear_gemms` (``M`` tokens, ``K`` in, ``N`` out, at the run's own widths:
+grouped keys and values, gated feed-forward) spends three products, in the table's layouts::
 
     forward           TN   (m, k, n) = (M, K, N)
     input gradient    NN   (m, k, n) = (M, N, K)

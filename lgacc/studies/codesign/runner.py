@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from lgacc.errors import Terminated, UserInputError
+from lgacc.errors import UserInputError
 
 from .designs import design_count
 from .evaluate import timed_chunk
@@ -115,6 +115,11 @@ def _client(workers: int, scheduler: str | None):
     return client, cluster
 
 
+#: The loggers a local cluster writes through (its own, and the event loops it runs on): silenced while it starts
+#: and once an interrupt has stopped it.
+_DASK_LOGGERS = ("distributed", "asyncio", "tornado")
+
+
 @contextlib.contextmanager
 def _quiet_start():
     """While a local cluster starts: a Ctrl-C is noted, not raised (the list yielded says whether one came), the
@@ -129,7 +134,7 @@ def _quiet_start():
     pressed: list[int] = []
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, lambda *_: pressed.append(1)) if main else None
-    loggers = [logging.getLogger(name) for name in ("distributed", "asyncio", "tornado")]
+    loggers = [logging.getLogger(name) for name in _DASK_LOGGERS]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.CRITICAL + 1)
@@ -182,10 +187,10 @@ def _dask(sweep: Sweep, pending, store: ChunkStore, bar, workers: int, scheduler
     finally:
         if "progress" in locals():
             progress.close()
-        if isinstance(sys.exc_info()[1], (KeyboardInterrupt, Terminated)):
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt):  # Ctrl-C, or SIGTERM as lgacc.errors.Terminated
             # the workers die with the interrupt: the scheduler's connection handlers then fail, and asyncio reports
             # each failed task when it is collected, after the command's one line; those are this command's doing
-            for name in ("asyncio", "tornado", "distributed"):
+            for name in _DASK_LOGGERS:
                 logging.getLogger(name).setLevel(logging.CRITICAL + 1)
         client.close()
         if cluster is not None:
