@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import re
 import sys
 import warnings
@@ -75,7 +74,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    names = sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_"))
+    names = _command_names(commands.__path__)
     if only in names:
         names = [only]
     for name in names:
@@ -84,6 +83,22 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if register is not None:
             register(subparsers)
     return parser
+
+
+def _command_names(folders) -> list[str]:
+    """The modules of ``lgacc.commands`` (``name.py`` or a package ``name/``), leading underscores left out: the
+    folder listed directly, as pkgutil would list it, without pkgutil's import of ``inspect`` (a hundredth of a
+    second on every call)."""
+    names = set()
+    for folder in folders:
+        for entry in os.scandir(folder):
+            stem, dot, suffix = entry.name.partition(".")
+            if stem.startswith("_") or not stem.isidentifier():
+                continue
+            if (dot and suffix == "py" and entry.is_file()) or (
+                    not dot and entry.is_dir() and os.path.isfile(os.path.join(entry.path, "__init__.py"))):
+                names.add(stem)
+    return sorted(names)
 
 
 def _one_line(text: object) -> str:

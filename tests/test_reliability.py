@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 
@@ -181,6 +182,52 @@ def test_3_the_alias_bomb_does_not_hang(tmp_path):
     with pytest.raises(UserInputError, match="not allowed"):
         yamlfile.parse_yaml_mapping(bomb, "bomb")
     assert time.perf_counter() - start < 60  # a hang detector; the rejection itself is immediate
+
+
+@pytest.mark.skipif(yamlfile._FastLoader is None, reason="PyYAML built without libyaml")
+def test_3_libyaml_reader_reads_every_data_file_as_the_python_reader_does():
+    """The fast reader (libyaml's parser, the package's constructors) and the pure-Python one give the same mapping
+    for every YAML file the package ships (models, hardware, runs, tables)."""
+    from lgacc.paths import DATA
+
+    files = sorted(DATA.rglob("*.yaml"))
+    assert len(files) > 50
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        slow = yaml.load(text, Loader=yamlfile._StrictLoader)  # noqa: S506 - a SafeLoader
+        assert yamlfile.parse_yaml_mapping(text, str(path)) == slow, path
+
+
+RULES = {
+    "alias": ("a: *x\n", "alias *x is not allowed"),
+    "anchor and alias": ("a: &x 1\nb: *x\n", "anchor &x is not allowed"),
+    "unused anchor": ("a: &x 1\n", "anchor &x is not allowed"),
+    "duplicate key": ("a:\n  b: 1\n  b: 2\n", "duplicate key 'b' (first given on line 2)"),
+    # the top mapping is level 1, each list one more, the number one more: 31 lists put the number at 33
+    "33 levels": ("a: " + "[" * 31 + "1" + "]" * 31 + "\n", "nesting deeper than 32 levels"),
+    "33 empty levels": ("a: " + "[" * 32 + "]" * 32 + "\n", "nesting deeper than 32 levels"),
+}
+
+
+@pytest.mark.parametrize("case", list(RULES))
+def test_3_both_readers_refuse_by_the_same_rule(case, monkeypatch):
+    text, fragment = RULES[case]
+    with pytest.raises(UserInputError, match=re.escape(fragment)):
+        yamlfile.parse_yaml_mapping(text, "t")
+    monkeypatch.setattr(yamlfile, "_FastLoader", None)  # PyYAML without libyaml: the pure-Python reader
+    with pytest.raises(UserInputError, match=re.escape(fragment)):
+        yamlfile.parse_yaml_mapping(text, "t")
+
+
+def test_3_thirty_two_levels_are_read_by_both_readers(monkeypatch):
+    text = "a: " + "[" * 30 + "1" + "]" * 30 + "\n"  # the mapping, 30 lists and the number: 32 levels
+    fast = yamlfile.parse_yaml_mapping(text, "t")
+    monkeypatch.setattr(yamlfile, "_FastLoader", None)
+    slow = yamlfile.parse_yaml_mapping(text, "t")
+    inner = fast["a"]
+    for _ in range(29):
+        inner = inner[0]
+    assert fast == slow and inner == [1]
 
 
 # 4. Integers.

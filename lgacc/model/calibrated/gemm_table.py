@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import csv
 import json
+import statistics
 import sys
 from functools import cache
 from typing import Any
@@ -128,7 +129,7 @@ def _read_fp8_speedup(path, peak_flop_per_s: float) -> dict[str, Any]:
               and 2 * m * n * k / t["bf16"] >= peak_flop_per_s / 2]
     if not ratios:
         raise UserInputError(f"{GEMM_FILE.name}: {path} holds no compute-bound shape measured in both bf16 and fp8")
-    return {"speedup": float(np.median(ratios)), "shapes": len(ratios), "low": min(ratios), "high": max(ratios)}
+    return {"speedup": statistics.median(ratios), "shapes": len(ratios), "low": min(ratios), "high": max(ratios)}
 
 
 @cache
