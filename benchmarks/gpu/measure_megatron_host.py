@@ -1,0 +1,236 @@
+"""Measure, on one GPU, the host's time per layer and micro-batch of a Megatron-Core training step, with and without
+Transformer Engine (issue #35); not a test, never run by CI.
+
+    python3 benchmarks/gpu/measure_megatron_host.py OUT_DIR [--quick]
+
+Why: the calibrated model's host floor (:mod:`lgacc.model.calibrated.host`) is the host time of an *eager PyTorch*
+layer measured on our H100 (``measure_host.py``: 2.8 ms per layer and micro-batch).  Three publications' Megatron-LM
+runs that wait on the host read 4.6-5.9 ms; a framework with heavier modules issues more work per layer.  This
+script measures that framework's own host time on the same kind of machine instead of fitting it.
+
+What: a Megatron-Core ``GPTModel`` of width 64, 4 heads and 64 tokens (the GPU's work is microseconds per kernel, so
+the step's wall time is the host's), wrapped in Megatron-Core's ``DistributedDataParallel`` (its gradient buffers and
+hooks, fp32 gradient accumulation as ``--accumulate-allreduce-grads-in-fp32``), run by Megatron-Core's own
+forward-backward schedule (``get_forward_backward_func``, no pipeline) over 1, 2 and 4 micro-batches and 2, 4 and 8
+layers, for each layer spec the installation has:
+
+* ``local``: Megatron-Core's modules on plain PyTorch (``get_gpt_layer_local_spec``);
+* ``transformer_engine``: Transformer Engine's modules (``get_gpt_layer_with_transformer_engine_spec``), the spec of
+  ``--transformer-impl transformer_engine`` (Megatron-LM's default), where ``transformer_engine`` imports.
+
+Writes ``megatron_host.csv`` (spec, layers, micro-batches, median step seconds, CUDA kernels launched per step when
+the profiler is available) and ``environment.json`` (``measure.py``'s, plus the Megatron-Core and Transformer Engine
+versions).  The host time per layer and micro-batch is the slope of the step time over the micro-batches at a fixed
+number of layers, divided by the layers (the optimizer's once-a-step work drops out); the reader fits it, not this
+script.
+
+Megatron-Core is not in PyTorch's image and the device machine reaches no index.  Its pure-Python ``megatron``
+folder travels with the working tree (the compiled helper in the wheel serves only the datasets, unused here)::
+
+    # here: 2.6 MB, ignored by git
+    pip download megatron-core==0.16.1 --no-deps -d /tmp/w && mkdir -p benchmarks/gpu/vendor
+    python -m zipfile -e /tmp/w/megatron_core-0.16.1-*.whl benchmarks/gpu/vendor
+    # on the device (run's carry: ["benchmarks/gpu/vendor"])
+    PYTHONPATH=benchmarks/gpu/vendor python3 benchmarks/gpu/measure_megatron_host.py $OUT
+
+Transformer Engine must come with the machine's image (its wheel is 300 MB, over what travels); without it only the
+``local`` rows are written, and the environment file says why.  On a machine without a GPU the script runs on the CPU
+(gloo, Megatron-Core's CUDA-only calls stubbed), which checks it end to end (about 10 s here) but measures nothing of use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import torch  # noqa: E402
+
+from measure import DEVICE, QUICK, environment, median_step_seconds, writer  # noqa: E402
+
+WIDTH, HEADS, TOKENS, VOCAB = 64, 4, 64, 256
+LAYERS = (2, 4) if QUICK else (2, 4, 8)
+MICRO_BATCHES = (1, 2) if QUICK else (1, 2, 4)
+REPEATS = 5 if QUICK else 30
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def initialise() -> None:
+    """One rank, tensor and pipeline degree 1: the single-GPU process Megatron-Core expects."""
+    from megatron.core import parallel_state
+
+    if DEVICE != "cuda":  # smoke test only: Megatron-Core places its buffers on torch.cuda.current_device()
+        torch.cuda.current_device = lambda: "cpu"
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", str(free_port()))
+    torch.distributed.init_process_group("nccl" if DEVICE == "cuda" else "gloo", rank=0, world_size=1)
+    if DEVICE == "cuda":
+        torch.cuda.set_device(0)
+    parallel_state.initialize_model_parallel(1, 1)
+    if DEVICE == "cuda":
+        from megatron.core.tensor_parallel import model_parallel_cuda_manual_seed
+
+        model_parallel_cuda_manual_seed(0)
+    else:  # smoke test only: no CUDA generator to fork (dropout is off)
+        import contextlib
+
+        from megatron.core.tensor_parallel import get_cuda_rng_tracker
+
+        get_cuda_rng_tracker().fork = lambda *args, **kwargs: contextlib.nullcontext()
+
+
+def specs() -> dict:
+    """The layer specs this installation can build: ``local`` always, ``transformer_engine`` where TE imports."""
+    from megatron.core.models.gpt import gpt_layer_specs as layer_specs
+
+    out = {"local": layer_specs.get_gpt_layer_local_spec}
+    try:
+        import transformer_engine  # noqa: F401
+    except Exception as error:  # noqa: BLE001 - recorded: TE absent or broken on this image
+        print(f"transformer_engine not usable here ({type(error).__name__}: {error}); local spec only", flush=True)
+    else:
+        out["transformer_engine"] = layer_specs.get_gpt_layer_with_transformer_engine_spec
+    return out
+
+
+def build(spec_name: str, make_spec, layers: int):
+    """A bf16 GPTModel in Megatron-Core's DDP wrapper with fp32 gradient buffers, and its optimizer."""
+    from megatron.core.distributed import DistributedDataParallel, DistributedDataParallelConfig
+    from megatron.core.models.gpt import GPTModel
+    from megatron.core.transformer.transformer_config import TransformerConfig
+
+    config = TransformerConfig(
+        num_layers=layers, hidden_size=WIDTH, num_attention_heads=HEADS, ffn_hidden_size=4 * WIDTH,
+        hidden_dropout=0.0, attention_dropout=0.0, bf16=DEVICE == "cuda", params_dtype=(
+            torch.bfloat16 if DEVICE == "cuda" else torch.float32),
+        pipeline_dtype=torch.bfloat16 if DEVICE == "cuda" else torch.float32,
+        use_cpu_initialization=DEVICE != "cuda", gradient_accumulation_fusion=False,
+        bias_activation_fusion=False, bias_dropout_fusion=False, masked_softmax_fusion=False,
+        apply_rope_fusion=False, persist_layer_norm=False)
+    model = GPTModel(config=config, transformer_layer_spec=make_spec(), vocab_size=VOCAB,
+                     max_sequence_length=TOKENS, position_embedding_type="learned_absolute")
+    if DEVICE == "cuda":
+        model = model.cuda()
+        ddp = DistributedDataParallelConfig(grad_reduce_in_fp32=True, overlap_grad_reduce=False,
+                                            use_distributed_optimizer=False)
+        model = DistributedDataParallel(config=config, ddp_config=ddp, module=model)
+    # on the CPU (a smoke test) the module runs bare: Megatron-Core's gradient buffers allocate on the GPU
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=DEVICE == "cuda")
+    return config, model, optimizer
+
+
+def make_step(config, model, optimizer, micro_batches: int):
+    from megatron.core.pipeline_parallel import get_forward_backward_func
+
+    forward_backward = get_forward_backward_func()
+    device = torch.device(DEVICE)
+    tokens = torch.randint(0, VOCAB, (1, TOKENS), device=device)
+    positions = torch.arange(TOKENS, device=device).unsqueeze(0)
+    mask = torch.ones(1, 1, TOKENS, TOKENS, dtype=torch.bool, device=device).tril().logical_not()
+    labels = torch.randint(0, VOCAB, (1, TOKENS), device=device)
+
+    def batches():
+        while True:
+            yield tokens
+
+    def forward_step(data, model_chunk):
+        next(data)
+        loss = model_chunk(tokens, positions, mask, labels=labels)
+
+        def loss_func(output):
+            value = output.float().mean()
+            return value, {"loss": value.detach()}
+
+        return loss, loss_func
+
+    wrapped = hasattr(model, "zero_grad_buffer")
+
+    def step():
+        if wrapped:
+            model.zero_grad_buffer()
+        optimizer.zero_grad(set_to_none=False)
+        if DEVICE == "cuda":
+            forward_backward(forward_step_func=forward_step, data_iterator=batches(), model=model,
+                             num_microbatches=micro_batches, seq_length=TOKENS, micro_batch_size=1,
+                             forward_only=False)
+        else:  # Megatron-Core's schedule allocates on the GPU: the same passes, by hand (smoke test)
+            data = batches()
+            for _ in range(micro_batches):
+                output, loss_func = forward_step(data, model)
+                (loss_func(output)[0] / micro_batches).backward()
+        if wrapped:
+            model.finish_grad_sync()
+        for p in model.parameters():  # Megatron's optimizer reads main_grad; AdamW reads .grad
+            if getattr(p, "main_grad", None) is not None:
+                p.grad = p.main_grad.to(p.dtype)
+        optimizer.step()
+
+    return step
+
+
+def kernels_per_step(step) -> int | str:
+    if DEVICE != "cuda":
+        return ""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            step()
+            torch.cuda.synchronize()
+        return sum(1 for e in prof.events() if e.device_type.name == "CUDA")
+    except Exception:  # noqa: BLE001 - recorded as unavailable
+        return ""
+
+
+def main() -> int:
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    initialise()
+    env = environment(out)
+    import megatron.core
+
+    env["megatron_core"] = getattr(megatron.core, "__version__", "unknown")
+    try:
+        import transformer_engine
+
+        env["transformer_engine"] = getattr(transformer_engine, "__version__", "unknown")
+    except Exception as error:  # noqa: BLE001
+        env["transformer_engine"] = f"unavailable: {type(error).__name__}"
+    (out / "environment.json").write_text(json.dumps(env, indent=1))
+    handle, rows = writer(out, "megatron_host.csv",
+                          ["spec", "layers", "micro_batches", "tokens", "width", "step_seconds", "kernels"])
+    started = time.perf_counter()
+    for name, make_spec in specs().items():
+        for layers in LAYERS:
+            try:
+                config, model, optimizer = build(name, make_spec, layers)
+                for micro_batches in MICRO_BATCHES:
+                    step = make_step(config, model, optimizer, micro_batches)
+                    for _ in range(3):  # warm-up: allocator, cuBLAS handles, TE's first-call work
+                        step()
+                    seconds = median_step_seconds(step, REPEATS)
+                    rows.writerow({"spec": name, "layers": layers, "micro_batches": micro_batches, "tokens": TOKENS,
+                                   "width": WIDTH, "step_seconds": f"{seconds:.6f}", "kernels": kernels_per_step(step)})
+                    handle.flush()
+                    print(f"{name:20s} layers {layers} micro-batches {micro_batches}: {seconds * 1e3:8.2f} ms "
+                          f"({time.perf_counter() - started:.0f} s)", flush=True)
+            except Exception as error:  # noqa: BLE001 - one spec failing must not lose the other's rows
+                print(f"{name} layers {layers}: failed: {type(error).__name__}: {error}", flush=True)
+                break
+    handle.close()
+    torch.distributed.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
