@@ -211,3 +211,45 @@ def test_validate_reports_the_degrees_and_precision_of_each_run(capsys):
     degrees = {(run["n_e"], run["n_c"], run["precision"]) for run in runs}
     assert (1, 1, "bf16") in degrees and {precision for _, _, precision in degrees} == {"bf16", "fp8"}
     assert any(n_e > 1 for n_e, _, _ in degrees) and any(n_c > 1 for _, n_c, _ in degrees)
+
+
+def test_overlapped_all_to_alls_cost_only_what_outlasts_the_computation():
+    """Under the recipe's ep_overlap (DualPipe, Megatron-Core's --overlap-moe-expert-parallel-comm) the step pays
+    max(0, A - C): A the all-to-alls, C the stages' computation; off, it pays A (Megatron-Core's default)."""
+    from lgacc.model.calibrated.recipe import Recipe
+    from lgacc.model.calibrated.sparse import IMBALANCE, expected_sparse
+
+    for config in (TrainingConfig("baseline", n_b=128, n_l=16, n_e=64, n_mu=120, precision="fp8"),  # across nodes
+                   TrainingConfig("baseline", n_b=8, n_l=1, n_e=8, n_mu=4)):  # inside one node: A much below C
+        plain = expected_sparse("deepseek-v3", "h100-sxm", config)
+        hidden = expected_sparse("deepseek-v3", "h100-sxm", config, recipe=Recipe(ep_overlap=True))
+        total = plain.all_to_all_s
+        compute = plain.dense.step_parts_s["pipeline"] + plain.expert_gemm_s + plain.attention_core_s
+        assert total > 0 and plain.all_to_all_hidden_s == 0
+        assert hidden.all_to_all_s == pytest.approx(max(0.0, total - compute), rel=1e-12)
+        assert hidden.all_to_all_hidden_s == pytest.approx(min(total, compute), rel=1e-12)
+        assert plain.step_time_s - hidden.step_time_s == pytest.approx(min(total, compute), rel=1e-12)
+        # off, the busiest rank's (1 + iota) tokens add iota times the all-to-alls and the experts' GEMMs, as before
+        iota = IMBALANCE["capacity-2"]
+        assert plain.step_time_imbalanced_s - plain.step_time_s > iota * total
+        assert hidden.step_time_imbalanced_s <= plain.step_time_imbalanced_s
+    # the second configuration's all-to-alls ride NVLink and hide entirely; the first's outlast its computation
+    assert hidden.all_to_all_s == 0.0
+    summary = hidden.summary()["expected_step_breakdown_s"]
+    assert summary["all_to_all"] == 0.0 and summary["all_to_all_hidden"] == hidden.all_to_all_hidden_s > 0
+
+
+def test_ep_overlap_is_a_recipe_switch_of_the_command_line(capsys):
+    from lgacc.cli import main
+
+    argv = ["evaluate", "--model", "deepseek-v3", "--method", "baseline", "--n-b", "128", "--n-l", "16", "--n-e", "64",
+            "--n-mu", "120", "--precision", "fp8", "--hardware", "h100-sxm", "--format", "json"]
+    import json
+
+    assert main(argv) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(argv + ["--recipe", "ep_overlap=true"]) == 0
+    hidden = json.loads(capsys.readouterr().out)
+    assert plain["expected_recipe"]["ep_overlap"] is False and hidden["expected_recipe"]["ep_overlap"] is True
+    assert hidden["expected_step_time_s"] < plain["expected_step_time_s"]
+    assert hidden["step_time_s"] == plain["step_time_s"]  # the ideal model does not read the recipe's overlap

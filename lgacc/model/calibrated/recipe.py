@@ -84,6 +84,11 @@ FIELDS: dict[str, str] = {
                           "full received gradient (2 d_m (2 - 1 / n_a) a token); its own process groups (the slice "
                           "group beside the tensor-parallel one, the model-parallel group, the tied embedding's first "
                           "and last stages) each hold NCCL buffers on a device reading (off: every other framework)",
+    "ep_overlap": "the experts' all-to-alls (dispatch and combine) overlap the computation of another micro-batch's "
+                  "chunk, as DeepSeek-V3's DualPipe (its report, section 3.2.1: \"both all-to-all and PP communication can "
+                  "be fully hidden\") and Megatron-Core's --overlap-moe-expert-parallel-comm schedule them: the step "
+                  "pays only what the all-to-alls take beyond its stages' computation; off: they stall the layer "
+                  "(Megatron-Core's default)",
     "vocabulary_chunks": "with a pipeline, the embedding and the head each take one layer's place (Llama 3, Dubey et al. "
                          "2024, section 3.3.2: \"we reduce one Transformer layer each from the first and the last "
                          "stages\", whose first and last chunks hold only the embedding and only the output projection "
@@ -122,13 +127,14 @@ class Recipe:
     cuda_graphs: bool = False
     host_sync: bool = True
     vocabulary_chunks: bool = False
+    ep_overlap: bool = False
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
             raise UserInputError(f"recipe recompute={self.recompute!r} must be one of {', '.join(RECOMPUTE)}")
         for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy",
                      "cuda_graphs", "host_sync", "deepspeed_optimizer",
-                     "deepspeed_pipeline", "vocabulary_chunks"):
+                     "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap"):
             if not isinstance(getattr(self, name), bool):
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
         if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):

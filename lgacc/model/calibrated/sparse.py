@@ -28,7 +28,11 @@ Otherwise the expected step is composed of:
    whose node has a measured all-to-all fit, the B200's, reads its share and its latency for ``n_e`` ranks,
    :func:`.links.all_to_all_constants`)
    (:mod:`.collectives`' point-to-point form, full duplex) on NVLink when ``n_e n_a`` fits a node, else InfiniBand;
-   not overlapped (Megatron-Core's default);
+   not overlapped (Megatron-Core's default), or, under the recipe's ``ep_overlap`` (DeepSeek-V3's DualPipe,
+   Megatron-Core's ``--overlap-moe-expert-parallel-comm``: one micro-batch's all-to-alls run while another's chunk
+   computes), hidden up to the stages' computation: the step pays ``max(0, A - C)``, ``A`` the step's all-to-alls
+   and ``C`` its stages' compute (the dense program's pipeline time, the experts' and the attention's additions), an
+   upper bound on what the overlap hides (the schedule's first and last chunks have no partner);
 4. **router and load imbalance** (an assumption with both ends, :data:`IMBALANCE`): the busiest expert-parallel rank
    receives ``(1 + iota)`` times the mean tokens and every rank waits for it: the experts' GEMMs and the
    all-to-all grow by ``1 + iota``.  ``iota = 0`` (perfect balance: DeepSeek-V3's auxiliary-loss-free balancing
@@ -140,11 +144,15 @@ class SparseExpected:
     memory_parts_bytes: dict
     #: every layer's attention core beyond the surrogate's (:func:`attention_core_addition`), in ``step_time_s``
     attention_core_s: float = 0.0
+    #: the all-to-alls' time hidden under the stages' computation (the recipe's ``ep_overlap``; ``all_to_all_s`` is
+    #: what the step pays beyond it)
+    all_to_all_hidden_s: float = 0.0
 
     def summary(self) -> dict:
         out = self.dense.summary()
         parts = dict(out["expected_step_breakdown_s"])
-        parts.update(expert_gemm=self.expert_gemm_s, all_to_all=self.all_to_all_s, attention_core=self.attention_core_s)
+        parts.update(expert_gemm=self.expert_gemm_s, all_to_all=self.all_to_all_s, attention_core=self.attention_core_s,
+                     all_to_all_hidden=self.all_to_all_hidden_s)
         memory = {"total": self.memory_bytes / GIB, **{k: v / GIB for k, v in self.memory_parts_bytes.items()}}
         out.update({
             "expected_step_time_s": self.step_time_s,
@@ -330,8 +338,15 @@ def expected_sparse(
     # every layer's attention core beyond the surrogate's, stretched by the ramp like the experts' additions
     core_s = (config.n_mu + config.n_l - 1) * model.d_l / config.n_l * attention_core_addition(
         model, surrogate, hw, config, calibration, recipe, recompute, attention_peak)
-    step = dense.step_time_s + repeats * (expert_s + a2a_s) + core_s
-    imbalanced = step + repeats * IMBALANCE["capacity-2"] * (a2a_s + whole_s)
+    a2a_total = repeats * a2a_s
+    # under ep_overlap the all-to-alls hide under the stages' computation (the module's docstring, 3)
+    window = dense.step_parts_s.get("pipeline", 0.0) + repeats * expert_s + core_s if recipe.ep_overlap else 0.0
+    exposed = max(0.0, a2a_total - window)
+    step = dense.step_time_s + repeats * expert_s + exposed + core_s
+    iota = IMBALANCE["capacity-2"]  # the busiest rank's extra tokens grow its experts' GEMMs and its all-to-alls
+    extra_compute = repeats * iota * whole_s
+    imbalanced = (step - exposed + extra_compute
+                  + max(0.0, (1 + iota) * a2a_total - (window + extra_compute if recipe.ep_overlap else 0.0)))
     held = float(model.p_held(config.n_e)) + model.p_embedding
     active = float(surrogate.p) + surrogate.p_embedding
     state_parts = ("weights", "gradients", "optimizer")
@@ -350,6 +365,6 @@ def expected_sparse(
     # the ideal model's token count (steps at the critical batch of the model itself, not of the shard)
     time_days = steps * (critical_batch(model, assumptions) / config.b) * step / SECONDS_PER_DAY
     return SparseExpected(dense=dense, step_time_s=step, time_days=time_days, memory_bytes=memory,
-                          expert_gemm_s=repeats * expert_s, all_to_all_s=repeats * a2a_s,
+                          expert_gemm_s=repeats * expert_s, all_to_all_s=exposed, all_to_all_hidden_s=a2a_total - exposed,
                           step_time_imbalanced_s=imbalanced, fits=memory <= hw.memory_bytes, memory_parts_bytes=parts,
                           attention_core_s=core_s)

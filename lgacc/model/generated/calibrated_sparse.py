@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '102a524f6cdd00654319914b'
+SOURCE_KEY = 'efc0b251d29a66a12566f4d2'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

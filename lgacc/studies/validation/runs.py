@@ -86,6 +86,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "deepspeed_optimizer": (True, False),
     "deepspeed_pipeline": (True, False),
     "vocabulary_chunks": (True, False),
+    "ep_overlap": (True, False),
 }
 
 
@@ -147,6 +148,8 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
     "vocabulary_chunks": (False, "the layers spread evenly over the stages, the embedding and the head on top of the "
                           "first and last stages' share (Megatron-LM's and DeepSpeed's split; a run whose source gives "
                           "them a chunk of their own says so in its file)", lambda r: ()),
+    "ep_overlap": (False, "the experts' all-to-alls stall their layer, Megatron-Core's default (a run whose schedule "
+                   "hides them says so in its file; it matters only with expert parallelism)", lambda r: ()),
 }
 
 
@@ -243,7 +246,7 @@ class Run:
                        ("sequence_parallel", "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes",
                         "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
                         "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs", "host_sync",
-                        "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks")})
+                        "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -510,7 +513,7 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     host_sync=values["host_sync"],
                     deepspeed_optimizer=values["deepspeed_optimizer"],
                     deepspeed_pipeline=values["deepspeed_pipeline"],
-                    vocabulary_chunks=values["vocabulary_chunks"])
+                    vocabulary_chunks=values["vocabulary_chunks"], ep_overlap=values["ep_overlap"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,
