@@ -63,7 +63,15 @@ def test_the_sparse_extension_names_its_fixed_choices():
     rows = dict(re.findall(r"^- \*\*([^*]+)\*\*(?: \([^)]*\))?: \*([^*]+)\*\.",
                            _section("Sparse models, context parallelism and FP8 (beyond the paper)"), re.M))
     assert rows == {"Expert all-to-all": "not overlapped", "All-to-all values": "bf16",
-                    "Critical batch": "from the active parameters", "FP8 matmul efficiency": "bf16's"}
+                    "Critical batch": "from the active parameters", "FP8 matmul rate": "measured"}
+    # the calibrated model's FP8 rate: the speed-up measured on the GPU where there is one (the H100 chip's, between
+    # 1 and the vendor's 2), none elsewhere (the spec's FP8 peak)
+    from lgacc.model.calibrated.gemm_table import fp8_speedup
+    from lgacc.model.hardware import load_hardware
+
+    h100 = load_hardware("h100-sxm")
+    assert 1 < fp8_speedup(h100.name) < h100.peak_fp8_flop_per_s / h100.peak_flop_per_s
+    assert fp8_speedup(load_hardware("b200").name) is None
     # the critical batch of a mixture of experts is its active weights' (eq:critical_batch, b_c ∝ N^(1/3), by hand):
     # with every expert's weights it would be larger by the cube root of total over active layer weights
     from lgacc.model.transformer import critical_batch_constant
