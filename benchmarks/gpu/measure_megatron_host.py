@@ -103,7 +103,7 @@ def specs() -> dict:
     return out
 
 
-def build(spec_name: str, make_spec, layers: int):
+def build(make_spec, layers: int):
     """A bf16 GPTModel in Megatron-Core's DDP wrapper with fp32 gradient buffers, and its optimizer."""
     from megatron.core.distributed import DistributedDataParallel, DistributedDataParallelConfig
     from megatron.core.models.gpt import GPTModel
@@ -213,7 +213,7 @@ def main() -> int:
     for name, make_spec in specs().items():
         for layers in LAYERS:
             try:
-                config, model, optimizer = build(name, make_spec, layers)
+                config, model, optimizer = build(make_spec, layers)
                 for micro_batches in MICRO_BATCHES:
                     step = make_step(config, model, optimizer, micro_batches)
                     for _ in range(3):  # warm-up: allocator, cuBLAS handles, TE's first-call work

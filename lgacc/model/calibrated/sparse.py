@@ -339,14 +339,19 @@ def expected_sparse(
     core_s = (config.n_mu + config.n_l - 1) * model.d_l / config.n_l * attention_core_addition(
         model, surrogate, hw, config, calibration, recipe, recompute, attention_peak)
     a2a_total = repeats * a2a_s
-    # under ep_overlap the all-to-alls hide under the stages' computation (the module's docstring, 3)
-    window = dense.step_parts_s.get("pipeline", 0.0) + repeats * expert_s + core_s if recipe.ep_overlap else 0.0
-    exposed = max(0.0, a2a_total - window)
-    step = dense.step_time_s + repeats * expert_s + exposed + core_s
-    iota = IMBALANCE["capacity-2"]  # the busiest rank's extra tokens grow its experts' GEMMs and its all-to-alls
-    extra_compute = repeats * iota * whole_s
-    imbalanced = (step - exposed + extra_compute
-                  + max(0.0, (1 + iota) * a2a_total - (window + extra_compute if recipe.ep_overlap else 0.0)))
+    compute = dense.step_parts_s.get("pipeline", 0.0) + repeats * expert_s + core_s
+
+    def paid(all_to_all: float, window: float) -> float:
+        """What the step pays of its all-to-alls: all of them, or under ep_overlap what outlasts ``window``, the
+        stages' computation (the module's docstring, 3)."""
+        return max(0.0, all_to_all - window) if recipe.ep_overlap else all_to_all
+
+    base = dense.step_time_s + repeats * expert_s + core_s
+    exposed = paid(a2a_total, compute)
+    step = base + exposed
+    # the busiest rank's (1 + iota) tokens grow its experts' GEMMs and its all-to-alls
+    extra = repeats * IMBALANCE["capacity-2"] * whole_s
+    imbalanced = base + extra + paid((1 + IMBALANCE["capacity-2"]) * a2a_total, compute + extra)
     held = float(model.p_held(config.n_e)) + model.p_embedding
     active = float(surrogate.p) + surrogate.p_embedding
     state_parts = ("weights", "gradients", "optimizer")
@@ -365,6 +370,7 @@ def expected_sparse(
     # the ideal model's token count (steps at the critical batch of the model itself, not of the shard)
     time_days = steps * (critical_batch(model, assumptions) / config.b) * step / SECONDS_PER_DAY
     return SparseExpected(dense=dense, step_time_s=step, time_days=time_days, memory_bytes=memory,
-                          expert_gemm_s=repeats * expert_s, all_to_all_s=exposed, all_to_all_hidden_s=a2a_total - exposed,
+                          expert_gemm_s=repeats * expert_s, all_to_all_s=exposed,
+                          all_to_all_hidden_s=a2a_total - exposed,
                           step_time_imbalanced_s=imbalanced, fits=memory <= hw.memory_bytes, memory_parts_bytes=parts,
                           attention_core_s=core_s)
