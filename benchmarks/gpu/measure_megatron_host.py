@@ -57,6 +57,13 @@ WIDTH, HEADS, TOKENS, VOCAB = 64, 4, 64, 256
 LAYERS = (2, 4) if QUICK else (2, 4, 8)
 MICRO_BATCHES = (1, 2) if QUICK else (1, 2, 4)
 REPEATS = 5 if QUICK else 30
+# the MoE rows: every MLP a router over EXPERTS experts, TOPK of them per token, no expert parallelism (one GPU),
+# Megatron-Core's default token dispatcher; what the fine-grained MoE runs (Qwen3-30B-A3B: 128 experts, top 8) pay
+# per layer beyond their flops is the router, the permutation and one small product per expert
+# (LGACC_EXPERTS and LGACC_TOPK set others: 128 and 8 are Qwen3-30B-A3B's)
+BF16 = DEVICE == "cuda" or bool(os.environ.get("LGACC_BF16_ON_CPU"))  # the latter: a CPU check of the bf16 path
+EXPERTS, TOPK = int(os.environ.get("LGACC_EXPERTS", 8)), int(os.environ.get("LGACC_TOPK", 2))
+MOE = {"num_moe_experts": EXPERTS, "moe_router_topk": TOPK, "moe_aux_loss_coeff": 0.0, "add_bias_linear": False}
 
 
 def free_port() -> int:
@@ -93,17 +100,24 @@ def specs() -> dict:
     """The layer specs this installation can build: ``local`` always, ``transformer_engine`` where TE imports."""
     from megatron.core.models.gpt import gpt_layer_specs as layer_specs
 
-    out = {"local": layer_specs.get_gpt_layer_local_spec}
+    from megatron.core.transformer.moe import moe_utils
+
+    # Megatron-Core 0.16.1 leaves te_general_gemm undefined when TE does not import, and its router reads it
+    moe_utils.__dict__.setdefault("te_general_gemm", None)
+    local, moe = layer_specs.get_gpt_layer_local_spec, {"num_experts": EXPERTS}
+    out = {"local": (local, {}), "local_moe": (lambda: local(**moe), MOE)}
     try:
         import transformer_engine  # noqa: F401
     except Exception as error:  # noqa: BLE001 - recorded: TE absent or broken on this image
         print(f"transformer_engine not usable here ({type(error).__name__}: {error}); local spec only", flush=True)
     else:
-        out["transformer_engine"] = layer_specs.get_gpt_layer_with_transformer_engine_spec
+        te = layer_specs.get_gpt_layer_with_transformer_engine_spec
+        out["transformer_engine"] = (te, {})
+        out["transformer_engine_moe"] = (lambda: te(**moe, moe_grouped_gemm=True), {**MOE, "moe_grouped_gemm": True})
     return out
 
 
-def build(make_spec, layers: int):
+def build(make_spec, extra: dict, layers: int):
     """A bf16 GPTModel in Megatron-Core's DDP wrapper with fp32 gradient buffers, and its optimizer."""
     from megatron.core.distributed import DistributedDataParallel, DistributedDataParallelConfig
     from megatron.core.models.gpt import GPTModel
@@ -111,14 +125,18 @@ def build(make_spec, layers: int):
 
     config = TransformerConfig(
         num_layers=layers, hidden_size=WIDTH, num_attention_heads=HEADS, ffn_hidden_size=4 * WIDTH,
-        hidden_dropout=0.0, attention_dropout=0.0, bf16=DEVICE == "cuda", params_dtype=(
-            torch.bfloat16 if DEVICE == "cuda" else torch.float32),
-        pipeline_dtype=torch.bfloat16 if DEVICE == "cuda" else torch.float32,
+        hidden_dropout=0.0, attention_dropout=0.0, bf16=BF16, params_dtype=torch.bfloat16 if BF16 else torch.float32,
+        pipeline_dtype=torch.bfloat16 if BF16 else torch.float32,
         use_cpu_initialization=DEVICE != "cuda", gradient_accumulation_fusion=False,
         bias_activation_fusion=False, bias_dropout_fusion=False, masked_softmax_fusion=False,
-        apply_rope_fusion=False, persist_layer_norm=False)
+        apply_rope_fusion=False, persist_layer_norm=False, **extra)
     model = GPTModel(config=config, transformer_layer_spec=make_spec(), vocab_size=VOCAB,
                      max_sequence_length=TOKENS, position_embedding_type="learned_absolute")
+    if DEVICE == "cuda" or os.environ.get("LGACC_BF16_ON_CPU"):
+        # as Megatron-LM's get_model: Float16Module casts every parameter (norms included) and the inputs to bf16
+        from megatron.core.transformer.module import Float16Module
+
+        model = Float16Module(config, model)
     if DEVICE == "cuda":
         model = model.cuda()
         ddp = DistributedDataParallelConfig(grad_reduce_in_fp32=True, overlap_grad_reduce=False,
@@ -207,20 +225,21 @@ def main() -> int:
     except Exception as error:  # noqa: BLE001
         env["transformer_engine"] = f"unavailable: {type(error).__name__}"
     (out / "environment.json").write_text(json.dumps(env, indent=1))
-    handle, rows = writer(out, "megatron_host.csv",
-                          ["spec", "layers", "micro_batches", "tokens", "width", "step_seconds", "kernels"])
+    handle, rows = writer(out, "megatron_host.csv", ["spec", "layers", "micro_batches", "tokens", "width", "experts",
+                                                    "topk", "step_seconds", "kernels"])
     started = time.perf_counter()
-    for name, make_spec in specs().items():
+    for name, (make_spec, extra) in specs().items():
         for layers in LAYERS:
             try:
-                config, model, optimizer = build(make_spec, layers)
+                config, model, optimizer = build(make_spec, extra, layers)
                 for micro_batches in MICRO_BATCHES:
                     step = make_step(config, model, optimizer, micro_batches)
                     for _ in range(3):  # warm-up: allocator, cuBLAS handles, TE's first-call work
                         step()
                     seconds = median_step_seconds(step, REPEATS)
                     rows.writerow({"spec": name, "layers": layers, "micro_batches": micro_batches, "tokens": TOKENS,
-                                   "width": WIDTH, "step_seconds": f"{seconds:.6f}", "kernels": kernels_per_step(step)})
+                                   "width": WIDTH, "experts": EXPERTS if extra else "", "topk": TOPK if extra else "",
+                                   "step_seconds": f"{seconds:.6f}", "kernels": kernels_per_step(step)})
                     handle.flush()
                     print(f"{name:20s} layers {layers} micro-batches {micro_batches}: {seconds * 1e3:8.2f} ms "
                           f"({time.perf_counter() - started:.0f} s)", flush=True)
