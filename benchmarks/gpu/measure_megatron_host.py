@@ -62,6 +62,8 @@ REPEATS = 5 if QUICK else 30
 # per layer beyond their flops is the router, the permutation and one small product per expert
 # (LGACC_EXPERTS and LGACC_TOPK set others: 128 and 8 are Qwen3-30B-A3B's)
 BF16 = DEVICE == "cuda" or bool(os.environ.get("LGACC_BF16_ON_CPU"))  # the latter: a CPU check of the bf16 path
+DDP_KEY = "ddp"  # a spec's entry for the DistributedDataParallelConfig, not the TransformerConfig
+# (LGACC_SPECS=name,name measures those specs only)
 EXPERTS, TOPK = int(os.environ.get("LGACC_EXPERTS", 8)), int(os.environ.get("LGACC_TOPK", 2))
 MOE = {"num_moe_experts": EXPERTS, "moe_router_topk": TOPK, "moe_aux_loss_coeff": 0.0, "add_bias_linear": False}
 
@@ -93,7 +95,14 @@ def initialise() -> None:
 
         from megatron.core.tensor_parallel import get_cuda_rng_tracker
 
-        get_cuda_rng_tracker().fork = lambda *args, **kwargs: contextlib.nullcontext()
+        from megatron.core.tensor_parallel import random as tp_random
+
+        tracker = get_cuda_rng_tracker()
+        tracker.fork = lambda *args, **kwargs: contextlib.nullcontext()
+        tracker.get_states, tracker.set_states = dict, lambda states: None
+        # recomputation saves and restores the CUDA generator's state: the CPU's here
+        tp_random._get_cuda_rng_state = lambda *args, **kwargs: torch.get_rng_state()
+        tp_random._set_cuda_rng_state = lambda state, *args, **kwargs: torch.set_rng_state(state)
 
 
 def specs() -> dict:
@@ -105,7 +114,15 @@ def specs() -> dict:
     # Megatron-Core 0.16.1 leaves te_general_gemm undefined when TE does not import, and its router reads it
     moe_utils.__dict__.setdefault("te_general_gemm", None)
     local, moe = layer_specs.get_gpt_layer_local_spec, {"num_experts": EXPERTS}
-    out = {"local": (local, {}), "local_moe": (lambda: local(**moe), MOE)}
+    out = {"local": (local, {}), "local_moe": (lambda: local(**moe), MOE),
+           # the same layer recomputed (Megatron-LM's --recompute-granularity full --recompute-method uniform
+           # --recompute-num-layers 1; selective: the attention core only), and reduced as the runs reduce it
+           # (--overlap-grad-reduce with the distributed optimizer's buffer layout: hooks per bucket)
+           "local_recompute_full": (local, {"recompute_granularity": "full", "recompute_method": "uniform",
+                                            "recompute_num_layers": 1}),
+           "local_recompute_selective": (local, {"recompute_granularity": "selective"}),
+           "local_overlap_grad_reduce": (local, {DDP_KEY: {"overlap_grad_reduce": True,
+                                                           "use_distributed_optimizer": True}})}
     try:
         import transformer_engine  # noqa: F401
     except Exception as error:  # noqa: BLE001 - recorded: TE absent or broken on this image
@@ -114,11 +131,15 @@ def specs() -> dict:
         te = layer_specs.get_gpt_layer_with_transformer_engine_spec
         out["transformer_engine"] = (te, {})
         out["transformer_engine_moe"] = (lambda: te(**moe, moe_grouped_gemm=True), {**MOE, "moe_grouped_gemm": True})
-    return out
+    wanted = [name for name in os.environ.get("LGACC_SPECS", "").split(",") if name]
+    return {name: spec for name, spec in out.items() if not wanted or name in wanted}
 
 
 def build(make_spec, extra: dict, layers: int):
-    """A bf16 GPTModel in Megatron-Core's DDP wrapper with fp32 gradient buffers, and its optimizer."""
+    """A bf16 GPTModel in Megatron-Core's DDP wrapper with fp32 gradient buffers, and its optimizer; ``extra`` adds
+    to the TransformerConfig, its ``DDP_KEY`` entry to the DistributedDataParallelConfig."""
+    extra = dict(extra)
+    ddp_extra = {"overlap_grad_reduce": False, "use_distributed_optimizer": False, **extra.pop(DDP_KEY, {})}
     from megatron.core.distributed import DistributedDataParallel, DistributedDataParallelConfig
     from megatron.core.models.gpt import GPTModel
     from megatron.core.transformer.transformer_config import TransformerConfig
@@ -139,8 +160,7 @@ def build(make_spec, extra: dict, layers: int):
         model = Float16Module(config, model)
     if DEVICE == "cuda":
         model = model.cuda()
-        ddp = DistributedDataParallelConfig(grad_reduce_in_fp32=True, overlap_grad_reduce=False,
-                                            use_distributed_optimizer=False)
+        ddp = DistributedDataParallelConfig(grad_reduce_in_fp32=True, **ddp_extra)
         model = DistributedDataParallel(config=config, ddp_config=ddp, module=model)
     # on the CPU (a smoke test) the module runs bare: Megatron-Core's gradient buffers allocate on the GPU
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=DEVICE == "cuda")
@@ -238,7 +258,8 @@ def main() -> int:
                         step()
                     seconds = median_step_seconds(step, REPEATS)
                     rows.writerow({"spec": name, "layers": layers, "micro_batches": micro_batches, "tokens": TOKENS,
-                                   "width": WIDTH, "experts": EXPERTS if extra else "", "topk": TOPK if extra else "",
+                                   "width": WIDTH, "experts": EXPERTS if "num_moe_experts" in extra else "",
+                                   "topk": TOPK if "num_moe_experts" in extra else "",
                                    "step_seconds": f"{seconds:.6f}", "kernels": kernels_per_step(step)})
                     handle.flush()
                     print(f"{name:20s} layers {layers} micro-batches {micro_batches}: {seconds * 1e3:8.2f} ms "
