@@ -118,3 +118,123 @@ def test_a_host_that_never_waits_hides_the_reduction_and_the_optimizer_under_its
 def test_host_sync_reads_from_the_command_line():
     assert Recipe.from_strings(["host_sync=no"]) == Recipe(host_sync=False)
     assert Recipe().host_sync is True
+
+
+# --- Megatron-Core's host (recipe host_framework, measured by benchmarks/gpu/measure_megatron_host.py) ---------------
+
+def _host_rows(layers_per_micro_batch_s: float, per_micro_batch_s: float, per_step_s: float) -> list[tuple]:
+    """Steps of an exact host model over 1-4 micro-batches and 2-8 layers (what a host-bound measurement holds)."""
+    return [(d_l, n_mu, per_step_s + n_mu * (per_micro_batch_s + d_l * layers_per_micro_batch_s))
+            for d_l in (2, 4, 8) for n_mu in (1, 2, 4)]
+
+
+def test_megatron_extra_host_time_is_the_difference_of_the_two_fitted_slopes_by_hand(tmp_path):
+    from lgacc.model.calibrated.host import megatron_host_extra_s
+
+    eager, core = tmp_path / "host.csv", tmp_path / "megatron_host.csv"
+    eager.write_text("d_m,d_l,n_mu,step_seconds\n" + "".join(
+        f"64,{d_l},{n_mu},{t!r}\n" for d_l, n_mu, t in _host_rows(0.002, 0.003, 0.004))
+        + "1024,8,1,9.0\n", encoding="utf-8")  # another width: not read
+    core.write_text("spec,layers,micro_batches,width,step_seconds\n" + "".join(
+        f"local,{d_l},{n_mu},64,{t!r}\n" for d_l, n_mu, t in _host_rows(0.0035, 0.001, 0.010))
+        + "local_moe,8,4,64,9.0\n", encoding="utf-8")  # the experts' rows: not read
+    assert megatron_host_extra_s.__wrapped__(eager, (core,)) == pytest.approx(0.0015, rel=1e-9)
+    # two leases of the same steps, pooled: the same design twice, so the fit is their average (4.0 - 2.0 ms)
+    other = tmp_path / "megatron_host_variants.csv"
+    other.write_text("spec,layers,micro_batches,width,step_seconds\n" + "".join(
+        f"local,{d_l},{n_mu},64,{t!r}\n" for d_l, n_mu, t in _host_rows(0.0045, 0.002, 0.007))
+        + "local_recompute_full,8,4,64,9.0\n", encoding="utf-8")  # another spec: not read
+    assert megatron_host_extra_s.__wrapped__(eager, (core, other)) == pytest.approx(0.002, rel=1e-9)
+
+
+def test_megatron_extra_host_time_refuses_a_table_that_cannot_fit_four_terms(tmp_path):
+    from lgacc.errors import UserInputError
+    from lgacc.model.calibrated.host import megatron_host_extra_s
+
+    eager, core = tmp_path / "host.csv", tmp_path / "megatron_host.csv"
+    eager.write_text("d_m,d_l,n_mu,step_seconds\n64,2,1,0.01\n64,2,2,0.02\n", encoding="utf-8")
+    core.write_text("spec,layers,micro_batches,width,step_seconds\nlocal,2,1,64,0.01\n", encoding="utf-8")
+    with pytest.raises(UserInputError, match="at least 5 rows"):
+        megatron_host_extra_s.__wrapped__(eager, (core,))
+
+
+def test_the_shipped_megatron_measurement_costs_more_per_layer_and_the_calibration_carries_it():
+    import csv
+
+    from lgacc.model.calibrated.host import MEGATRON_HOST_FILES, PYTORCH_HOST_FILE, megatron_host_extra_s
+
+    extra = megatron_host_extra_s()
+    assert 0.5e-3 < extra < 2e-3  # about 3.2 against 2.2 ms per layer and micro-batch
+    assert link_priors().host_megatron_layer_s == extra == fitted_calibration().host_megatron_layer_s
+    # independent of the fit: the step's growth from 1 to 4 micro-batches, at 8 layers less at 2, over 3 micro-batches
+    # of 6 layers, is a layer's host time per micro-batch (what a step and a micro-batch pay once drops out); the
+    # Megatron-Core leases that measured those four corners, averaged
+    def layer_slope(path, keep, layers_key, micro_key):
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = {(int(r[layers_key]), int(r[micro_key])): float(r["step_seconds"])
+                    for r in csv.DictReader(handle) if keep(r)}
+        if not {(8, 4), (8, 1), (2, 4), (2, 1)} <= set(rows):
+            return None
+        return ((rows[8, 4] - rows[8, 1]) - (rows[2, 4] - rows[2, 1])) / (3 * 6)
+
+    leases = [layer_slope(path, lambda r: r["spec"] == "local", "layers", "micro_batches") for path in MEGATRON_HOST_FILES]
+    leases = [slope for slope in leases if slope is not None]
+    assert len(leases) == 2
+    eager = layer_slope(PYTORCH_HOST_FILE, lambda r: r["d_m"] == "64", "d_l", "n_mu")
+    assert sum(leases) / len(leases) - eager == pytest.approx(extra, rel=0.25)
+
+
+def test_a_megatron_host_adds_its_measured_layer_cost_to_the_floor():
+    config = TrainingConfig(method="baseline", n_b=1, n_l=1, n_a=1, n_mu=4, b_mu=1)
+    calibration = fitted_calibration()
+    t_h, extra = calibration.host_layer_s, calibration.host_megatron_layer_s
+    layers = config.n_mu * TINY.d_l
+
+    def step(**recipe):
+        recipe = {"host_framework": "megatron", "dp_overlap": False, **recipe}
+        return expected(TINY, "h100-sxm", config, recipe=Recipe(**recipe), calibration=calibration)
+
+    none = step(recompute="none")
+    optimizer = none.step_parts_s["optimizer"]
+    assert none.step_time_s == pytest.approx(layers * (t_h + extra) + optimizer, rel=1e-12)
+    # its recomputed forward, measured, in place of plain PyTorch's
+    full = step(recompute="full")
+    assert full.step_time_s == pytest.approx(
+        layers * (t_h + extra + calibration.host_megatron_recompute_s) + optimizer, rel=1e-12)
+    # the attention core recomputed and the reduction's hooks, measured beside it on one lease, are not carried
+    for recipe in ({"recompute": "selective"}, {"recompute": "none", "dp_overlap": True}):
+        assert step(**recipe).step_time_s == pytest.approx(layers * (t_h + extra) + optimizer, rel=1e-12)
+    # CUDA graphs: no host floor, whichever framework's modules
+    graphs = step(recompute="none", cuda_graphs=True)
+    assert graphs.step_parts_s["host"] == 0 and graphs.step_time_s < none.step_time_s
+
+
+def test_the_megatron_variants_are_each_measured_beside_the_same_leases_plain_layer(tmp_path):
+    from lgacc.model.calibrated.host import megatron_host_variants
+
+    table = tmp_path / "megatron_host_variants.csv"
+    rows = [("local", 0.0030), ("local_recompute_full", 0.0065), ("local_recompute_selective", 0.0045),
+            ("local_overlap_grad_reduce", 0.0028)]  # faster than plain: no cost, never a negative one
+    table.write_text("spec,layers,micro_batches,width,step_seconds\n" + "".join(
+        f"{spec},{d_l},{n_mu},64,{t!r}\n" for spec, slope in rows for d_l, n_mu, t in _host_rows(slope, 0.002, 0.004)),
+        encoding="utf-8")
+    variants = megatron_host_variants.__wrapped__((table,))
+    assert variants == pytest.approx({"recompute_full": 0.0035, "recompute_selective": 0.0015,
+                                      "overlap_grad_reduce": 0.0}, abs=1e-12)
+    plain = tmp_path / "megatron_host.csv"
+    plain.write_text("spec,layers,micro_batches,width,step_seconds\nlocal,2,1,64,0.01\n", encoding="utf-8")
+    from lgacc.errors import UserInputError
+
+    with pytest.raises(UserInputError, match="no local_recompute_full, local_recompute_selective"):
+        megatron_host_variants.__wrapped__((plain,))
+    shipped = megatron_host_variants()
+    assert shipped["recompute_full"] > shipped["recompute_selective"] > 0
+
+
+def test_host_framework_reads_from_the_command_line_and_refuses_others():
+    from lgacc.errors import UserInputError
+
+    assert Recipe().host_framework == "pytorch"
+    assert Recipe.from_strings(["host_framework=Megatron"]) == Recipe(host_framework="megatron")
+    with pytest.raises(UserInputError, match="host_framework='jax' must be one of pytorch, megatron"):
+        Recipe.from_strings(["host_framework=jax"])

@@ -82,7 +82,12 @@ def test_recipe_effects_change_only_the_bracketed_field():
     table = bracket_predictions(runs)
     assert set(table["field"]) <= {"schedule", "n_v", "micro_batch_size", "recomputation", "sequence_parallel",
                                    "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes", "dp_overlap",
-                                   "tp_overlap", "dp_network", "attention_kernel", "cuda_graphs", "host_sync"}
+                                   "tp_overlap", "dp_network", "attention_kernel", "cuda_graphs", "host_sync",
+                                   "host_framework"}
+    # plain PyTorch's host for a Megatron run: a lighter host, never a slower step, faster where the host paced it
+    lighter = table[table["field"] == "host_framework"]
+    assert len(lighter) and set(lighter["value"]) == {"pytorch"}
+    assert (lighter["change"] <= 1e-12).all() and (lighter["change"] < -0.05).any()
     # CUDA graphs only lift the host's floor: never a slower step, and faster only where the host paced a stage
     graphs = table[table["field"] == "cuda_graphs"]
     assert len(graphs) and (graphs["change"] <= 1e-12).all() and (graphs["change"] < -0.1).any()

@@ -24,8 +24,8 @@ from lgacc.model.calibrated.program import Program
 from lgacc.model.calibrated.attention import attention_tables, fallback_factor
 from lgacc.model.calibrated.gemm_table import MAPS, PRODUCT_LAYOUTS, gemm_tables, shape_tables
 from lgacc.model.calibrated.links import link_fits, measured_fits, nvlink_constants
-from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, LOGIT_BYTES,
-                                          MIXED_PRECISION, RECOMPUTE)
+from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, HOST_FRAMEWORKS,
+                                          LOGIT_BYTES, MIXED_PRECISION, RECOMPUTE)
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
 from lgacc.model.transformer import load_model, shipped_model_files
 
@@ -102,7 +102,8 @@ def expected_data() -> dict[str, Any]:
                         "e_hbm": calibration.hbm_efficiency, "alpha_nvl": calibration.nvlink_latency_s,
                         "alpha_ib": calibration.infiniband_latency_s, "k_B": calibration.backward_bytes,
                         "phi": calibration.fragmentation, "M_0": calibration.framework_gib * GIB,
-                        "t_h": calibration.host_layer_s, "t_hR": calibration.host_recompute_s},
+                        "t_h": calibration.host_layer_s, "t_hR": calibration.host_recompute_s,
+                        "t_hM": calibration.host_megatron_layer_s, "t_hMR": calibration.host_megatron_recompute_s},
         "fitted": calibration.fitted(),
         # NVLink collectives: a fit measured on the GPU's own node first, then the published NCCL table of its NVLink
         # generation (lgacc.model.calibrated.links); gpus_per_node null: any node
@@ -118,6 +119,7 @@ def expected_data() -> dict[str, Any]:
         "recipe_fields": list(FIELDS),
         "recompute": list(RECOMPUTE),
         "dp_networks": list(DP_NETWORKS),
+        "host_frameworks": list(HOST_FRAMEWORKS),
         "attention_kernels": list(ATTENTION_KERNELS),
         "mixed_precision": list(MIXED_PRECISION),
         "logit_bytes": list(LOGIT_BYTES),
@@ -181,6 +183,7 @@ EXPECTED_JS = r"""
     if (!EXPECTED_DATA.attention_kernels.includes(R.attention_kernel)) fail(`recipe attention_kernel=${pyRepr(R.attention_kernel)} must be one of ${EXPECTED_DATA.attention_kernels.join(", ")}`);
     if (!EXPECTED_DATA.mixed_precision.includes(R.mixed_precision)) fail(`recipe mixed_precision=${pyRepr(R.mixed_precision)} must be one of ${EXPECTED_DATA.mixed_precision.join(", ")}`);
     if (!EXPECTED_DATA.logit_bytes.includes(R.logit_bytes)) fail(`recipe logit_bytes=${pyRepr(R.logit_bytes)} must be one of ${EXPECTED_DATA.logit_bytes.join(", ")}`);
+    if (!EXPECTED_DATA.host_frameworks.includes(R.host_framework)) fail(`recipe host_framework=${pyRepr(R.host_framework)} must be one of ${EXPECTED_DATA.host_frameworks.join(", ")}`);
     if (!EXPECTED_DATA.dp_networks.includes(R.dp_network)) fail(`recipe dp_network=${pyRepr(R.dp_network)} must be one of ${EXPECTED_DATA.dp_networks.join(", ")}`);
     for (const key of ["grad_reduce_bytes", "main_grad_bytes"])
       if (![2, 4].includes(R[key])) fail(`recipe ${key}=${pyRepr(R[key])} must be 2 or 4`);
@@ -331,6 +334,7 @@ EXPECTED_JS = r"""
     x.alpha_nvl = nvlink ? nvlink.alpha_nvl : x.alpha_nvl;
     x.delta_nvl = nvlink ? nvlink.delta_nvl : 0;
     if (R.cuda_graphs) { x.t_h = 0; x.t_hR = 0; }  // a captured graph: no host floor (lgacc.model.calibrated.host)
+    else if (R.host_framework === "megatron") { x.t_h += x.t_hM; x.t_hR = x.t_hMR; }  // Megatron-Core's layer, measured (expected.megatron_host_inputs)
     x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, EXPECTED_DATA.calibration.e_att);
     const measuredAttention = shapeAttentionEfficiency(hw.name, R.attention_kernel, m, c.n_a);
     if (measuredAttention !== null) x.e_att = measuredAttention;

@@ -26,6 +26,25 @@ against the 2.8 ms per layer the eager step measures; what a no-grad launch does
 its backward engine, hooks and casts) is most of the host's time.
 
 With CUDA graphs (the recipe's ``cuda_graphs``) the host replays one graph per step and the floor is 0.
+
+**Megatron-Core issues more per layer, measured.**  The recipe's ``host_framework`` says whose modules the host
+runs: ``pytorch`` (plain ``torch.nn`` layers under autocast, what the floor above was measured with; the default) or
+``megatron`` (Megatron-Core's ``GPTModel`` in its ``DistributedDataParallel`` wrapper and its forward-backward
+schedule, the code of Megatron-LM, NeMo and Megatron-Bridge).  Both were measured on the same kind of H100 at width
+64, where every kernel's GPU work is a few microseconds and the step is the host's
+(``data/calibrated/measured/h100-sxm-2026-11-27``: ``host.csv`` by ``benchmarks/gpu/measure_host.py``,
+``megatron_host*.csv`` by ``benchmarks/gpu/measure_megatron_host.py``).  The same least-squares form,
+``t = a + b d_l + n_mu (c + d_l t_layer)``, fitted to each, gives a layer's forward and backward per micro-batch,
+``t_layer``: 2.2 ms for plain PyTorch; 3.2 ms for Megatron-Core, its steps of three leases pooled (fitted lease by
+lease, 3.7 and 2.7 ms: the lent machines differ by more than one lease's steps scatter).  Megatron-Core's layer
+costs the host :func:`megatron_host_extra_s` more (their difference, about 1.0 ms), which a ``megatron`` recipe adds
+to ``t_h``; its ``t_hR`` is what Megatron-Core's recomputed forward added beside its plain layer on one lease
+(:func:`megatron_host_variants`, 3.6 ms; the selective recomputation and the overlapped reduction measured there are
+not carried, :func:`lgacc.model.calibrated.expected.megatron_host_inputs`).
+The difference of the layers' slopes, not a ratio of whole steps: ``t_h`` also holds the step's and the
+micro-batch's own host work spread over the layers, which the leases scatter most and a deep model barely feels.
+Measured with Megatron-Core's ``local`` layer spec: the image had no
+Transformer Engine, whose modules (Megatron-LM's default) fuse the norm into the next product and may issue less.
 """
 
 from __future__ import annotations
@@ -38,9 +57,20 @@ from pathlib import Path
 from lgacc.errors import UserInputError
 from lgacc.paths import DATA
 
-__all__ = ["TRAINING_FILE", "host_times", "host_bound_spread", "main"]
+from .recipe import HOST_FRAMEWORKS  # noqa: F401 - the recipe's host_framework values, named here with their data
+
+__all__ = ["TRAINING_FILE", "PYTORCH_HOST_FILE", "MEGATRON_HOST_FILES", "HOST_FRAMEWORKS", "host_times",
+           "host_bound_spread", "host_step_fit", "megatron_layer_rows", "megatron_host_extra_s", "megatron_host_variants",
+           "MEGATRON_VARIANTS", "main"]
 
 TRAINING_FILE = DATA / "calibrated" / "measured" / "h100-sxm-2026-11-26" / "training.csv"
+#: eager PyTorch steps and Megatron-Core steps at width 64 on the same kind of H100 (the recipe's host_framework)
+PYTORCH_HOST_FILE = DATA / "calibrated" / "measured" / "h100-sxm-2026-11-27" / "host.csv"
+#: Megatron-Core's steps, three leases of the same day (a full run, the experts' quick run, the variants' run)
+MEGATRON_HOST_FILES = tuple(DATA / "calibrated" / "measured" / "h100-sxm-2026-11-27" / f"megatron_host{suffix}.csv"
+                            for suffix in ("", "_e128", "_variants"))
+#: the width of the host-bound rows (every kernel's GPU work a few microseconds)
+HOST_WIDTH = 64
 
 
 def _narrowest_rows(path: Path) -> list[dict[str, str]]:
@@ -73,6 +103,87 @@ def host_times(path: Path = TRAINING_FILE) -> dict[str, float]:
     return {"host_layer_s": per_layer["none"], "host_recompute_s": max(0.0, per_layer["full"] - per_layer["none"])}
 
 
+def host_step_fit(layers, micro_batches, seconds) -> tuple[tuple[float, float, float, float], float, float]:
+    """Least squares of ``t = a + b d_l + n_mu (c + d_l t_layer)`` over host-bound steps: ``(a, b, c, t_layer)``
+    (once a step, once a layer and step, once a micro-batch, once a layer and micro-batch) and the rows' mean and
+    largest relative distance from the fit."""
+    import numpy as np
+
+    layers, n_mu, seconds = (np.asarray(x, dtype=float) for x in (layers, micro_batches, seconds))
+    design = np.column_stack([np.ones_like(layers), layers, n_mu, n_mu * layers])
+    if len(seconds) < 5 or np.linalg.matrix_rank(design) < 4:
+        raise UserInputError("host-bound steps: at least 5 rows over 2 layer counts and 2 micro-batch counts needed "
+                             "for the 4 terms of the fit")
+    terms, *_ = np.linalg.lstsq(design, seconds, rcond=None)
+    residual = np.abs(design @ terms / seconds - 1)
+    return tuple(map(float, terms)), float(residual.mean()), float(residual.max())
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
+    except OSError as error:
+        raise UserInputError(f"measured host steps {str(path)!r} cannot be read: {error.strerror}") from None
+
+
+def megatron_layer_rows(megatron: tuple[Path, ...] = MEGATRON_HOST_FILES) -> list[dict[str, str]]:
+    """The dense ``local`` spec's steps of width 64 in every table of ``megatron``, pooled: the leases' machines
+    differ by more than one lease's steps scatter (3.7 and 2.7 ms a layer on two leases of the same day)."""
+    return [r for path in megatron for r in _rows(Path(path)) if r["spec"] == "local" and int(r["width"]) == HOST_WIDTH]
+
+
+@cache
+def megatron_host_extra_s(pytorch: Path = PYTORCH_HOST_FILE, megatron: tuple[Path, ...] = MEGATRON_HOST_FILES) -> float:
+    """What Megatron-Core's layer costs the host beyond plain PyTorch's, seconds per layer and micro-batch, both fitted
+    (:func:`host_step_fit`) to the steps of width 64 measured on the same kind of GPU (the dense ``local`` spec's
+    rows of every table of ``megatron``, pooled: :func:`megatron_layer_rows`)."""
+    eager = [r for r in _rows(Path(pytorch)) if int(r["d_m"]) == HOST_WIDTH]
+    core = megatron_layer_rows(tuple(megatron))
+    (*_, eager_layer), _, _ = host_step_fit([r["d_l"] for r in eager], [r["n_mu"] for r in eager],
+                                            [r["step_seconds"] for r in eager])
+    (*_, core_layer), _, _ = host_step_fit([r["layers"] for r in core], [r["micro_batches"] for r in core],
+                                           [r["step_seconds"] for r in core])
+    if eager_layer <= 0 or core_layer < eager_layer:
+        raise UserInputError(f"measured host steps {str(pytorch)!r}, {str(megatron)!r}: a layer's host time fits "
+                             f"to {eager_layer!r} and {core_layer!r} s, not 0 < PyTorch's <= Megatron-Core's")
+    return core_layer - eager_layer
+
+
+#: the Megatron-Core variants measured beside its plain layer on one lease (benchmarks/gpu/measure_megatron_host.py's
+#: spec names): a recomputed forward (full), the attention core recomputed (selective), the reduction overlapped
+MEGATRON_VARIANTS = {"recompute_full": "local_recompute_full", "recompute_selective": "local_recompute_selective",
+                     "overlap_grad_reduce": "local_overlap_grad_reduce"}
+
+
+@cache
+def megatron_host_variants(megatron: tuple[Path, ...] = MEGATRON_HOST_FILES) -> dict[str, float]:
+    """What each variant of :data:`MEGATRON_VARIANTS` costs the host per layer and micro-batch beyond Megatron-Core's
+    plain layer (seconds, non-negative), each fitted (:func:`host_step_fit`) against the plain layer of the same
+    table: one lease's machine, so the leases' spread drops out of the difference."""
+    out: dict[str, float] = {}
+    for path in megatron:
+        rows = [r for r in _rows(Path(path)) if int(r["width"]) == HOST_WIDTH]
+        specs = {r["spec"] for r in rows}
+        if "local" not in specs:
+            continue
+
+        def layer(spec: str) -> float:
+            chosen = [r for r in rows if r["spec"] == spec]
+            (*_, t_layer), _, _ = host_step_fit([r["layers"] for r in chosen], [r["micro_batches"] for r in chosen],
+                                                [r["step_seconds"] for r in chosen])
+            return t_layer
+
+        for name, spec in MEGATRON_VARIANTS.items():
+            if spec in specs and name not in out:
+                out[name] = max(0.0, layer(spec) - layer("local"))
+    missing = [name for name in MEGATRON_VARIANTS if name not in out]
+    if missing:
+        raise UserInputError(f"measured Megatron-Core steps {', '.join(str(p) for p in megatron)}: no "
+                             f"{', '.join(MEGATRON_VARIANTS[m] for m in missing)} rows beside a local spec's")
+    return out
+
+
 def host_bound_spread(path: Path = TRAINING_FILE) -> float:
     """Largest over smallest step time of the narrowest width's rows without recomputation (same tokens per
     micro-batch, attention flops up to four-fold apart): near 1 when the step waits on the host."""
@@ -83,9 +194,14 @@ def host_bound_spread(path: Path = TRAINING_FILE) -> float:
 def main(argv: list[str] | None = None) -> int:
     """``python -m lgacc.model.calibrated.host``: print the host floor read from the measured steps."""
     times = host_times()
+    extra = megatron_host_extra_s()
     print(f"{TRAINING_FILE.relative_to(DATA.parent)}: host {times['host_layer_s'] * 1e3:.2f} ms per layer and "
           f"micro-batch, recomputed forward +{times['host_recompute_s'] * 1e3:.2f} ms "
           f"(narrowest width's steps within {100 * (host_bound_spread() - 1):.0f} % of each other)")
+    print(f"{', '.join(str(p.relative_to(DATA.parent)) for p in MEGATRON_HOST_FILES)} over "
+          f"{PYTORCH_HOST_FILE.relative_to(DATA.parent)}: "
+          f"Megatron-Core's layer costs the host {extra * 1e3:.2f} ms more than plain PyTorch's (host_framework="
+          f"megatron: {(times['host_layer_s'] + extra) * 1e3:.2f} ms per layer and micro-batch)")
     return 0
 
 

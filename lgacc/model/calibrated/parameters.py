@@ -51,6 +51,10 @@ Fixed (not fitted), with their sources:
   (forward and backward; what a recomputed forward adds), measured on our H100 (:mod:`.host`,
   ``data/calibrated/measured/h100-sxm-2026-11-26/training.csv``): a stage is never faster than its host issues
   it (:mod:`.step`).  0 in :data:`PRIORS`; :func:`link_priors` reads the measurement.
+* ``host_megatron_layer_s``, ``host_megatron_recompute_s``: for a recipe whose ``host_framework`` is ``megatron``,
+  what Megatron-Core's layer costs the host beyond plain PyTorch's and what its recomputed forward costs (in place of
+  ``host_recompute_s``), per layer and micro-batch, measured on an H100 (:func:`.host.megatron_host_extra_s`,
+  :func:`.host.megatron_host_variants`).  0 in :data:`PRIORS`.
 """
 
 from __future__ import annotations
@@ -91,6 +95,8 @@ class Calibration:
     framework_gib: float = 0.0625
     host_layer_s: float = 0.0
     host_recompute_s: float = 0.0
+    host_megatron_layer_s: float = 0.0
+    host_megatron_recompute_s: float = 0.0
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -125,10 +131,11 @@ def _read(path: Path) -> Calibration:
 def link_priors() -> Calibration:
     """The priors with the link constants of the published NCCL benchmark (:func:`.links.link_constants`) and the
     host's time per layer measured on our H100 (:func:`.host.host_times`)."""
-    from .host import host_times
+    from .host import host_times, megatron_host_extra_s, megatron_host_variants
     from .links import link_constants
 
-    return PRIORS.replace(**link_constants(), **host_times())
+    return PRIORS.replace(**link_constants(), **host_times(), host_megatron_layer_s=megatron_host_extra_s(),
+                         host_megatron_recompute_s=megatron_host_variants()["recompute_full"])
 
 
 @cache
