@@ -67,11 +67,17 @@ def test_the_errors_sentence_names_the_two_fitted_parameters_and_the_published_l
 
 def test_the_host_floor_bullet_divides_the_measured_steps_by_their_layers():
     ids = ["mtut-tpstrong-r12-gpt2-1.2b-tp2-gbs8", "mtut-tpstrong-r13-gpt2-1.2b-tp4-gbs8",
-           "mtut-tpstrong-r14-gpt2-1.2b-tp8-gbs8", "simumax-b200-llama3-70b-l12-tp8-pp1-dp1-mbc4-cef"]
-    made_up = pd.DataFrame({"id": ids, "measured_step_s": [0.2, 0.21, 0.25, 0.24], "n_mu": [1, 1, 1, 4]})
-    runs = [SimpleNamespace(id=i, model=SimpleNamespace(d_l=layers)) for i, layers in zip(ids, (40, 40, 40, 12))]
-    text = chapter.host_floor_bullet(made_up, runs, SimpleNamespace(host_layer_s=2.8e-3))
+           "mtut-tpstrong-r14-gpt2-1.2b-tp8-gbs8", "simumax-b200-llama3-70b-l12-tp8-pp1-dp1-mbc4-cef",
+           "mtut-pp-r5-gpt2-8.3b-pp8-m16", "mtut-pp-r6-gpt2-8.3b-pp8-m32"]
+    made_up = pd.DataFrame({"id": ids, "measured_step_s": [0.2, 0.21, 0.25, 0.24, 1.0, 2.0],
+                            "n_mu": [1, 1, 1, 4, 16, 32], "lopo_ratio": [1, 1, 1, 1, 0.79, 1.04]})
+    runs = [SimpleNamespace(id=i, model=SimpleNamespace(d_l=layers)) for i, layers in zip(ids, (40, 40, 40, 12, 72, 72))]
+    parameters = SimpleNamespace(host_layer_s=2.8e-3, host_megatron_layer_s=1.5e-3)
+    text = chapter.host_floor_bullet(made_up, runs, parameters)
     # the fastest of the three steps over 40 layers: 0.2 / 40 = 5.0 ms; 0.24 s / (4 x 12) = 5.0 ms
     assert "0.2, 0.21 and 0.25 s" in text and "5.0 ms per layer." in text
-    assert "read 5.0 ms per layer and micro-batch" in text and "floor is 2.8 ms" in text
-    assert chapter.host_floor_bullet(made_up.iloc[:2], runs, SimpleNamespace(host_layer_s=2.8e-3)) == ""
+    assert "read 5.0 ms per layer and micro-batch" in text
+    # Megatron's floor: plain PyTorch's 2.8 ms and Megatron-Core's 1.5 ms more
+    assert "is 4.30 ms: plain PyTorch's 2.80 ms and the 1.50 ms more" in text
+    assert "still read -21% and +4% with their source left out" in text
+    assert chapter.host_floor_bullet(made_up.iloc[:2], runs, parameters) == ""

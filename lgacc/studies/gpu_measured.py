@@ -20,6 +20,7 @@ from lgacc.errors import UserInputError
 from lgacc.model.calibrated.attention import attention_efficiency
 from lgacc.model.calibrated.expected import expected
 from lgacc.model.calibrated.gemm_table import table_for
+from lgacc.model.calibrated.host import host_step_fit
 from lgacc.model.calibrated.parameters import fitted_calibration
 from lgacc.model.calibrated.recipe import Recipe
 from lgacc.model.config import TrainingConfig
@@ -30,7 +31,7 @@ from lgacc.paths import DATA
 __all__ = ["MEASURED", "MEASURED_RECIPE", "Measurement", "measurements", "read_measurement", "assumed_against_measured",
            "training_against_calibrated", "training_model", "reads_the_layer_table", "HostMeasurement",
            "HostTime", "host_measurements", "read_host_measurement", "host_time", "device_beyond_pool",
-           "host_floor_against_measured"]
+           "host_floor_against_measured", "MegatronHostTime", "megatron_host_times"]
 
 #: Where the measurements are kept, one folder per GPU and date.
 MEASURED = DATA / "calibrated" / "measured"
@@ -249,15 +250,11 @@ def host_time(measurement: HostMeasurement) -> HostTime:
     rows = measurement.host[measurement.host["d_m"] == _HOST_WIDTH]
     if len(rows) < 3:
         raise UserInputError(f"{measurement.folder}: fewer than 3 host-bound rows (width {_HOST_WIDTH})")
-    layers, n_mu = rows["d_l"].to_numpy(float), rows["n_mu"].to_numpy(float)
-    design = np.column_stack([np.ones_like(layers), layers, n_mu, n_mu * layers])
     seconds, kernels = rows["step_seconds"].to_numpy(float), rows["kernels_per_step"].to_numpy(float)
-    times, *_ = np.linalg.lstsq(design, seconds, rcond=None)
-    counts, *_ = np.linalg.lstsq(design, kernels, rcond=None)
+    times, mean, largest = host_step_fit(rows["d_l"], rows["n_mu"], seconds)
+    counts, _, _ = host_step_fit(rows["d_l"], rows["n_mu"], kernels)
     per_kernel = float(seconds @ kernels / (kernels @ kernels))
-    residual = np.abs(design @ times / seconds - 1)
-    return HostTime(*map(float, times), *map(float, counts), per_kernel, float(residual.mean()),
-                    float(residual.max()), len(rows))
+    return HostTime(*times, *counts, per_kernel, mean, largest, len(rows))
 
 
 def device_beyond_pool(measurement: HostMeasurement) -> pd.DataFrame:
@@ -282,3 +279,53 @@ def host_floor_against_measured(measurement: HostMeasurement) -> pd.DataFrame:
     frame["floor_s"] = frame["n_mu"] * frame["d_l"] * t_h
     frame["ratio"] = frame["floor_s"] / frame["measured_s"]
     return frame.reset_index(drop=True)
+
+
+# --- Megatron-Core's host (benchmarks/gpu/measure_megatron_host.py) ----------------------------------------------------
+
+@dataclass(frozen=True)
+class MegatronHostTime:
+    """One layer spec's host-bound steps in one ``megatron_host*.csv`` table (``table``, one lease of the GPU):
+    ``spec`` (``local``, ``local_moe``, ``local_recompute_full``, ...), ``experts`` and ``topk`` (0 for a dense
+    layer), ``per_layer_s`` (a layer's forward and backward per micro-batch), ``per_micro_batch_s`` and
+    ``per_step_s`` (once each, outside the layers; None where the rows are too few for the four-term fit: then the
+    layer's time is the steps' difference, ``((L2, m2) - (L2, m1) - (L1, m2) + (L1, m1)) / ((L2 - L1)(m2 - m1))``),
+    ``kernels_per_layer`` (the same difference of the kernels launched, where counted) and ``rows``."""
+
+    table: str
+    spec: str
+    experts: int
+    topk: int
+    per_layer_s: float
+    per_micro_batch_s: float | None
+    per_step_s: float | None
+    kernels_per_layer: float | None
+    rows: int
+
+
+def _difference(rows: pd.DataFrame, column: str) -> float:
+    layers, micro = sorted(rows["layers"].unique()), sorted(rows["micro_batches"].unique())
+    (l1, l2), (m1, m2) = (layers[0], layers[-1]), (micro[0], micro[-1])
+    at = {(int(r.layers), int(r.micro_batches)): float(getattr(r, column)) for r in rows.itertuples()}
+    return (at[l2, m2] - at[l2, m1] - at[l1, m2] + at[l1, m1]) / ((l2 - l1) * (m2 - m1))
+
+
+def megatron_host_times(measurement: HostMeasurement) -> list[MegatronHostTime]:
+    """Every layer spec of every ``megatron_host*.csv`` table of the folder (none if it has none), table by table
+    in the order their names sort, specs in the order measured."""
+    out = []
+    for path in sorted(measurement.folder.glob("megatron_host*.csv")):
+        frame = pd.read_csv(path)
+        for spec, rows in frame[frame["width"] == _HOST_WIDTH].groupby("spec", sort=False):
+            experts = int(rows["experts"].fillna(0).iloc[0])
+            topk = int(rows["topk"].fillna(0).iloc[0])
+            counted = rows["kernels"].notna().all()
+            kernels = _difference(rows, "kernels") if counted else None
+            try:
+                (step, _, micro, layer), _, _ = host_step_fit(rows["layers"], rows["micro_batches"],
+                                                              rows["step_seconds"])
+            except UserInputError:  # a quick run: 2 x 2 steps, the layer's time from their difference
+                step, micro, layer = None, None, _difference(rows, "step_seconds")
+            out.append(MegatronHostTime(path.name, str(spec), experts, topk, float(layer), micro, step,
+                                        None if kernels is None else float(kernels), len(rows)))
+    return out

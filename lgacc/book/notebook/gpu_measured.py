@@ -10,17 +10,18 @@ import pandas as pd
 
 from lgacc.model.calibrated.parameters import fitted_calibration
 from lgacc.model.hardware import load_hardware
-from lgacc.model.calibrated.host import host_times
+from lgacc.model.calibrated.host import host_times, megatron_host_extra_s
 from lgacc.studies.gpu_measured import (HostMeasurement, Measurement, assumed_against_measured, device_beyond_pool,
-                                        host_floor_against_measured, host_time, reads_the_layer_table,
-                                        training_against_calibrated)
+                                        host_floor_against_measured, host_time, megatron_host_times,
+                                        reads_the_layer_table, training_against_calibrated)
 
 from .display import show_html
 from .figures import show_svg_figure
 from .tables import show_table
 
 __all__ = ["environment_markdown", "assumed_table", "gemm_figure", "layer_table_markdown", "training_table",
-           "training_summary_markdown", "host_markdown", "device_memory_table", "device_memory_markdown"]
+           "training_summary_markdown", "host_markdown", "megatron_host_markdown", "device_memory_table",
+           "device_memory_markdown"]
 
 
 def environment_markdown(measurement: Measurement) -> str:
@@ -215,6 +216,81 @@ def host_markdown(measurement: HostMeasurement, launch_s: float) -> str:
               f"off by {error.mean():.0f} % on average ({error.max():.0f} % at worst; below the measurement on "
               f"{int((check['ratio'] < 1).sum())}): it folds the time per step and per micro-batch outside the layers "
               f"(the fit above) into each layer, so it reads low on the shallowest steps and high on the deepest."]
+    return "\n".join(lines)
+
+
+def megatron_host_markdown(measurement: HostMeasurement) -> str:
+    """Megatron-Core's host time per layer beside plain PyTorch's, lease by lease, what the calibrated model takes
+    from it, and the variants (recomputation, overlapped reduction, routed experts) measured beside it."""
+    fits = megatron_host_times(measurement)
+    dense = [f for f in fits if f.spec == "local" and f.per_step_s is not None]
+    if not dense:
+        return "This folder holds no Megatron-Core steps (`benchmarks/gpu/measure_megatron_host.py`)."
+    env = json.loads((measurement.folder / "environment_megatron.json").read_text())
+    eager = host_time(measurement)
+    times, extra = host_times(), megatron_host_extra_s()
+    leases = " and ".join(f"{f.per_layer_s * 1e3:.2f}" for f in dense)
+    lines = [
+        f"Megatron-Core {env.get('megatron_core', '?')}'s own `GPTModel` at the same width (64) and tokens (64), in "
+        f"its `DistributedDataParallel` wrapper (fp32 gradient buffers) and run by its forward-backward schedule, "
+        f"steps of 2, 4 and 8 layers and 1, 2 and 4 micro-batches, on {len(dense)} leases of the same kind of machine "
+        f"the same day (`python3 benchmarks/gpu/measure_megatron_host.py OUT`, with `PYTHONPATH` at Megatron-Core's "
+        f"pure-Python folder). Transformer Engine was not on the machine, so the layer is Megatron-Core's `local` "
+        f"spec on plain PyTorch, not the Transformer Engine spec Megatron-LM uses by default. The same fit:",
+        "",
+        f"- **a layer's forward and backward**: {dense[0].kernels_per_layer:.0f} kernels (plain PyTorch's: "
+        f"{eager.kernels_per_layer:.0f}) and {leases} ms of the host per micro-batch on the {len(dense)} leases, "
+        f"against {eager.per_layer_s * 1e3:.2f} ms for the plain PyTorch layer above. The leases differ by more than "
+        f"one lease's steps scatter, so their steps are pooled: Megatron-Core's modules, its tensor-parallel layers' "
+        f"autograd functions and its gradient hooks cost **{extra * 1e3:.2f} ms more per layer and micro-batch**;",
+        f"- **a micro-batch outside the layers**: {', '.join(f'{f.per_micro_batch_s * 1e3:.1f}' for f in dense)} ms "
+        f"(plain PyTorch {eager.per_micro_batch_s * 1e3:.1f} ms): the leases scatter this most.",
+        "",
+        f"The calibrated model's recipe field `host_framework=megatron` (set for every Megatron-LM, NeMo, "
+        f"Megatron-Bridge and Megatron-DeepSpeed run of the measured-runs chapter, plain PyTorch their bracket) adds "
+        f"that difference to the host floor: `t_h` {times['host_layer_s'] * 1e3:.2f} → "
+        f"{(times['host_layer_s'] + extra) * 1e3:.2f} ms per layer and micro-batch, with its recomputed forward's "
+        f"`t_hR` as measured below. The difference of the layers' slopes, not a ratio of whole steps: `t_h` "
+        f"also holds the step's and the micro-batch's own host work spread over the layers. A run on another machine "
+        f"pays its own CPU's time, and Transformer Engine's modules issue other kernels: the measured-runs chapter "
+        f"shows how far the runs that wait on their host still part from the model.",
+    ]
+    variants = {f.spec: f for f in fits if f.table == dense[-1].table and f.spec != "local" and not f.experts}
+    base = dense[-1]
+    words = {"local_recompute_full": "recomputed in full (`--recompute-granularity full`, one layer at a time)",
+             "local_recompute_selective": "with the attention core recomputed (`--recompute-granularity selective`)",
+             "local_overlap_grad_reduce": "with the reduction overlapped (`--overlap-grad-reduce`, the distributed "
+                                          "optimizer's buffer layout)"}
+    if variants:
+        lines += ["", f"Beside the last lease's plain layer ({base.per_layer_s * 1e3:.2f} ms), the same layer:", ""]
+        for spec, what in words.items():
+            if spec in variants:
+                fit = variants[spec]
+                lines.append(f"- {what}: {fit.per_layer_s * 1e3:.2f} ms, "
+                             f"{(fit.per_layer_s - base.per_layer_s) * 1e3:+.2f} ms;")
+        lines[-1] = lines[-1][:-1] + "."
+        if "local_recompute_full" in variants:
+            measured = variants["local_recompute_full"].per_layer_s / base.per_layer_s - 1
+            spread = max(f.per_layer_s for f in dense) - min(f.per_layer_s for f in dense)
+            lines += ["", f"A recomputed forward adds {measured:.0%} of Megatron-Core's layer here (plain PyTorch's "
+                      f"`torch.utils.checkpoint`: {times['host_recompute_s'] / times['host_layer_s']:.0%}): a "
+                      f"Megatron run's `t_hR` is this difference. The other two are not carried: the selective "
+                      f"recomputation re-runs the `local` spec's unfused attention core, several kernels, where the "
+                      f"runs recompute one fused kernel; the overlapped reduction's cost is about the spread between "
+                      f"the leases' plain layers ({spread * 1e3:.2f} ms)."]
+    experts = [f for f in fits if f.experts]
+    if experts:
+        lines += ["", "With routed experts (every MLP a router over the experts and Megatron-Core's `SequentialMLP`, "
+                  "one small product per local expert, no expert parallelism on one GPU):", ""]
+        for fit in experts:
+            how = f"fitted to {fit.rows} steps" if fit.per_step_s is not None else f"the difference of {fit.rows} steps"
+            lines.append(f"- **{fit.experts} experts, top {fit.topk}**: {fit.kernels_per_layer:,.0f} kernels and "
+                         f"{fit.per_layer_s * 1e3:.1f} ms of the host per layer and micro-batch ({how});")
+        lines[-1] = lines[-1][:-1] + "."
+        lines += ["", "The calibrated model does not add this: the measured runs with experts use grouped products "
+                  "(Transformer Engine's `GroupedLinear`, one call for all the local experts), which this machine "
+                  "could not run. It bounds what a fine-grained model (Qwen3-30B-A3B: 128 experts, top 8) can pay on "
+                  "the host when its experts are issued one by one."]
     return "\n".join(lines)
 
 
