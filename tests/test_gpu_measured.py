@@ -199,3 +199,55 @@ def test_the_host_floor_is_checked_against_steps_it_was_not_read_from(folder):
     assert row["floor_s"] == pytest.approx(256 * host_times()["host_layer_s"])
     assert row["ratio"] == pytest.approx(row["floor_s"] / row["measured_s"])
     assert not (check["ratio"] == 1).all()
+
+
+# --- Megatron-Core's host (benchmarks/gpu/measure_megatron_host.py) ---------------------------------------------------
+
+def test_megatron_host_tables_are_kept_with_the_command_and_their_environment():
+    from lgacc.model.calibrated.host import MEGATRON_HOST_FILES
+
+    readme = (HOST_FOLDERS[0].parent / "README.md").read_text()
+    assert "benchmarks/gpu/measure_megatron_host.py" in readme
+    for path in MEGATRON_HOST_FILES:
+        assert path.is_file() and path.name in readme
+        environment = json.loads((path.parent / "environment_megatron.json").read_text())
+        assert environment["device"] == "cuda" and environment["megatron_core"] == "0.16.1"
+
+
+def test_megatron_host_times_read_every_table_and_fit_or_difference_each_spec(tmp_path):
+    """Brute force: known times per step, micro-batch and layer come back from a full table (the four-term fit) and
+    from a quick one (2 x 2 steps: their difference); the kernels likewise."""
+    from lgacc.studies.gpu_measured import megatron_host_times
+
+    def rows(spec, experts, layers, micro, per_layer, kernels):
+        return [{"spec": spec, "layers": d_l, "micro_batches": n_mu, "tokens": 64, "width": 64,
+                 "experts": experts, "topk": 2 if experts else None,
+                 "step_seconds": 4e-3 + n_mu * (2e-3 + d_l * per_layer), "kernels": 9 + n_mu * (20 + d_l * kernels)}
+                for d_l in layers for n_mu in micro]
+
+    pd.DataFrame(rows("local", None, (2, 4, 8), (1, 2, 4), 3e-3, 64)).to_csv(tmp_path / "megatron_host.csv",
+                                                                              index=False)
+    pd.DataFrame(rows("local_moe", 16, (2, 4), (1, 2), 9e-3, 300)).to_csv(tmp_path / "megatron_host_e16.csv",
+                                                                           index=False)
+    measurement = HostMeasurement(tmp_path, "h100-sxm", pd.DataFrame(), pd.DataFrame())
+    dense, experts = megatron_host_times(measurement)
+    assert (dense.table, dense.spec, dense.experts, dense.rows) == ("megatron_host.csv", "local", 0, 9)
+    assert dense.per_layer_s == pytest.approx(3e-3) and dense.per_micro_batch_s == pytest.approx(2e-3)
+    assert dense.per_step_s == pytest.approx(4e-3) and dense.kernels_per_layer == pytest.approx(64)
+    assert (experts.spec, experts.experts, experts.topk, experts.rows) == ("local_moe", 16, 2, 4)
+    assert experts.per_layer_s == pytest.approx(9e-3) and experts.per_step_s is None
+    assert experts.kernels_per_layer == pytest.approx(300)
+
+
+def test_the_shipped_megatron_layer_costs_the_host_more_than_plain_pytorchs_on_every_lease():
+    from lgacc.studies.gpu_measured import megatron_host_times
+
+    measurement = read_host_measurement(HOST_FOLDERS[-1])
+    plain = host_time(measurement).per_layer_s
+    fits = megatron_host_times(measurement)
+    dense = [f for f in fits if f.spec == "local" and f.per_step_s is not None]
+    assert len(dense) == 2 and all(f.per_layer_s > plain for f in dense)
+    # more experts, more of the host: each routed expert is one more small product per layer
+    experts = sorted((f for f in fits if f.experts), key=lambda f: f.experts)
+    assert [f.experts for f in experts] == [8, 128]
+    assert dense[0].per_layer_s < experts[0].per_layer_s < experts[1].per_layer_s
