@@ -164,7 +164,7 @@ def test_the_shipped_megatron_measurement_costs_more_per_layer_and_the_calibrati
     from lgacc.model.calibrated.host import MEGATRON_HOST_FILES, PYTORCH_HOST_FILE, megatron_host_extra_s
 
     extra = megatron_host_extra_s()
-    assert 0.5e-3 < extra < 2e-3  # about 3.2 against 2.2 ms per layer and micro-batch
+    assert 0.5e-3 < extra < 2e-3  # about 3 against 2.2 ms per layer and micro-batch
     assert link_priors().host_megatron_layer_s == extra == fitted_calibration().host_megatron_layer_s
     # independent of the fit: the step's growth from 1 to 4 micro-batches, at 8 layers less at 2, over 3 micro-batches
     # of 6 layers, is a layer's host time per micro-batch (what a step and a micro-batch pay once drops out); the
@@ -179,7 +179,7 @@ def test_the_shipped_megatron_measurement_costs_more_per_layer_and_the_calibrati
 
     leases = [layer_slope(path, lambda r: r["spec"] == "local", "layers", "micro_batches") for path in MEGATRON_HOST_FILES]
     leases = [slope for slope in leases if slope is not None]
-    assert len(leases) == 2
+    assert len(leases) == 3
     eager = layer_slope(PYTORCH_HOST_FILE, lambda r: r["d_m"] == "64", "d_l", "n_mu")
     assert sum(leases) / len(leases) - eager == pytest.approx(extra, rel=0.25)
 

@@ -63,6 +63,7 @@ REPEATS = 5 if QUICK else 30
 # (LGACC_EXPERTS and LGACC_TOPK set others: 128 and 8 are Qwen3-30B-A3B's)
 BF16 = DEVICE == "cuda" or bool(os.environ.get("LGACC_BF16_ON_CPU"))  # the latter: a CPU check of the bf16 path
 DDP_KEY = "ddp"  # a spec's entry for the DistributedDataParallelConfig, not the TransformerConfig
+FORWARD_ONLY_KEY = "forward_only"  # a spec's entry for the schedule: forward passes only
 # (LGACC_SPECS=name,name measures those specs only)
 EXPERTS, TOPK = int(os.environ.get("LGACC_EXPERTS", 8)), int(os.environ.get("LGACC_TOPK", 2))
 MOE = {"num_moe_experts": EXPERTS, "moe_router_topk": TOPK, "moe_aux_loss_coeff": 0.0, "add_bias_linear": False}
@@ -122,7 +123,10 @@ def specs() -> dict:
                                             "recompute_num_layers": 1}),
            "local_recompute_selective": (local, {"recompute_granularity": "selective"}),
            "local_overlap_grad_reduce": (local, {DDP_KEY: {"overlap_grad_reduce": True,
-                                                           "use_distributed_optimizer": True}})}
+                                                           "use_distributed_optimizer": True}}),
+           # the forward passes alone (the schedule's forward_only, autograd still recording): what of a layer's
+           # host time its forward takes, which Megatron-LM's pipeline waits for at each point-to-point exchange
+           "local_forward_only": (local, {FORWARD_ONLY_KEY: True})}
     try:
         import transformer_engine  # noqa: F401
     except Exception as error:  # noqa: BLE001 - recorded: TE absent or broken on this image
@@ -139,6 +143,7 @@ def build(make_spec, extra: dict, layers: int):
     """A bf16 GPTModel in Megatron-Core's DDP wrapper with fp32 gradient buffers, and its optimizer; ``extra`` adds
     to the TransformerConfig, its ``DDP_KEY`` entry to the DistributedDataParallelConfig."""
     extra = dict(extra)
+    extra.pop(FORWARD_ONLY_KEY, None)
     ddp_extra = {"overlap_grad_reduce": False, "use_distributed_optimizer": False, **extra.pop(DDP_KEY, {})}
     from megatron.core.distributed import DistributedDataParallel, DistributedDataParallelConfig
     from megatron.core.models.gpt import GPTModel
@@ -167,7 +172,7 @@ def build(make_spec, extra: dict, layers: int):
     return config, model, optimizer
 
 
-def make_step(config, model, optimizer, micro_batches: int):
+def make_step(config, model, optimizer, micro_batches: int, forward_only: bool = False):
     from megatron.core.pipeline_parallel import get_forward_backward_func
 
     forward_backward = get_forward_backward_func()
@@ -200,12 +205,13 @@ def make_step(config, model, optimizer, micro_batches: int):
         if DEVICE == "cuda":
             forward_backward(forward_step_func=forward_step, data_iterator=batches(), model=model,
                              num_microbatches=micro_batches, seq_length=TOKENS, micro_batch_size=1,
-                             forward_only=False)
+                             forward_only=forward_only)
         else:  # Megatron-Core's schedule allocates on the GPU: the same passes, by hand (smoke test)
             data = batches()
             for _ in range(micro_batches):
                 output, loss_func = forward_step(data, model)
-                (loss_func(output)[0] / micro_batches).backward()
+                if not forward_only:
+                    (loss_func(output)[0] / micro_batches).backward()
         if wrapped:
             model.finish_grad_sync()
         for p in model.parameters():  # Megatron's optimizer reads main_grad; AdamW reads .grad
@@ -253,7 +259,7 @@ def main() -> int:
             try:
                 config, model, optimizer = build(make_spec, extra, layers)
                 for micro_batches in MICRO_BATCHES:
-                    step = make_step(config, model, optimizer, micro_batches)
+                    step = make_step(config, model, optimizer, micro_batches, bool(extra.get(FORWARD_ONLY_KEY)))
                     for _ in range(3):  # warm-up: allocator, cuBLAS handles, TE's first-call work
                         step()
                     seconds = median_step_seconds(step, REPEATS)

@@ -219,6 +219,11 @@ def host_markdown(measurement: HostMeasurement, launch_s: float) -> str:
     return "\n".join(lines)
 
 
+def _and(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def megatron_host_markdown(measurement: HostMeasurement) -> str:
     """Megatron-Core's host time per layer beside plain PyTorch's, lease by lease, what the calibrated model takes
     from it, and the variants (recomputation, overlapped reduction, routed experts) measured beside it."""
@@ -229,7 +234,7 @@ def megatron_host_markdown(measurement: HostMeasurement) -> str:
     env = json.loads((measurement.folder / "environment_megatron.json").read_text())
     eager = host_time(measurement)
     times, extra = host_times(), megatron_host_extra_s()
-    leases = " and ".join(f"{f.per_layer_s * 1e3:.2f}" for f in dense)
+    leases = _and([f"{f.per_layer_s * 1e3:.2f}" for f in dense])
     lines = [
         f"Megatron-Core {env.get('megatron_core', '?')}'s own `GPTModel` at the same width (64) and tokens (64), in "
         f"its `DistributedDataParallel` wrapper (fp32 gradient buffers) and run by its forward-backward schedule, "
@@ -243,7 +248,7 @@ def megatron_host_markdown(measurement: HostMeasurement) -> str:
         f"against {eager.per_layer_s * 1e3:.2f} ms for the plain PyTorch layer above. The leases differ by more than "
         f"one lease's steps scatter, so their steps are pooled: Megatron-Core's modules, its tensor-parallel layers' "
         f"autograd functions and its gradient hooks cost **{extra * 1e3:.2f} ms more per layer and micro-batch**;",
-        f"- **a micro-batch outside the layers**: {', '.join(f'{f.per_micro_batch_s * 1e3:.1f}' for f in dense)} ms "
+        f"- **a micro-batch outside the layers**: {_and([f'{f.per_micro_batch_s * 1e3:.1f}' for f in dense])} ms "
         f"(plain PyTorch {eager.per_micro_batch_s * 1e3:.1f} ms): the leases scatter this most.",
         "",
         f"The calibrated model's recipe field `host_framework=megatron` (set for every Megatron-LM, NeMo, "
@@ -255,14 +260,19 @@ def megatron_host_markdown(measurement: HostMeasurement) -> str:
         f"pays its own CPU's time, and Transformer Engine's modules issue other kernels: the measured-runs chapter "
         f"shows how far the runs that wait on their host still part from the model.",
     ]
-    variants = {f.spec: f for f in fits if f.table == dense[-1].table and f.spec != "local" and not f.experts}
-    base = dense[-1]
+    # the variants beside the plain layer of their own lease (one table)
+    table = next((f.table for f in fits if f.spec in ("local_recompute_full", "local_recompute_selective",
+                                                      "local_overlap_grad_reduce")), None)
+    variants = {f.spec: f for f in fits if f.table == table and f.spec != "local"}
+    base = next((f for f in dense if f.table == table), None)
     words = {"local_recompute_full": "recomputed in full (`--recompute-granularity full`, one layer at a time)",
              "local_recompute_selective": "with the attention core recomputed (`--recompute-granularity selective`)",
              "local_overlap_grad_reduce": "with the reduction overlapped (`--overlap-grad-reduce`, the distributed "
                                           "optimizer's buffer layout)"}
-    if variants:
-        lines += ["", f"Beside the last lease's plain layer ({base.per_layer_s * 1e3:.2f} ms), the same layer:", ""]
+    forward = next((f for f in fits if f.spec == "local_forward_only"), None)
+    forward_base = next((f for f in dense if forward is not None and f.table == forward.table), None)
+    if variants and base is not None:
+        lines += ["", f"Beside the plain layer of their own lease ({base.per_layer_s * 1e3:.2f} ms), the same layer:", ""]
         for spec, what in words.items():
             if spec in variants:
                 fit = variants[spec]
@@ -278,6 +288,18 @@ def megatron_host_markdown(measurement: HostMeasurement) -> str:
                       f"recomputation re-runs the `local` spec's unfused attention core, several kernels, where the "
                       f"runs recompute one fused kernel; the overlapped reduction's cost is about the spread between "
                       f"the leases' plain layers ({spread * 1e3:.2f} ms)."]
+    if forward is not None and forward_base is not None:
+        share = forward.per_layer_s / forward_base.per_layer_s
+        lines += ["", f"**The forward's share.** On another lease the forward passes alone (the schedule's "
+                  f"`forward_only`, autograd still recording) took {forward.per_layer_s * 1e3:.2f} ms of the host per "
+                  f"layer and micro-batch, {share:.0%} of that lease's whole layer ({forward_base.per_layer_s * 1e3:.2f} "
+                  f"ms), and {forward.kernels_per_layer:.0f} of its {forward_base.kernels_per_layer:.0f} kernels: the "
+                  f"backward, with the autograd engine and a hook for every parameter's gradient, takes the rest. "
+                  f"Megatron-LM's non-interleaved pipeline synchronizes the device at each point-to-point exchange "
+                  f"(`batch_p2p_sync`, on by default), so a stage's forward and backward passes each wait on their own "
+                  f"host's time; with the host's time split about as the device's (a third for the forward without "
+                  f"recomputation), the floor of the whole step the model takes is near what the passes add up to, and "
+                  f"the model does not split it."]
     experts = [f for f in fits if f.experts]
     if experts:
         lines += ["", "With routed experts (every MLP a router over the experts and Megatron-Core's `SequentialMLP`, "

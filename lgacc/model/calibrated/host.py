@@ -35,11 +35,11 @@ schedule, the code of Megatron-LM, NeMo and Megatron-Bridge).  Both were measure
 (``data/calibrated/measured/h100-sxm-2026-11-27``: ``host.csv`` by ``benchmarks/gpu/measure_host.py``,
 ``megatron_host*.csv`` by ``benchmarks/gpu/measure_megatron_host.py``).  The same least-squares form,
 ``t = a + b d_l + n_mu (c + d_l t_layer)``, fitted to each, gives a layer's forward and backward per micro-batch,
-``t_layer``: 2.2 ms for plain PyTorch; 3.2 ms for Megatron-Core, its steps of three leases pooled (fitted lease by
-lease, 3.7 and 2.7 ms: the lent machines differ by more than one lease's steps scatter).  Megatron-Core's layer
-costs the host :func:`megatron_host_extra_s` more (their difference, about 1.0 ms), which a ``megatron`` recipe adds
+``t_layer``: about 2.2 ms for plain PyTorch; about 3 ms for Megatron-Core, its steps of every lease pooled (fitted
+lease by lease they part by a millisecond: the lent machines differ by more than one lease's steps scatter).
+Megatron-Core's layer costs the host :func:`megatron_host_extra_s` more (their difference), which a ``megatron`` recipe adds
 to ``t_h``; its ``t_hR`` is what Megatron-Core's recomputed forward added beside its plain layer on one lease
-(:func:`megatron_host_variants`, 3.6 ms; the selective recomputation and the overlapped reduction measured there are
+(:func:`megatron_host_variants`; the selective recomputation and the overlapped reduction measured there are
 not carried, :func:`lgacc.model.calibrated.expected.megatron_host_inputs`).
 The difference of the layers' slopes, not a ratio of whole steps: ``t_h`` also holds the step's and the
 micro-batch's own host work spread over the layers, which the leases scatter most and a deep model barely feels.
@@ -66,9 +66,10 @@ __all__ = ["TRAINING_FILE", "PYTORCH_HOST_FILE", "MEGATRON_HOST_FILES", "HOST_FR
 TRAINING_FILE = DATA / "calibrated" / "measured" / "h100-sxm-2026-11-26" / "training.csv"
 #: eager PyTorch steps and Megatron-Core steps at width 64 on the same kind of H100 (the recipe's host_framework)
 PYTORCH_HOST_FILE = DATA / "calibrated" / "measured" / "h100-sxm-2026-11-27" / "host.csv"
-#: Megatron-Core's steps, three leases of the same day (a full run, the experts' quick run, the variants' run)
+#: Megatron-Core's steps, four leases of the same day (a full run, the experts' quick run, the variants' run, the
+#: forward passes' run)
 MEGATRON_HOST_FILES = tuple(DATA / "calibrated" / "measured" / "h100-sxm-2026-11-27" / f"megatron_host{suffix}.csv"
-                            for suffix in ("", "_e128", "_variants"))
+                            for suffix in ("", "_e128", "_variants", "_forward"))
 #: the width of the host-bound rows (every kernel's GPU work a few microseconds)
 HOST_WIDTH = 64
 
@@ -129,7 +130,7 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 def megatron_layer_rows(megatron: tuple[Path, ...] = MEGATRON_HOST_FILES) -> list[dict[str, str]]:
     """The dense ``local`` spec's steps of width 64 in every table of ``megatron``, pooled: the leases' machines
-    differ by more than one lease's steps scatter (3.7 and 2.7 ms a layer on two leases of the same day)."""
+    differ by more than one lease's steps scatter."""
     return [r for path in megatron for r in _rows(Path(path)) if r["spec"] == "local" and int(r["width"]) == HOST_WIDTH]
 
 
