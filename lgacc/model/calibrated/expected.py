@@ -90,12 +90,12 @@ def _hardware_inputs(hardware: Hardware) -> dict[str, float]:
     }
 
 
-def megatron_host_inputs(t_h: float, recipe: Recipe, calibration: Calibration) -> dict[str, float]:
+def megatron_host_inputs(t_h: float, calibration: Calibration) -> dict[str, float]:
     """``t_h`` and ``t_hR`` for a recipe whose ``host_framework`` is ``megatron`` (:mod:`.host`): plain PyTorch's
     ``t_h`` and what Megatron-Core's layer costs beyond it; its recomputed forward, measured beside its plain layer,
     in place of PyTorch's.  The selective recomputation and the overlapped reduction measured beside it are not
     carried (:func:`.host.megatron_host_variants`: the first recomputes an unfused attention core, the runs' is fused;
-    the second is within the spread of one lease's steps, and a measured step bounds it)."""
+    the second is about the spread between the GPU's leases, and a measured step leaves no room for it)."""
     return {"t_h": t_h + calibration.host_megatron_layer_s, "t_hR": calibration.host_megatron_recompute_s}
 
 
@@ -198,8 +198,8 @@ def inputs(
     values.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
     if recipe.cuda_graphs:  # the host replays a captured graph: no floor from issuing each layer's work
         values.update(t_h=0.0, t_hR=0.0)
-    elif recipe.host_framework == "megatron":  # Megatron-Core's layer and its variants, measured (.host)
-        values.update(megatron_host_inputs(values["t_h"], recipe, calibration))
+    elif recipe.host_framework == "megatron":  # Megatron-Core's layer, measured (.host)
+        values.update(megatron_host_inputs(values["t_h"], calibration))
     values["e_att"] = fused_attention_efficiency(hw, recipe, calibration, model.d_s, model.d_a, model.d_h, model.d_kv,
                                                  values["n_a"])
     if attention_peak_flop_per_s is not None:  # the program times attention at kappa e_att c, c the products' peak
