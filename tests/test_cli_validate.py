@@ -25,6 +25,9 @@ def test_json_reports_each_run_with_both_conventions(capsys):
     fixed = calibrated["fixed_parameters"]
     assert fixed["T_0"] == 0.0 and 0.5 < fixed["eta"] < 1 and fixed["nvlink_latency_s"] > 0
     assert "ND_A100_v4_results.md" in fixed["source"]
+    # Megatron-Core's host, measured: a layer costs more than plain PyTorch's, its recomputed forward is its own
+    assert 0 < fixed["host_megatron_layer_s"] < fixed["host_layer_s"] and fixed["host_megatron_recompute_s"] > 0
+    assert "measure_megatron_host.py" in fixed["source"]
     # the measured tables read in place of fitted constants, each with its file and the command that prints it
     gemm = [t for t in calibrated["measured_tables"] if t["operation"].startswith("matrix multiply")]
     assert gemm and "h100" in gemm[0]["gpus"] and gemm[0]["file"].endswith("gemm_layers.csv")

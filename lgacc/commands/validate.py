@@ -90,6 +90,8 @@ def _fixed_parameters() -> dict:
     calibration = fitted_calibration()
     return {"T_0": calibration.T_0, "eta": calibration.eta, "nvlink_latency_s": calibration.nvlink_latency_s,
             "host_layer_s": calibration.host_layer_s, "host_recompute_s": calibration.host_recompute_s,
+            "host_megatron_layer_s": calibration.host_megatron_layer_s,
+            "host_megatron_recompute_s": calibration.host_megatron_recompute_s,
             "source": f"eta and nvlink_latency_s: alpha-beta fit to {link_fits()[REFERENCE_TABLE].source} "
                       "(python -m lgacc.model.calibrated.links; a GPU whose NVLink runs at another table's link "
                       "bandwidth, H100 and H200 SXM, reads that table's eta_nvl and alpha_nvl for its NVLink "
@@ -97,7 +99,10 @@ def _fixed_parameters() -> dict:
                       "data/calibrated/nccl_collective_fits.yaml, with a latency per rank delta_nvl); T_0: no fixed "
                       "time per step; host_layer_s and "
                       "host_recompute_s: an eager framework's host time per layer and micro-batch, measured on an "
-                      "H100 (python -m lgacc.model.calibrated.host)"}
+                      "H100 (python -m lgacc.model.calibrated.host); host_megatron_layer_s and "
+                      "host_megatron_recompute_s: what Megatron-Core's layer costs the host beyond plain PyTorch's and "
+                      "its recomputed forward, for a recipe with host_framework=megatron, measured on an H100 "
+                      "(benchmarks/gpu/measure_megatron_host.py, the same command)"}
 
 
 def _measured_tables() -> list[dict]:
