@@ -24,7 +24,7 @@ from lgacc.errors import UserInputError
 from lgacc.model.assumptions import Assumptions
 from lgacc.model.calibrated import Recipe, expected
 from lgacc.model.config import TrainingConfig
-from lgacc.model.hardware import available_hardware, hardware_from_mapping
+from lgacc.model.hardware import available_hardware, hardware_from_mapping, load_hardware
 from lgacc.model.transformer import Transformer, named_model
 
 NODE = shutil.which("node")
@@ -83,7 +83,8 @@ def _case(rng: random.Random):
                            ("logit_bytes", [6, 10, 14]), ("ddp_bucket_copy", [True, False]),
                            ("host_sync", [True, False]),
                            ("deepspeed_optimizer", [True, False]), ("deepspeed_pipeline", [True, False]),
-                           ("vocabulary_chunks", [True, False])):
+                           ("vocabulary_chunks", [True, False]), ("host_framework", ["pytorch", "megatron"]),
+                           ("cuda_graphs", [True, False])):
         if rng.random() < 0.5:
             recipe[field] = rng.choice(choices)
     if recipe:
@@ -134,7 +135,8 @@ def test_javascript_agrees_with_python(module_path):
 
 def test_a_bad_recipe_is_the_python_message(module_path):
     base = {"model": "X32", "hardware": "a100-80gb", "method": "baseline", "n_b": 4}
-    bad = [{"recompute": "half"}, {"zero_stage": 5}, {"colour": "red"}, {"dp_network": "mesh"}]
+    bad = [{"recompute": "half"}, {"zero_stage": 5}, {"colour": "red"}, {"dp_network": "mesh"},
+           {"host_framework": "jax"}]
     got = _node(module_path, [{**base, "recipe": r} for r in bad])
     for recipe, result in zip(bad, got):
         with pytest.raises(UserInputError) as error:
@@ -156,3 +158,21 @@ def test_javascript_reads_the_b200_gemm_shape_table(module_path):
         assert "ok" in got, (q, got)
         got["ok"].pop("expected_gpu_hours"), got["ok"].pop("expected_cost")
         assert _close(_python(q, model, hw), got["ok"]), q
+
+
+def test_javascript_reads_megatrons_host_as_python_where_the_host_paces_the_step(module_path):
+    """A small custom model on many GPUs of tensor parallelism, so that the host sets the pace: the page's script
+    and Python agree for both host frameworks, with and without recomputation, and Megatron-Core's host is slower."""
+    js_model = dict(d_l=24, d_a=8, d_h=64, d_s=512, d_v=0, tied_embeddings=False, gated=False, d_kv=8)
+    model = Transformer("custom", d_m=512, **js_model)
+    base = {"model": js_model, "hardware": "h100-sxm", "method": "baseline", "n_b": 1, "n_l": 1, "n_a": 8,
+            "n_mu": 4, "b_mu": 1}
+    recipes = [{"host_framework": framework, "recompute": recompute}
+               for framework in ("pytorch", "megatron") for recompute in ("none", "full")]
+    got = _node(module_path, [{**base, "recipe": recipe} for recipe in recipes])
+    steps = {}
+    for recipe, result in zip(recipes, got):
+        want = _python({**base, "recipe": recipe}, model, load_hardware("h100-sxm"))
+        assert _close(want, {k: v for k, v in result["ok"].items() if k not in ("expected_gpu_hours", "expected_cost")})
+        steps[recipe["host_framework"], recipe["recompute"]] = want["expected_step_time_s"]
+    assert steps["megatron", "none"] > steps["pytorch", "none"] and steps["megatron", "full"] > steps["pytorch", "full"]
