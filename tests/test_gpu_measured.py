@@ -251,3 +251,21 @@ def test_the_shipped_megatron_layer_costs_the_host_more_than_plain_pytorchs_on_e
     experts = sorted((f for f in fits if f.experts), key=lambda f: f.experts)
     assert [f.experts for f in experts] == [8, 128]
     assert dense[0].per_layer_s < experts[0].per_layer_s < experts[1].per_layer_s
+
+
+def test_megatron_widths_are_set_beside_the_calibrated_step_of_the_same_configuration(tmp_path):
+    from lgacc.model.calibrated.parameters import fitted_calibration
+    from lgacc.studies.gpu_measured import megatron_widths_against_calibrated
+
+    frame = megatron_widths_against_calibrated(read_host_measurement(HOST_FOLDERS[-1]))
+    assert "megatron_widths.csv" in (HOST_FOLDERS[-1].parent / "README.md").read_text()
+    assert len(frame) == 10 and set(frame["width"]) == {256, 512, 1024, 2048, 4096}
+    assert (frame["ratio"] == frame["expected_s"] / frame["measured_s"]).all()
+    # the narrowest rows wait on Megatron-Core's host: no shorter than 8 layers' floor per micro-batch, by hand
+    cal = fitted_calibration()
+    narrow = frame[frame["width"] == 256]
+    floor = narrow["n_mu"] * 8 * (cal.host_layer_s + cal.host_megatron_layer_s)
+    assert (narrow["host_s"] > 0).all() and (narrow["expected_s"] >= floor).all()
+    # a folder without the table: an empty frame, not an error
+    assert megatron_widths_against_calibrated(HostMeasurement(tmp_path, "h100-sxm", pd.DataFrame(),
+                                                              pd.DataFrame())).empty

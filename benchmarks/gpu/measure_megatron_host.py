@@ -53,10 +53,17 @@ import torch  # noqa: E402
 
 from measure import DEVICE, QUICK, environment, median_step_seconds, writer  # noqa: E402
 
-WIDTH, HEADS, TOKENS, VOCAB = 64, 4, 64, 256
-LAYERS = (2, 4) if QUICK else (2, 4, 8)
-MICRO_BATCHES = (1, 2) if QUICK else (1, 2, 4)
-REPEATS = 5 if QUICK else 30
+def _ints(name: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    text = os.environ.get(name, "")
+    return tuple(int(v) for v in text.split(",") if v) or default
+
+
+# LGACC_WIDTHS, LGACC_TOKENS, LGACC_LAYERS, LGACC_MICRO_BATCHES, LGACC_REPEATS set others: wider layers, whose GPU
+# work is no longer negligible, check how the host's time and the device's compose into a step (head size 64)
+WIDTHS, TOKENS, VOCAB = _ints("LGACC_WIDTHS", (64,)), _ints("LGACC_TOKENS", (64,))[0], 256
+LAYERS = _ints("LGACC_LAYERS", (2, 4) if QUICK else (2, 4, 8))
+MICRO_BATCHES = _ints("LGACC_MICRO_BATCHES", (1, 2) if QUICK else (1, 2, 4))
+REPEATS = _ints("LGACC_REPEATS", (5 if QUICK else 30,))[0]
 # the MoE rows: every MLP a router over EXPERTS experts, TOPK of them per token, no expert parallelism (one GPU),
 # Megatron-Core's default token dispatcher; what the fine-grained MoE runs (Qwen3-30B-A3B: 128 experts, top 8) pay
 # per layer beyond their flops is the router, the permutation and one small product per expert
@@ -139,7 +146,7 @@ def specs() -> dict:
     return {name: spec for name, spec in out.items() if not wanted or name in wanted}
 
 
-def build(make_spec, extra: dict, layers: int):
+def build(make_spec, extra: dict, layers: int, width: int):
     """A bf16 GPTModel in Megatron-Core's DDP wrapper with fp32 gradient buffers, and its optimizer; ``extra`` adds
     to the TransformerConfig, its ``DDP_KEY`` entry to the DistributedDataParallelConfig."""
     extra = dict(extra)
@@ -150,7 +157,8 @@ def build(make_spec, extra: dict, layers: int):
     from megatron.core.transformer.transformer_config import TransformerConfig
 
     config = TransformerConfig(
-        num_layers=layers, hidden_size=WIDTH, num_attention_heads=HEADS, ffn_hidden_size=4 * WIDTH,
+        num_layers=layers, hidden_size=width, num_attention_heads=max(1, width // 64) if width > 64 else 4,
+        ffn_hidden_size=4 * width,
         hidden_dropout=0.0, attention_dropout=0.0, bf16=BF16, params_dtype=torch.bfloat16 if BF16 else torch.float32,
         pipeline_dtype=torch.bfloat16 if BF16 else torch.float32,
         use_cpu_initialization=DEVICE != "cuda", gradient_accumulation_fusion=False,
@@ -255,24 +263,30 @@ def main() -> int:
                                                     "topk", "step_seconds", "kernels"])
     started = time.perf_counter()
     for name, (make_spec, extra) in specs().items():
-        for layers in LAYERS:
-            try:
-                config, model, optimizer = build(make_spec, extra, layers)
-                for micro_batches in MICRO_BATCHES:
-                    step = make_step(config, model, optimizer, micro_batches, bool(extra.get(FORWARD_ONLY_KEY)))
-                    for _ in range(3):  # warm-up: allocator, cuBLAS handles, TE's first-call work
-                        step()
-                    seconds = median_step_seconds(step, REPEATS)
-                    rows.writerow({"spec": name, "layers": layers, "micro_batches": micro_batches, "tokens": TOKENS,
-                                   "width": WIDTH, "experts": EXPERTS if "num_moe_experts" in extra else "",
-                                   "topk": TOPK if "num_moe_experts" in extra else "",
-                                   "step_seconds": f"{seconds:.6f}", "kernels": kernels_per_step(step)})
-                    handle.flush()
-                    print(f"{name:20s} layers {layers} micro-batches {micro_batches}: {seconds * 1e3:8.2f} ms "
-                          f"({time.perf_counter() - started:.0f} s)", flush=True)
-            except Exception as error:  # noqa: BLE001 - one spec failing must not lose the other's rows
-                print(f"{name} layers {layers}: failed: {type(error).__name__}: {error}", flush=True)
-                break
+        for width in WIDTHS:
+            for layers in LAYERS:
+                try:
+                    config, model, optimizer = build(make_spec, extra, layers, width)
+                    for micro_batches in MICRO_BATCHES:
+                        step = make_step(config, model, optimizer, micro_batches, bool(extra.get(FORWARD_ONLY_KEY)))
+                        for _ in range(3):  # warm-up: allocator, cuBLAS handles, TE's first-call work
+                            step()
+                        seconds = median_step_seconds(step, REPEATS)
+                        rows.writerow({"spec": name, "layers": layers, "micro_batches": micro_batches,
+                                       "tokens": TOKENS, "width": width,
+                                       "experts": EXPERTS if "num_moe_experts" in extra else "",
+                                       "topk": TOPK if "num_moe_experts" in extra else "",
+                                       "step_seconds": f"{seconds:.6f}", "kernels": kernels_per_step(step)})
+                        handle.flush()
+                        print(f"{name:20s} width {width} layers {layers} micro-batches {micro_batches}: "
+                              f"{seconds * 1e3:8.2f} ms ({time.perf_counter() - started:.0f} s)", flush=True)
+                    del model, optimizer
+                    if DEVICE == "cuda":
+                        torch.cuda.empty_cache()
+                except Exception as error:  # noqa: BLE001 - one spec failing must not lose the other's rows
+                    print(f"{name} width {width} layers {layers}: failed: {type(error).__name__}: {error}",
+                          flush=True)
+                    break
     handle.close()
     torch.distributed.destroy_process_group()
     return 0

@@ -31,7 +31,7 @@ from lgacc.paths import DATA
 __all__ = ["MEASURED", "MEASURED_RECIPE", "Measurement", "measurements", "read_measurement", "assumed_against_measured",
            "training_against_calibrated", "training_model", "reads_the_layer_table", "HostMeasurement",
            "HostTime", "host_measurements", "read_host_measurement", "host_time", "device_beyond_pool",
-           "host_floor_against_measured", "MegatronHostTime", "megatron_host_times"]
+           "host_floor_against_measured", "MegatronHostTime", "megatron_host_times", "megatron_widths_against_calibrated"]
 
 #: Where the measurements are kept, one folder per GPU and date.
 MEASURED = DATA / "calibrated" / "measured"
@@ -329,3 +329,26 @@ def megatron_host_times(measurement: HostMeasurement) -> list[MegatronHostTime]:
             out.append(MegatronHostTime(path.name, str(spec), experts, topk, float(layer), micro, step,
                                         None if kernels is None else float(kernels), len(rows)))
     return out
+
+
+def megatron_widths_against_calibrated(measurement: HostMeasurement) -> pd.DataFrame:
+    """The folder's ``megatron_widths.csv`` (Megatron-Core's plain layer by width; none: an empty frame) beside the
+    calibrated model's step for the same configuration with ``host_framework=megatron``: one GPU, the script's
+    recipe in the model's terms (no recomputation, no fused attention, no dropout, the vocabulary of 256 tied to the
+    embedding, 64 per head).  Columns ``width``, ``n_mu``, ``measured_s``, ``expected_s``, ``ratio`` (expected over
+    measured), ``host_s`` (the floor's share the device waits for)."""
+    path = measurement.folder / "megatron_widths.csv"
+    if not path.is_file():
+        return pd.DataFrame(columns=["width", "n_mu", "measured_s", "expected_s", "ratio", "host_s"])
+    recipe = Recipe(recompute="none", flash_attention=False, dropout=False, zero_stage=0, dp_overlap=False,
+                    host_framework="megatron")
+    out = []
+    for row in pd.read_csv(path).itertuples():
+        model = Transformer(name=f"megatron-core local d_m={row.width}", d_s=int(row.tokens), d_m=int(row.width),
+                            d_l=int(row.layers), d_a=int(row.width) // 64, d_h=64, d_v=256, tied_embeddings=True)
+        config = TrainingConfig(method="baseline", n_b=1, n_l=1, n_a=1, n_mu=int(row.micro_batches), b_mu=1)
+        result = expected(model, measurement.hardware, config, recipe=recipe)
+        out.append({"width": int(row.width), "n_mu": int(row.micro_batches), "measured_s": float(row.step_seconds),
+                    "expected_s": result.step_time_s, "ratio": result.step_time_s / float(row.step_seconds),
+                    "host_s": result.step_parts_s["host"]})
+    return pd.DataFrame(out)

@@ -13,7 +13,8 @@ from lgacc.model.hardware import load_hardware
 from lgacc.model.calibrated.host import host_times, megatron_host_extra_s
 from lgacc.studies.gpu_measured import (HostMeasurement, Measurement, assumed_against_measured, device_beyond_pool,
                                         host_floor_against_measured, host_time, megatron_host_times,
-                                        reads_the_layer_table, training_against_calibrated)
+                                        megatron_widths_against_calibrated, reads_the_layer_table,
+                                        training_against_calibrated)
 
 from .display import show_html
 from .figures import show_svg_figure
@@ -300,6 +301,24 @@ def megatron_host_markdown(measurement: HostMeasurement) -> str:
                   f"host's time; with the host's time split about as the device's (a third for the forward without "
                   f"recomputation), the floor of the whole step the model takes is near what the passes add up to, and "
                   f"the model does not split it."]
+    widths = megatron_widths_against_calibrated(measurement)
+    if len(widths):
+        host_bound = widths[widths["host_s"] > widths["expected_s"] / 2]
+        narrow = widths[widths["width"] == widths["width"].min()]
+        lines += ["", f"**Wider layers.** The same layer at widths {int(widths['width'].min()):,} to "
+                  f"{int(widths['width'].max()):,} (2,048 tokens, 8 layers), beside the calibrated model's step for "
+                  f"the same configuration (`host_framework=megatron`, no fused attention, one GPU):", "",
+                  "| width | micro-batches | measured | calibrated | calibrated / measured |", "|---:|---:|---:|---:|---:|"]
+        lines += [f"| {r.width:,} | {r.n_mu} | {r.measured_s * 1e3:.1f} ms | {r.expected_s * 1e3:.1f} ms | "
+                  f"{r.ratio:.2f} |" for r in widths.itertuples()]
+        lines += ["", f"At width {int(narrow['width'].iloc[0])}, where the host sets the pace, the model reads "
+                  f"{_and([f'{v:.2f}' for v in narrow['ratio']])} of the measured steps, a check of the floor on steps "
+                  f"it was not read from ({len(host_bound)} of the {len(widths)} rows wait on the host in the model). "
+                  f"Wider, the device's share grows and the model falls further below the measurement, to "
+                  f"{widths['ratio'].min():.2f}: this script's layer runs the `local` spec's unfused attention with "
+                  f"every fusion off (its softmax in fp32 over all the heads' scores), which no measured run does, so "
+                  f"those rows check no run's recipe; that the step reads nearer the host's time plus the device's "
+                  f"than the larger of the two is not settled by them."]
     experts = [f for f in fits if f.experts]
     if experts:
         lines += ["", "With routed experts (every MLP a router over the experts and Megatron-Core's `SequentialMLP`, "
