@@ -230,18 +230,37 @@ def make_step(config, model, optimizer, micro_batches: int, forward_only: bool =
     return step
 
 
-def kernels_per_step(step) -> int | str:
+def busy_seconds(intervals: list[tuple[float, float]]) -> float:
+    """The length of the union of ``(start, end)`` intervals (microseconds in, seconds out): the device's busy time
+    whatever its streams overlap."""
+    total, reach = 0.0, float("-inf")
+    for start, end in sorted(intervals):
+        if end > reach:
+            total += end - max(start, reach)
+            reach = end
+    return total * 1e-6
+
+
+def kernels_per_step(step) -> tuple[int | str, str]:
+    """The CUDA kernels one step launches and the seconds the device is busy with them (one profiled step; empty
+    where the profiler is unavailable)."""
     if DEVICE != "cuda":
-        return ""
+        return "", ""
     try:
         from torch.profiler import ProfilerActivity, profile
 
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             step()
             torch.cuda.synchronize()
-        return sum(1 for e in prof.events() if e.device_type.name == "CUDA")
+        kernels = [e for e in prof.events() if e.device_type.name == "CUDA"]
     except Exception:  # noqa: BLE001 - recorded as unavailable
-        return ""
+        return "", ""
+    try:
+        busy = f"{busy_seconds([(e.time_range.start, e.time_range.end) for e in kernels]):.6f}"
+    except Exception as error:  # noqa: BLE001 - the count is kept without the busy time
+        print(f"device busy time unavailable: {type(error).__name__}: {error}", flush=True)
+        busy = ""
+    return len(kernels), busy
 
 
 def main() -> int:
@@ -260,7 +279,8 @@ def main() -> int:
         env["transformer_engine"] = f"unavailable: {type(error).__name__}"
     (out / "environment.json").write_text(json.dumps(env, indent=1))
     handle, rows = writer(out, "megatron_host.csv", ["spec", "layers", "micro_batches", "tokens", "width", "experts",
-                                                    "topk", "step_seconds", "kernels"])
+                                                    "topk", "step_seconds", "kernels",
+                                                    "device_busy_seconds"])
     started = time.perf_counter()
     for name, (make_spec, extra) in specs().items():
         for width in WIDTHS:
@@ -272,11 +292,13 @@ def main() -> int:
                         for _ in range(3):  # warm-up: allocator, cuBLAS handles, TE's first-call work
                             step()
                         seconds = median_step_seconds(step, REPEATS)
+                        kernels, busy = kernels_per_step(step)
                         rows.writerow({"spec": name, "layers": layers, "micro_batches": micro_batches,
                                        "tokens": TOKENS, "width": width,
                                        "experts": EXPERTS if "num_moe_experts" in extra else "",
                                        "topk": TOPK if "num_moe_experts" in extra else "",
-                                       "step_seconds": f"{seconds:.6f}", "kernels": kernels_per_step(step)})
+                                       "step_seconds": f"{seconds:.6f}", "kernels": kernels,
+                                       "device_busy_seconds": busy})
                         handle.flush()
                         print(f"{name:20s} width {width} layers {layers} micro-batches {micro_batches}: "
                               f"{seconds * 1e3:8.2f} ms ({time.perf_counter() - started:.0f} s)", flush=True)

@@ -336,10 +336,14 @@ def megatron_widths_against_calibrated(measurement: HostMeasurement) -> pd.DataF
     calibrated model's step for the same configuration with ``host_framework=megatron``: one GPU, the script's
     recipe in the model's terms (no recomputation, no fused attention, no dropout, the vocabulary of 256 tied to the
     embedding, 64 per head).  Columns ``width``, ``n_mu``, ``measured_s``, ``expected_s``, ``ratio`` (expected over
-    measured), ``host_s`` (the floor's share the device waits for)."""
+    measured), ``host_s`` (the floor's share the device waits for), ``busy_s`` (the device's busy time measured in
+    one profiled step) and ``composed_s``: the larger of the host's time, read as the narrowest width's step of the
+    same micro-batches (the same kernels, each a few microseconds of GPU work), and the device's busy time, which is
+    how the calibrated model composes them."""
     path = measurement.folder / "megatron_widths.csv"
+    columns = ["width", "n_mu", "measured_s", "expected_s", "ratio", "host_s", "busy_s", "composed_s"]
     if not path.is_file():
-        return pd.DataFrame(columns=["width", "n_mu", "measured_s", "expected_s", "ratio", "host_s"])
+        return pd.DataFrame(columns=columns)
     recipe = Recipe(recompute="none", flash_attention=False, dropout=False, zero_stage=0, dp_overlap=False,
                     host_framework="megatron")
     out = []
@@ -350,5 +354,8 @@ def megatron_widths_against_calibrated(measurement: HostMeasurement) -> pd.DataF
         result = expected(model, measurement.hardware, config, recipe=recipe)
         out.append({"width": int(row.width), "n_mu": int(row.micro_batches), "measured_s": float(row.step_seconds),
                     "expected_s": result.step_time_s, "ratio": result.step_time_s / float(row.step_seconds),
-                    "host_s": result.step_parts_s["host"]})
-    return pd.DataFrame(out)
+                    "host_s": result.step_parts_s["host"], "busy_s": float(row.device_busy_seconds)})
+    frame = pd.DataFrame(out, columns=columns[:7])
+    narrowest = frame[frame["width"] == frame["width"].min()].set_index("n_mu")["measured_s"]
+    frame["composed_s"] = np.maximum(frame["n_mu"].map(narrowest), frame["busy_s"])
+    return frame

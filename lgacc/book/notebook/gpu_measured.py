@@ -225,6 +225,38 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _widths_lines(widths: pd.DataFrame) -> list[str]:
+    """The width sweep: how the host's time and the device's compose, and the calibrated step beside each."""
+    narrowest = int(widths["width"].min())
+    over = widths["measured_s"] / widths["composed_s"] - 1
+    summed = (widths["measured_s"].where(widths["width"] == narrowest).groupby(widths["n_mu"]).transform("max")
+              + widths["busy_s"]) / widths["measured_s"] - 1
+    worst = widths.loc[over.idxmax()]
+    host_paced = widths[widths["width"] <= 256]
+    widest = widths[widths["width"] == widths["width"].max()]
+    lines = ["", f"**How the host's time and the device's compose.** The same layer at widths {narrowest} to "
+             f"{int(widths['width'].max()):,} (2,048 tokens, 8 layers), with the device's busy time of one step "
+             f"(the profiler's kernels, their intervals' union) and the calibrated model's step for the same "
+             f"configuration (`host_framework=megatron`, no fused attention, one GPU):", "",
+             "| width | micro-batches | measured | device busy | larger of host and busy | calibrated | "
+             "calibrated / measured |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [f"| {r.width:,} | {r.n_mu} | {r.measured_s * 1e3:.1f} ms | {r.busy_s * 1e3:.1f} ms | "
+              f"{r.composed_s * 1e3:.1f} ms | {r.expected_s * 1e3:.1f} ms | {r.ratio:.2f} |" for r in widths.itertuples()]
+    lines += ["", f"The host's time is the width-{narrowest} step of the same micro-batches (the same kernels, each "
+              f"a few microseconds of GPU work). Every step is within {over.max():.0%} of the larger of the host's "
+              f"time and the device's busy time, the composition the calibrated model uses, and their sum would "
+              f"read up to {summed.max():.0%} over; the most, {over.max():.0%}, is where the two are closest (width "
+              f"{int(worst['width']):,}, {int(worst['n_mu'])} micro-batch{'es' if worst['n_mu'] > 1 else ''}), "
+              f"where each in turn waits on the other. Where the host paces the step (widths "
+              f"{_and([f'{w:,}' for w in sorted(host_paced['width'].unique())])}) the calibrated step reads "
+              f"{host_paced['ratio'].min():.2f} to {host_paced['ratio'].max():.2f} of the measured one, a check of "
+              f"the floor on steps it was not read from. Wider, it falls to {widest['ratio'].min():.2f}: there its "
+              f"device time is short of the busy time measured, because this script's layer runs the `local` "
+              f"spec's unfused attention with every fusion off (the softmax in fp32 over all the heads' scores), "
+              f"which no measured run does."]
+    return lines
+
+
 def megatron_host_markdown(measurement: HostMeasurement) -> str:
     """Megatron-Core's host time per layer beside plain PyTorch's, lease by lease, what the calibrated model takes
     from it, and the variants (recomputation, overlapped reduction, routed experts) measured beside it."""
@@ -303,22 +335,7 @@ def megatron_host_markdown(measurement: HostMeasurement) -> str:
                   f"the model does not split it."]
     widths = megatron_widths_against_calibrated(measurement)
     if len(widths):
-        host_bound = widths[widths["host_s"] > widths["expected_s"] / 2]
-        narrow = widths[widths["width"] == widths["width"].min()]
-        lines += ["", f"**Wider layers.** The same layer at widths {int(widths['width'].min()):,} to "
-                  f"{int(widths['width'].max()):,} (2,048 tokens, 8 layers), beside the calibrated model's step for "
-                  f"the same configuration (`host_framework=megatron`, no fused attention, one GPU):", "",
-                  "| width | micro-batches | measured | calibrated | calibrated / measured |", "|---:|---:|---:|---:|---:|"]
-        lines += [f"| {r.width:,} | {r.n_mu} | {r.measured_s * 1e3:.1f} ms | {r.expected_s * 1e3:.1f} ms | "
-                  f"{r.ratio:.2f} |" for r in widths.itertuples()]
-        lines += ["", f"At width {int(narrow['width'].iloc[0])}, where the host sets the pace, the model reads "
-                  f"{_and([f'{v:.2f}' for v in narrow['ratio']])} of the measured steps, a check of the floor on steps "
-                  f"it was not read from ({len(host_bound)} of the {len(widths)} rows wait on the host in the model). "
-                  f"Wider, the device's share grows and the model falls further below the measurement, to "
-                  f"{widths['ratio'].min():.2f}: this script's layer runs the `local` spec's unfused attention with "
-                  f"every fusion off (its softmax in fp32 over all the heads' scores), which no measured run does, so "
-                  f"those rows check no run's recipe; that the step reads nearer the host's time plus the device's "
-                  f"than the larger of the two is not settled by them."]
+        lines += _widths_lines(widths)
     experts = [f for f in fits if f.experts]
     if experts:
         lines += ["", "With routed experts (every MLP a router over the experts and Megatron-Core's `SequentialMLP`, "
