@@ -238,10 +238,10 @@ def _widths_lines(widths: pd.DataFrame) -> list[str]:
              f"{int(widths['width'].max()):,} (2,048 tokens, 8 layers), with the device's busy time of one step "
              f"(the profiler's kernels, their intervals' union) and the calibrated model's step for the same "
              f"configuration (`host_framework=megatron`, no fused attention, one GPU):", "",
-             "| width | micro-batches | measured | device busy | larger of host and busy | calibrated | "
-             "calibrated / measured |", "|---:|---:|---:|---:|---:|---:|---:|"]
-    lines += [f"| {r.width:,} | {r.n_mu} | {r.measured_s * 1e3:.1f} ms | {r.busy_s * 1e3:.1f} ms | "
-              f"{r.composed_s * 1e3:.1f} ms | {r.expected_s * 1e3:.1f} ms | {r.ratio:.2f} |" for r in widths.itertuples()]
+             "| width | micro-batches | measured, ms | device busy, ms | larger of host and busy, ms | "
+             "calibrated, ms | calibrated / measured |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [f"| {r.width:,} | {r.n_mu} | {r.measured_s * 1e3:.1f} | {r.busy_s * 1e3:.1f} | "
+              f"{r.composed_s * 1e3:.1f} | {r.expected_s * 1e3:.1f} | {r.ratio:.2f} |" for r in widths.itertuples()]
     lines += ["", f"The host's time is the width-{narrowest} step of the same micro-batches (the same kernels, each "
               f"a few microseconds of GPU work). Every step is within {over.max():.0%} of the larger of the host's "
               f"time and the device's busy time, the composition the calibrated model uses, and their sum would "
