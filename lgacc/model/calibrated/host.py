@@ -76,11 +76,7 @@ HOST_WIDTH = 64
 
 def _narrowest_rows(path: Path) -> list[dict[str, str]]:
     """The rows of the narrowest width with its fewest tokens per micro-batch (the steps least loaded on the GPU)."""
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as error:
-        raise UserInputError(f"measured training steps {str(path)!r} cannot be read: {error.strerror}") from None
+    rows = _rows(path, "measured training steps")
     if not rows:
         raise UserInputError(f"measured training steps {str(path)!r} hold no row")
     width = min(int(row["d_m"]) for row in rows)
@@ -120,12 +116,19 @@ def host_step_fit(layers, micro_batches, seconds) -> tuple[tuple[float, float, f
     return tuple(map(float, terms)), float(residual.mean()), float(residual.max())
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
+def _rows(path: Path, what: str = "measured host steps") -> list[dict[str, str]]:
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             return list(csv.DictReader(handle))
     except OSError as error:
-        raise UserInputError(f"measured host steps {str(path)!r} cannot be read: {error.strerror}") from None
+        raise UserInputError(f"{what} {str(path)!r} cannot be read: {error.strerror}") from None
+
+
+def _layer_s(rows: list[dict[str, str]], layers: str = "layers", micro_batches: str = "micro_batches") -> float:
+    """A layer's host seconds per micro-batch, fitted (:func:`host_step_fit`) to ``rows`` (their columns named)."""
+    (*_, t_layer), _, _ = host_step_fit([r[layers] for r in rows], [r[micro_batches] for r in rows],
+                                        [r["step_seconds"] for r in rows])
+    return t_layer
 
 
 def megatron_layer_rows(megatron: tuple[Path, ...] = MEGATRON_HOST_FILES) -> list[dict[str, str]]:
@@ -139,12 +142,8 @@ def megatron_host_extra_s(pytorch: Path = PYTORCH_HOST_FILE, megatron: tuple[Pat
     """What Megatron-Core's layer costs the host beyond plain PyTorch's, seconds per layer and micro-batch, both fitted
     (:func:`host_step_fit`) to the steps of width 64 measured on the same kind of GPU (the dense ``local`` spec's
     rows of every table of ``megatron``, pooled: :func:`megatron_layer_rows`)."""
-    eager = [r for r in _rows(Path(pytorch)) if int(r["d_m"]) == HOST_WIDTH]
-    core = megatron_layer_rows(tuple(megatron))
-    (*_, eager_layer), _, _ = host_step_fit([r["d_l"] for r in eager], [r["n_mu"] for r in eager],
-                                            [r["step_seconds"] for r in eager])
-    (*_, core_layer), _, _ = host_step_fit([r["layers"] for r in core], [r["micro_batches"] for r in core],
-                                           [r["step_seconds"] for r in core])
+    eager_layer = _layer_s([r for r in _rows(Path(pytorch)) if int(r["d_m"]) == HOST_WIDTH], "d_l", "n_mu")
+    core_layer = _layer_s(megatron_layer_rows(tuple(megatron)))
     if eager_layer <= 0 or core_layer < eager_layer:
         raise UserInputError(f"measured host steps {str(pytorch)!r}, {str(megatron)!r}: a layer's host time fits "
                              f"to {eager_layer!r} and {core_layer!r} s, not 0 < PyTorch's <= Megatron-Core's")
@@ -166,18 +165,12 @@ def megatron_host_variants(megatron: tuple[Path, ...] = MEGATRON_HOST_FILES) -> 
     for path in megatron:
         rows = [r for r in _rows(Path(path)) if int(r["width"]) == HOST_WIDTH]
         specs = {r["spec"] for r in rows}
-        if "local" not in specs:
+        wanted = {name: spec for name, spec in MEGATRON_VARIANTS.items() if spec in specs and name not in out}
+        if "local" not in specs or not wanted:
             continue
-
-        def layer(spec: str) -> float:
-            chosen = [r for r in rows if r["spec"] == spec]
-            (*_, t_layer), _, _ = host_step_fit([r["layers"] for r in chosen], [r["micro_batches"] for r in chosen],
-                                                [r["step_seconds"] for r in chosen])
-            return t_layer
-
-        for name, spec in MEGATRON_VARIANTS.items():
-            if spec in specs and name not in out:
-                out[name] = max(0.0, layer(spec) - layer("local"))
+        plain = _layer_s([r for r in rows if r["spec"] == "local"])
+        for name, spec in wanted.items():
+            out[name] = max(0.0, _layer_s([r for r in rows if r["spec"] == spec]) - plain)
     missing = [name for name in MEGATRON_VARIANTS if name not in out]
     if missing:
         raise UserInputError(f"measured Megatron-Core steps {', '.join(str(p) for p in megatron)}: no "

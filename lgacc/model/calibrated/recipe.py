@@ -92,10 +92,9 @@ FIELDS: dict[str, str] = {
                   "(Megatron-Core's default)",
     "host_framework": "whose modules the host issues, where the step is eager: pytorch (plain torch.nn layers under "
                       "autocast; the default) or megatron (Megatron-Core's GPTModel, its DistributedDataParallel wrapper "
-                      "and forward-backward schedule: Megatron-LM, NeMo, Megatron-Bridge), whose layer was measured on an H100 "
-                      "to cost the host about 1 ms more per micro-batch than plain PyTorch's, and its recomputed forward "
-                      "3.6 ms "
-                      "(lgacc.model.calibrated.host)",
+                      "and forward-backward schedule: Megatron-LM, NeMo, Megatron-Bridge), whose layer and recomputed forward "
+                      "were measured on an H100 to cost the host more than plain PyTorch's "
+                      "(python -m lgacc.model.calibrated.host prints both)",
     "vocabulary_chunks": "with a pipeline, the embedding and the head each take one layer's place (Llama 3, Dubey et al. "
                          "2024, section 3.3.2: \"we reduce one Transformer layer each from the first and the last "
                          "stages\", whose first and last chunks hold only the embedding and only the output projection "

@@ -153,8 +153,8 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                    "hides them says so in its file; it matters only with expert parallelism)", lambda r: ()),
     "host_framework": ("pytorch", "plain PyTorch modules, the host time the floor was measured with (a run whose "
                        "framework is Megatron-LM, NeMo or Megatron-Bridge says megatron in its file: Megatron-Core's "
-                       "layer, measured on the same kind of H100, costs the host about 1 ms more per micro-batch; it "
-                       "matters only where the host's floor binds)", lambda r: ()),
+                       "layer, measured on the same kind of H100, costs the host more per micro-batch, python -m "
+                       "lgacc.model.calibrated.host; it matters only where the host's floor binds)", lambda r: ()),
 }
 
 
