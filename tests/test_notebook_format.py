@@ -224,3 +224,11 @@ def test_a_column_already_text_is_shown_as_it_is():
 
     shown = readable_frame(pd.DataFrame({"b": ["2415 ✓ (2415)", None], "n_gpu": [38640, 7728]}))
     assert shown["b"].tolist()[0] == "2415 ✓ (2415)" and shown["GPUs"].tolist() == ["38,640", "7,728"]
+
+
+def test_a_list_reads_as_a_sentence_writes_it():
+    from lgacc.book.notebook.formats import format_list
+
+    assert format_list(["64"]) == "64"
+    assert format_list(["64", "256"]) == "64 and 256"
+    assert format_list(["3.73", "2.68", "2.66"]) == "3.73, 2.68 and 2.66"

@@ -61,6 +61,7 @@ HOLDING = ("reproduced", "explained")
 #: The verdicts' marks, as :mod:`lgacc.paper.findings` defines them (once).
 from lgacc.paper.findings import MARKS as MARK  # noqa: E402
 from lgacc.paper.claims.words import WORDS, name_in_words  # noqa: E402
+from lgacc.book.notebook.formats import format_list  # noqa: E402
 #: A cause longer than this is cut at a word (the claims page gives it whole): the first screen stays one.
 CAUSE_CHARACTERS = 80
 
@@ -269,10 +270,6 @@ def _item(record: Mapping[str, Any], words: str) -> str:
     return f"{text} ({', '.join(detail)})" if detail else text
 
 
-def _join(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _by_class(records: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
     """The headline claims' items grouped by verdict class, in :data:`HEADLINE_CLAIMS`' order."""
     by_id = {r["id"]: r for r in records}
@@ -287,7 +284,7 @@ def _counts_phrase(counts: Mapping[str, int]) -> str:
     """``31 reproduced, 6 explained, 17 differing and 1 not reproduced``."""
     parts = [f"{n:,} {MARK.get(verdict, '')} {CLASS_WORDS.get(verdict, verdict)}".replace("  ", " ")
              for verdict, n in counts.items() if n]
-    return _join(parts) if parts else "none graded"
+    return format_list(parts) if parts else "none graded"
 
 
 def headline_sentence(facts: Facts) -> str:
@@ -331,12 +328,12 @@ def conclusion_sentences(facts: Facts) -> list[str]:
     from lgacc.paper.findings import VERDICTS
 
     groups = _by_class(facts.records)
-    holds = [f"{CLASS_WORDS[v]}: {_join(groups[v])}" for v in HOLDING if v in groups]
+    holds = [f"{CLASS_WORDS[v]}: {format_list(groups[v])}" for v in HOLDING if v in groups]
     fails = []
     for verdict in dict.fromkeys([*VERDICTS, *groups]):  # the known classes in their order, then any other
         if verdict in groups and verdict not in HOLDING:
             words = CLASS_WORDS.get(verdict, verdict)
-            fails.append(f"{words}: {_join(groups[verdict])}")
+            fails.append(f"{words}: {format_list(groups[verdict])}")
     link = _link("claims", "claims")
     out = []
     if holds:
@@ -364,8 +361,8 @@ def schedules_sentence(facts: Facts) -> str | None:
     for name in RIVALS:
         if name in by_name:
             groups.setdefault(verdict(by_name[name]), []).append(f"{SCHEDULE_NAMES[name]} ({_days(by_name[name].time_days)})")
-    parts = [f"{word} {_join(items)}" for word, items in groups.items()]
-    return (f"**Later schedules.** At {MODEL} the modular pipeline ({_days(ours.time_days)}) {_join(parts)} "
+    parts = [f"{word} {format_list(items)}" for word, items in groups.items()]
+    return (f"**Later schedules.** At {MODEL} the modular pipeline ({_days(ours.time_days)}) {format_list(parts)} "
             f"under the paper's rules ({_link('schedules', 'pipeline schedules')}).")
 
 

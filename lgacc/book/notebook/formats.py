@@ -13,14 +13,19 @@ from lgacc.units import DAYS_PER_YEAR
 
 __all__ = ["SI_PREFIXES", "BINARY_PREFIXES", "COUNT_SUFFIXES", "is_missing", "format_int", "format_days", "format_si",
            "format_count",
-           "format_bytes", "format_gib", "format_number", "format_percent", "COLUMN_FORMATS", "COLUMN_TITLES",
-           "readable_frame"]
+           "format_bytes", "format_gib", "format_number", "format_percent", "format_list", "COLUMN_FORMATS",
+           "COLUMN_TITLES", "readable_frame"]
 
 
 SI_PREFIXES = ("", "k", "M", "G", "T", "P", "E")
 BINARY_PREFIXES = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
 #: The suffixes the paper prints after a parameter count (``301 M``, ``8.15 B``, ``1.26 T``): B, not G.
 COUNT_SUFFIXES = ("", "K", "M", "B", "T", "P", "E")
+
+
+def format_list(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: a list as a sentence writes it."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def is_missing(value: Any) -> bool:

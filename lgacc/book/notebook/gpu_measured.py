@@ -18,6 +18,7 @@ from lgacc.studies.gpu_measured import (HostMeasurement, Measurement, assumed_ag
 
 from .display import show_html
 from .figures import show_svg_figure
+from .formats import format_list
 from .tables import show_table
 
 __all__ = ["environment_markdown", "assumed_table", "gemm_figure", "layer_table_markdown", "training_table",
@@ -220,11 +221,6 @@ def host_markdown(measurement: HostMeasurement, launch_s: float) -> str:
     return "\n".join(lines)
 
 
-def _and(items: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _widths_lines(widths: pd.DataFrame) -> list[str]:
     """The width sweep: how the host's time and the device's compose, and the calibrated step beside each."""
     narrowest = int(widths["width"].min())
@@ -248,7 +244,7 @@ def _widths_lines(widths: pd.DataFrame) -> list[str]:
               f"read up to {summed.max():.0%} over; the most, {over.max():.0%}, is where the two are closest (width "
               f"{int(worst['width']):,}, {int(worst['n_mu'])} micro-batch{'es' if worst['n_mu'] > 1 else ''}), "
               f"where each in turn waits on the other. Where the host paces the step (widths "
-              f"{_and([f'{w:,}' for w in sorted(host_paced['width'].unique())])}) the calibrated step reads "
+              f"{format_list([f'{w:,}' for w in sorted(host_paced['width'].unique())])}) the calibrated step reads "
               f"{host_paced['ratio'].min():.2f} to {host_paced['ratio'].max():.2f} of the measured one, a check of "
               f"the floor on steps it was not read from. Wider, it falls to {widest['ratio'].min():.2f}: there its "
               f"device time is short of the busy time measured, because this script's layer runs the `local` "
@@ -267,7 +263,7 @@ def megatron_host_markdown(measurement: HostMeasurement) -> str:
     env = json.loads((measurement.folder / "environment_megatron.json").read_text())
     eager = host_time(measurement)
     times, extra = host_times(), megatron_host_extra_s()
-    leases = _and([f"{f.per_layer_s * 1e3:.2f}" for f in dense])
+    leases = format_list([f"{f.per_layer_s * 1e3:.2f}" for f in dense])
     lines = [
         f"Megatron-Core {env.get('megatron_core', '?')}'s own `GPTModel` at the same width (64) and tokens (64), in "
         f"its `DistributedDataParallel` wrapper (fp32 gradient buffers) and run by its forward-backward schedule, "
@@ -281,7 +277,7 @@ def megatron_host_markdown(measurement: HostMeasurement) -> str:
         f"against {eager.per_layer_s * 1e3:.2f} ms for the plain PyTorch layer above. The leases differ by more than "
         f"one lease's steps scatter, so their steps are pooled: Megatron-Core's modules, its tensor-parallel layers' "
         f"autograd functions and its gradient hooks cost **{extra * 1e3:.2f} ms more per layer and micro-batch**;",
-        f"- **a micro-batch outside the layers**: {_and([f'{f.per_micro_batch_s * 1e3:.1f}' for f in dense])} ms "
+        f"- **a micro-batch outside the layers**: {format_list([f'{f.per_micro_batch_s * 1e3:.1f}' for f in dense])} ms "
         f"(plain PyTorch {eager.per_micro_batch_s * 1e3:.1f} ms): the leases scatter this most.",
         "",
         f"The calibrated model's recipe field `host_framework=megatron` (set for every Megatron-LM, NeMo, "
