@@ -19,6 +19,10 @@ writes into OUT_DIR:
 Timing: CUDA events around a loop of back-to-back launches after a warm-up, the median of several loops;
 inputs are random (never zeros), several input sets rotated where a tensor fits in L2. The card's settings
 are left as found. ``--quick`` runs a few shapes of each kind (a CPU dry run of the script's logic uses it).
+
+Environment overrides, for a later lease that measures one part again at other points: ``LGACC_PARTS`` (the parts
+to run, comma-separated, of ``launches``, ``bandwidth``, ``gemm``, ``attention``, ``training``; all by default),
+``LGACC_ATTENTION_HEAD_DIMS`` (64,128 by default) and ``LGACC_ATTENTION_SEQS`` (1024 to 16384 by default).
 """
 
 from __future__ import annotations
@@ -41,6 +45,11 @@ import torch.utils.checkpoint
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 QUICK = "--quick" in sys.argv
 L2_BYTES = 64 * 1024 ** 2
+
+
+def _env_ints(name: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    """Comma-separated integers from the environment variable ``name``, else ``default``."""
+    return tuple(int(v) for v in os.environ.get(name, "").split(",") if v.strip()) or default
 
 
 def sync() -> None:
@@ -191,7 +200,9 @@ def measure_attention(out: Path, budget_s: float) -> None:
     fields = ["backend", "batch", "heads", "seq", "head_dim", "pass", "flops", "seconds", "tflops"]
     handle, w = writer(out, "attention.csv", fields)
     deadline = time.perf_counter() + budget_s
-    cases = [(s, hd) for hd in (64, 128) for s in (1024, 2048, 4096, 8192, 16384)]
+    head_dims = _env_ints("LGACC_ATTENTION_HEAD_DIMS", (64, 128))
+    seqs = _env_ints("LGACC_ATTENTION_SEQS", (1024, 2048, 4096, 8192, 16384))
+    cases = [(s, hd) for hd in head_dims for s in seqs]
     if QUICK:
         cases = [(128, 64)]
     import contextlib
@@ -425,11 +436,14 @@ def main() -> int:
     env = environment(out)
     print(json.dumps({k: v for k, v in env.items() if k != "nvidia_smi"}), flush=True)
     t0 = time.perf_counter()
+    wanted = {v for v in os.environ.get("LGACC_PARTS", "").split(",") if v}
     for name, run in (("launches", lambda: measure_launches(out)),
                       ("bandwidth", lambda: measure_bandwidth(out)),
                       ("gemm", lambda: measure_gemms(out, 110)),
                       ("attention", lambda: measure_attention(out, 35)),
                       ("training", lambda: measure_training(out, 110))):
+        if wanted and name not in wanted:
+            continue
         start = time.perf_counter()
         try:
             run()

@@ -15,6 +15,7 @@ of three loops of at least 5 ms, inputs rotated past the L2, random data.
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import time
@@ -25,7 +26,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import measure  # noqa: E402  (the timing loop and the environment record)
 
-WIDTHS = (768, 1024, 2048, 2560, 4096, 5120, 8192, 12288, 16384)
+# LGACC_WIDTHS (comma-separated) measures other widths: a later lease's widths between the grid's
+WIDTHS = tuple(int(v) for v in os.environ.get("LGACC_WIDTHS", "").split(",") if v.strip()) or (
+    768, 1024, 2048, 2560, 4096, 5120, 8192, 12288, 16384)
 SPLITS = (1, 2, 4, 8)
 TOKENS = (2048, 8192, 32768)
 LAYERS = {"qkv": (3, 1), "proj": (1, 1), "fc1": (4, 1), "fc2": (1, 4)}  # (N, K) in units of d, split on the tp side
