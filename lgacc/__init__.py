@@ -65,8 +65,9 @@ module                              job
                                     ``step`` (physical composition), ``memory`` (framework memory),
                                     ``recipe``, ``parameters`` (fitted and fixed), ``links`` (alpha-beta
                                     from a published NCCL benchmark), ``attention`` (fused
-                                    attention from published kernel speeds), ``gemm_table``
-                                    (layer GEMMs from a measured table), ``host`` (an eager
+                                    attention from a measured table), ``gemm_table``
+                                    (layer GEMMs from a measured table), ``lookup`` (reading
+                                    a measured grid between its points), ``host`` (an eager
                                     framework's host floor, measured), ``program`` (the
                                     expressions as data), ``store`` (kept on disk, verified),
                                     ``expected`` (evaluation), ``sparse`` (experts, context, FP8),

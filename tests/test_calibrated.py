@@ -270,22 +270,42 @@ def test_each_memory_bound_kernel_pays_the_fixed_time_per_kernel():
     assert float(launch.subs({S.fa: 0, S.t_k: 3e-6})) == pytest.approx(42e-6)
 
 
-def test_the_attention_efficiency_is_the_published_kernel_speeds_combined_as_the_model_spends_them():
+def test_the_attention_efficiency_is_the_measured_kernel_by_head_size_and_sequence():
+    import math
+
     from lgacc.errors import UserInputError
     from lgacc.model.calibrated import Recipe
-    from lgacc.model.calibrated.attention import attention_efficiency
+    from lgacc.model.calibrated.attention import attention_efficiency, published_efficiency
 
-    # FlashAttention-3's paper, H100, head dim 128, sequence 2k: FlashAttention-2 362 TFLOP/s forward, 291 backward;
-    # the backward executes 2.5 times the forward's flops, so the pair runs 3.5 units of work in 1/362 + 2.5/291
-    by_hand = 3.5 / (989 / 362 + 2.5 * 989 / 291)
-    assert attention_efficiency("h100-sxm", "fa2", 2048, 0.55) == pytest.approx(by_hand)
-    assert attention_efficiency("h100-sxm", "fa2", 3000, 0.55) == pytest.approx(by_hand)  # the largest length not above
-    assert attention_efficiency("h100-sxm", "fa2", 256, 0.55) == pytest.approx(3.5 / (989 / 309 + 2.5 * 989 / 214))
-    assert attention_efficiency("h100-sxm", "cudnn", 8192, 0.55) == pytest.approx(3.5 / (989 / 600 + 2.5 * 989 / 518))
+    # data/calibrated/measured/h100-sxm-2026-11-27/attention.csv, cuDNN, head size 128: 2,048 tokens, forward and
+    # backward 481036337152 flops (3.5 times the causal forward's) in 1.166490 ms; 4,096 tokens, 962072674304 flops
+    # in 2.045849 ms; the share of the H100's 989 TFLOP/s
+    at_2k = 481036337152.0 / 1.166490e-03 / 989e12
+    at_4k = 962072674304.0 / 2.045849e-03 / 989e12
+    assert attention_efficiency("h100-sxm", "cudnn", 2048, 0.55, d_h=128) == pytest.approx(at_2k)
+    # between two lengths: linear in the logarithm of the length (3,000 lies 0.5503 of the way from 2k to 4k)
+    w = math.log(3000 / 2048) / math.log(2)
+    assert attention_efficiency("h100-sxm", "cudnn", 3000, 0.55, d_h=128) == pytest.approx((1 - w) * at_2k + w * at_4k)
+    # head size 96: its own row (473520144384 flops in 1.416446 ms); 112 lies between 96 and 128 in logs
+    at_96 = 473520144384.0 / 1.416446e-03 / 989e12
+    v = math.log(112 / 96) / math.log(128 / 96)
+    assert attention_efficiency("h100-sxm", "cudnn", 2048, 0.55, d_h=96) == pytest.approx(at_96)
+    assert attention_efficiency("h100-sxm", "cudnn", 2048, 0.55, d_h=112) == pytest.approx((1 - v) * at_96 + v * at_2k)
+    # clamped: below the shortest length (512: 120259084288 flops in 0.6248612 ms) and above the largest head size
+    at_512 = 120259084288.0 / 6.248612e-04 / 989e12
+    assert attention_efficiency("h100-sxm", "cudnn", 256, 0.55, d_h=256) == pytest.approx(at_512)
+    # the smaller head runs slower at every length: the table's head sizes are not interchangeable
+    for length in (512, 2048, 8192):
+        assert attention_efficiency("h100-sxm", "cudnn", length, 0.55, d_h=64) < \
+            attention_efficiency("h100-sxm", "cudnn", length, 0.55, d_h=128)
     # no measured kernels for the GPU: the calibration's own value
-    assert attention_efficiency("a100-sxm-80gb", "cudnn", 2048, 0.55) == 0.55
+    assert attention_efficiency("a100-sxm-80gb", "cudnn", 2048, 0.55, d_h=128) == 0.55
     with pytest.raises(UserInputError, match="attention_kernel"):
         Recipe(attention_kernel="flash3")
+    # FlashAttention-3's paper, H100, head size 128, 2k: FlashAttention-2 362 TFLOP/s forward, 291 backward; shown
+    # beside the measured table, not read by the model
+    assert published_efficiency("h100-sxm", "fa2", 3000) == pytest.approx(3.5 / (989 / 362 + 2.5 * 989 / 291))
+    assert published_efficiency("a100-sxm-80gb", "fa2", 2048) is None
     # on H100 FlashAttention-2 is the slower kernel: the same configuration takes longer with it
     from lgacc.model.calibrated.expected import expected
     from lgacc.model.config import TrainingConfig
@@ -298,6 +318,26 @@ def test_the_attention_efficiency_is_the_published_kernel_speeds_combined_as_the
     assert same == expected("X_160", "a100-80gb", config, recipe=Recipe(attention_kernel="cudnn")).step_time_s
 
 
+def test_an_attention_table_with_a_hole_is_one_clear_line(tmp_path):
+    from lgacc.errors import UserInputError
+    from lgacc.model.calibrated import attention
+
+    header = "backend,batch,heads,seq,head_dim,pass,flops,seconds,tflops\n"
+    rows = "".join(f"flash,1,1,{s},64,{p},1e9,{t},0\n" for s in (1024, 2048)
+                   for p, t in (("forward", 1e-5), ("forward+backward", 4e-5)))
+    good = tmp_path / "good.csv"
+    good.write_text(header + rows)
+    table = {"gpus": ["x"], "peak_tflops": 1000, "file": str(good), "backends": {"flash": "fa2"}}
+    read = attention._read_measured(table, {})
+    assert read["kernels"]["fa2"] == ((pytest.approx(0.025), pytest.approx(0.025)),)  # 1e9 / 4e-5 / 1e15
+    hole = tmp_path / "hole.csv"
+    hole.write_text(header + rows.rsplit("flash", 1)[0])  # the last pair lost its backward
+    with pytest.raises(UserInputError, match="every head size"):
+        attention._read_measured({**table, "file": str(hole)}, {})
+    with pytest.raises(UserInputError, match="backends"):
+        attention._read_measured({**table, "backends": {"flash": "flash3"}}, {})
+
+
 def test_the_triton_kernel_is_flashattention_2_slowed_as_dao_2023_states():
     from lgacc.model.calibrated import Recipe
     from lgacc.model.calibrated.attention import attention_efficiency, fallback_factor
@@ -305,14 +345,17 @@ def test_the_triton_kernel_is_flashattention_2_slowed_as_dao_2023_states():
     from lgacc.model.config import TrainingConfig
 
     # Dao (2023) sec. 4.1: FlashAttention-2 is 1.3-1.5 times faster than FlashAttention in Triton forward (1.4 taken)
-    # and 2 times backward; on H100 at 2k FlashAttention-2 runs 362 TFLOP/s forward and 291 backward
-    by_hand = 3.5 / (989 / (362 / 1.4) + 2.5 * 989 / (291 / 2))
-    assert attention_efficiency("h100-sxm", "triton", 2048, 0.55) == pytest.approx(by_hand)
-    assert attention_efficiency("h100-sxm", "triton", 2048, 0.55) < attention_efficiency("h100-sxm", "fa2", 2048, 0.55)
+    # and 2 times backward; on our H100 at 2k, head size 128, FlashAttention-2 ran the forward in 0.4877010 ms and
+    # the pair (481036337152 flops) in 2.133728 ms: the backward the rest
+    forward, pair = 4.877010e-04, 2.133728e-03
+    by_hand = 481036337152.0 / (1.4 * forward + 2.0 * (pair - forward)) / 989e12
+    assert attention_efficiency("h100-sxm", "triton", 2048, 0.55, d_h=128) == pytest.approx(by_hand)
+    assert attention_efficiency("h100-sxm", "triton", 2048, 0.55, d_h=128) < \
+        attention_efficiency("h100-sxm", "fa2", 2048, 0.55, d_h=128)
     # no table: both passes at the calibration's share, slowed alike: 3.5 units of work in 1.4 + 2.5 x 2 units of time
     assert fallback_factor("triton") == pytest.approx(3.5 / 6.4)
     assert fallback_factor("fa2") == fallback_factor("cudnn") == 1.0
-    assert attention_efficiency("a100-sxm-80gb", "triton", 2048, 0.55) == pytest.approx(0.55 * 3.5 / 6.4)
+    assert attention_efficiency("a100-sxm-80gb", "triton", 2048, 0.55, d_h=128) == pytest.approx(0.55 * 3.5 / 6.4)
     config = TrainingConfig(method="baseline", n_b=8, n_l=1, n_a=8, n_mu=1, b_mu=1)
     for gpu in ("h100-sxm", "a100-80gb"):
         fa2 = expected("X_160", gpu, config, recipe=Recipe(attention_kernel="fa2")).step_time_s
@@ -381,19 +424,39 @@ def test_a_gemm_table_with_a_hole_or_an_impossible_speed_is_one_clear_line(tmp_p
     rows = [f"1024,1,2048,{name},forward,1,1,1e9,1e-5,100\n" for name in ("qkv", "proj", "fc1", "fc2")]
     good = tmp_path / "good.csv"
     good.write_text(header + "".join(rows))
-    assert _read_table(good, 1e15)["efficiency"]["fc1"][0, 0, 0] == pytest.approx(0.1)
+    assert _read_table([good], 1e15)["efficiency"]["fc1"][0, 0, 0] == pytest.approx(0.1)
     hole = tmp_path / "hole.csv"
     hole.write_text(header + "".join(rows[:3]) + "2048,1,2048,fc2,forward,1,1,1e9,1e-5,100\n")
     with pytest.raises(UserInputError, match="every"):
-        _read_table(hole, 1e15)
+        _read_table([hole], 1e15)
     fast = tmp_path / "fast.csv"
     fast.write_text(header + "".join(rows))
     with pytest.raises(UserInputError, match=r"\(0, 1\]"):
-        _read_table(fast, 1e13)  # 100 TFLOP/s on a 10 TFLOP/s GPU
+        _read_table([fast], 1e13)  # 100 TFLOP/s on a 10 TFLOP/s GPU
     bad = tmp_path / "bad.csv"
     bad.write_text(header + rows[0].replace("forward", "backward"))
     with pytest.raises(UserInputError, match="product"):
-        _read_table(bad, 1e15)
+        _read_table([bad], 1e15)
+
+
+def test_a_later_lease_fills_the_gemm_grid_and_the_first_lease_keeps_its_points(tmp_path):
+    from lgacc.model.calibrated.gemm_table import _read_table, gemm_tables
+
+    header = "d,tp,M,layer,product,N,K,flops,seconds,tflops\n"
+
+    def rows(d, seconds):
+        return "".join(f"{d},1,2048,{name},forward,1,1,1e9,{seconds},0\n" for name in ("qkv", "proj", "fc1", "fc2"))
+
+    first, later = tmp_path / "first.csv", tmp_path / "later.csv"
+    first.write_text(header + rows(1024, 1e-5) + rows(4096, 1e-5))
+    later.write_text(header + rows(1024, 2e-5) + rows(2048, 4e-5))  # 1024 again, slower: the lease's check
+    table = _read_table([first, later], 1e15)
+    assert table["d"] == (1024, 2048, 4096)
+    # 1e9 flops in 1e-5 s over 1e15 flop/s: 0.1; the later lease's own 2048 point: 1e9 / 4e-5 / 1e15 = 0.025
+    assert table["efficiency"]["qkv"][:, 0, 0] == pytest.approx([0.1, 0.025, 0.1])
+    # the shipped H100 grid reads both leases: the later one's widths between the first one's
+    h100 = next(t for t in gemm_tables() if "h100" in t["gpus"])
+    assert len(h100["sources"]) == 2 and {1600, 3072, 6144}.issubset(h100["d"]) and 768 in h100["d"]
 
 
 def test_no_interpolated_layer_gemm_beats_the_tables_best():

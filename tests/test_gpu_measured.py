@@ -275,3 +275,36 @@ def test_megatron_widths_are_set_beside_the_calibrated_step_of_the_same_configur
     # a folder without the table: an empty frame, not an error
     assert megatron_widths_against_calibrated(HostMeasurement(tmp_path, "h100-sxm", pd.DataFrame(),
                                                               pd.DataFrame())).empty
+
+
+def test_the_attention_the_model_reads_is_shown_beside_the_published_figures():
+    import math
+
+    from lgacc.studies.gpu_measured import attention_read_by_model
+
+    frame = attention_read_by_model("h100-sxm")
+
+    def cell(kernel, head_dim, source, n):
+        row = frame[(frame["kernel"] == kernel) & (frame["head_dim"] == head_dim) & (frame["source"] == source)]
+        assert len(row) == 1
+        return float(row[n].iloc[0])
+
+    # attention.csv of 2026-11-27: cuDNN, head size 96, 2,048 tokens, 473520144384 flops in 1.416446 ms
+    assert cell("cudnn", 96, "measured", 2048) == pytest.approx(473520144384.0 / 1.416446e-03 / 989e12)
+    # FlashAttention-3's paper, cuDNN at 2k: 617 TFLOP/s forward, 465 backward (2.5 times the forward's flops)
+    assert cell("cudnn", 128, "published", 2048) == pytest.approx(3.5 / (989 / 617 + 2.5 * 989 / 465))
+    assert math.isnan(cell("cudnn", 128, "published", 32768))  # beyond the figure's lengths: not extrapolated
+    assert set(frame["head_dim"]) == {64, 96, 128}
+    assert set(frame.loc[frame["kernel"] == "triton", "source"]) == {"fa2 measured, slowed"}
+    assert attention_read_by_model("a100-80gb").empty  # no measured table: nothing shown as read
+
+
+def test_the_later_gemm_lease_adds_its_widths_and_checks_the_first():
+    from lgacc.studies.gpu_measured import gemm_lease_check
+
+    check = gemm_lease_check("h100-sxm")
+    assert check["widths"] == [1536, 1600, 1920, 2304, 2880, 3072, 6144, 7168, 10240]
+    assert check["points"] == 4 * 3 * 4  # width 1,024 again: 4 splits x 3 token counts x 4 maps
+    assert check["low"] <= check["median"] <= check["high"]
+    assert 0.9 < check["median"] < 1.1  # the same kind of GPU, software and clocks
+    assert gemm_lease_check("a100-80gb") is None

@@ -114,6 +114,7 @@ def _measured_tables() -> list[dict]:
     root = GEMM_FILE.parents[2]
     out = [{"operation": "matrix multiply (a layer's four products by width, tensor-parallel split and tokens, bf16)",
             "gpus": list(t["gpus"]), "file": str((GEMM_FILE.parent / t["source"]).relative_to(root)),
+            "files": [str((GEMM_FILE.parent / f).relative_to(root)) for f in t["sources"]],
             "command": "python -m lgacc.model.calibrated.gemm_table"} for t in gemm_tables()]
     out += [{"operation": f"matrix multiply in FP8 over bf16 (the same products in both precisions: the median "
                           f"speed-up {t['fp8']['speedup']:.3f} over {t['fp8']['shapes']} compute-bound shapes, the "
@@ -128,9 +129,9 @@ def _measured_tables() -> list[dict]:
              "gpus": list(t["gpus"]), "file": str((GEMM_FILE.parent / t["source"]).relative_to(root)),
              "origin": dict(t["origin"]), "command": "python -m lgacc.model.calibrated.gemm_table"}
             for t in shape_tables()]
-    out += [{"operation": "fused attention (by kernel and sequence length)", "gpus": list(t["gpus"]),
-             "file": str(ATTENTION_FILE.relative_to(root)), "command": "python -m lgacc.model.calibrated.attention"}
-            for t in attention_tables()]
+    out += [{"operation": "fused attention (causal, by kernel, head size and sequence length)", "gpus": list(t["gpus"]),
+             "file": str((ATTENTION_FILE.parent / t["source"]).relative_to(root)),
+             "command": "python -m lgacc.model.calibrated.attention"} for t in attention_tables()]
     from lgacc.model.calibrated.attention import derived_kernels
 
     out += [{"operation": f"fused attention, kernel {kernel} ({spec['from']}'s forward and backward speeds over "

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from lgacc.errors import UserInputError
-from lgacc.model.calibrated.attention import attention_efficiency
+from lgacc.model.calibrated.attention import attention_efficiency, attention_tables, kernel_measured, published_efficiency
 from lgacc.model.calibrated.expected import expected
 from lgacc.model.calibrated.gemm_table import table_for
 from lgacc.model.calibrated.host import host_step_fit
@@ -31,7 +31,8 @@ from lgacc.paths import DATA
 __all__ = ["MEASURED", "MEASURED_RECIPE", "Measurement", "measurements", "read_measurement", "assumed_against_measured",
            "training_against_calibrated", "training_model", "reads_the_layer_table", "HostMeasurement",
            "HostTime", "host_measurements", "read_host_measurement", "host_time", "device_beyond_pool",
-           "host_floor_against_measured", "MegatronHostTime", "megatron_host_times", "megatron_widths_against_calibrated"]
+           "host_floor_against_measured", "MegatronHostTime", "megatron_host_times", "megatron_widths_against_calibrated",
+           "attention_read_by_model", "gemm_lease_check"]
 
 #: Where the measurements are kept, one folder per GPU and date.
 MEASURED = DATA / "calibrated" / "measured"
@@ -108,9 +109,12 @@ def assumed_against_measured(measurement: Measurement) -> pd.DataFrame:
     layer_efficiency = (layer["flops"] / layer["seconds"] / peak).median()
     long = attention[(attention["seq"] >= 2048) & (attention["pass"] == "forward+backward")].copy()
     long["measured"] = long["flops"] / long["seconds"] / peak
+    # where a measured attention table covers the GPU the model reads it (an input, not a check, as the layer
+    # table): the page's attention section sets it beside the kernels' authors' figures instead
+    reads_attention = kernel_measured(hw.name, "fa2")
     long["model"] = [cal.kappa * attention_efficiency(hw.name, _KERNEL.get(backend, backend), seq,
-                                                      cal.attention_efficiency)
-                     for backend, seq in zip(long["backend"], long["seq"])]
+                                                      cal.attention_efficiency, d_h=head_dim)
+                     for backend, seq, head_dim in zip(long["backend"], long["seq"], long["head_dim"])]
     large = bandwidth[(bandwidth["operation"] == "copy") & (bandwidth["bytes_per_tensor"] >= 256 * 2 ** 20)]
     hbm = (large["bytes_moved"] / large["seconds"]).median() / hw.gpu_memory_bandwidth_bytes_per_s
     per_kernel = dict(zip(launch["what"], launch["seconds_per_kernel"]))
@@ -123,11 +127,11 @@ def assumed_against_measured(measurement: Measurement) -> pd.DataFrame:
                      cal.kappa * hw.gemm_max_efficiency, float(layer_efficiency),
                      f"median of {len(layer)} layer GEMMs (QKV, projection, MLP; whole and split 8 ways; "
                      f"≥ {_LAYER_TOKENS} tokens, width ≥ {_LAYER_WIDTH})"))
-    for backend, group in long.groupby("backend"):
+    for backend, group in ([] if reads_attention else long.groupby("backend")):
         rows.append((f"causal fused attention, forward and backward, over peak (kappa × the {backend} kernel's "
-                     f"published efficiency)", float(group["model"].median()), float(group["measured"].median()),
-                     "median over sequences of 2,048 to 16,384 tokens, heads of 64 and 128 "
-                     "(PyTorch's scaled_dot_product_attention)"))
+                     "efficiency)", float(group["model"].median()), float(group["measured"].median()),
+                     f"median over sequences of {int(group['seq'].min()):,} to {int(group['seq'].max()):,} "
+                     "tokens (PyTorch's scaled_dot_product_attention)"))
     rows += [
         ("share of the HBM bandwidth a copy reaches (hbm_efficiency)", cal.hbm_efficiency, float(hbm),
          "device-to-device copies of 256 MiB to 2 GiB, bytes read and written"),
@@ -359,3 +363,47 @@ def megatron_widths_against_calibrated(measurement: HostMeasurement) -> pd.DataF
     narrowest = frame[frame["width"] == frame["width"].min()].set_index("n_mu")["measured_s"]
     frame["composed_s"] = np.maximum(frame["n_mu"].map(narrowest), frame["busy_s"])
     return frame
+
+
+def attention_read_by_model(hardware: str = "h100-sxm") -> pd.DataFrame:
+    """The fused attention the calibrated model reads on ``hardware`` (:mod:`lgacc.model.calibrated.attention`):
+    one row per kernel and head size, ``kernel``, ``head_dim``, ``source`` (``measured``, or ``published`` for the
+    kernel's authors' figures shown beside them, not read; a derived kernel's base, slowed) and the efficiency over peak at each sequence length of the
+    measured table (a published figure at its largest length not above it; NaN beyond the figure's range)."""
+    from lgacc.model.calibrated.attention import derived_kernels, published_tables, table_for_gpu
+
+    name = load_hardware(hardware).name
+    table = table_for_gpu(attention_tables(), name)
+    if table is None:
+        return pd.DataFrame(columns=["kernel", "head_dim", "source"])
+    lengths = table["sequence_lengths"]
+    derived = derived_kernels()
+    rows = [{"kernel": kernel, "head_dim": head_dim,
+             "source": f"{derived[kernel]['from']} measured, slowed" if kernel in derived else "measured",
+             **dict(zip(lengths, values))}
+            for kernel, grid in table["kernels"].items() for head_dim, values in zip(table["head_dims"], grid)]
+    published = table_for_gpu(published_tables(), name)
+    for kernel, values in ({} if published is None else published["kernels"]).items():
+        shown = {n: (published_efficiency(name, kernel, n) if published["sequence_lengths"][0] <= n
+                     <= published["sequence_lengths"][-1] else np.nan) for n in lengths}
+        rows.append({"kernel": kernel, "head_dim": published["head_dim"], "source": "published", **shown})
+    return pd.DataFrame(rows)
+
+
+def gemm_lease_check(hardware: str = "h100-sxm") -> dict | None:
+    """What a later lease's GEMM file adds to the GPU's layer grid: ``files``, ``widths`` (the widths it adds) and,
+    over the points both leases measured (the first lease's are read), the later lease's efficiency over the first's
+    (``median``, ``low``, ``high``, ``points``); None where the GPU has no grid or one file."""
+    from lgacc.model.calibrated.gemm_table import GEMM_FILE
+
+    table = table_for(load_hardware(hardware).name)
+    if table is None or len(table["sources"]) < 2:
+        return None
+    frames = [pd.read_csv(GEMM_FILE.parent / source) for source in table["sources"]]
+    maps = [frame.groupby(["d", "tp", "M", "layer"])[["flops", "seconds"]].sum() for frame in frames]
+    first, later = maps[0], pd.concat(maps[1:])
+    both = first.merge(later, left_index=True, right_index=True, suffixes=("_first", "_later"))
+    ratio = (both["flops_later"] / both["seconds_later"]) / (both["flops_first"] / both["seconds_first"])
+    widths = sorted(set(later.index.get_level_values("d")) - set(first.index.get_level_values("d")))
+    return {"files": list(table["sources"]), "widths": [int(w) for w in widths], "median": float(ratio.median()),
+            "low": float(ratio.min()), "high": float(ratio.max()), "points": int(len(ratio))}

@@ -124,8 +124,10 @@ def expected_data() -> dict[str, Any]:
         "mixed_precision": list(MIXED_PRECISION),
         "logit_bytes": list(LOGIT_BYTES),
         "attention_fallback_factors": {kernel: fallback_factor(kernel) for kernel in ATTENTION_KERNELS},
-        "attention_tables": [{"gpus": list(t["gpus"]), "sequence_lengths": list(t["sequence_lengths"]),
-                              "kernels": {k: list(v) for k, v in t["kernels"].items()}} for t in attention_tables()],
+        "attention_tables": [{"gpus": list(t["gpus"]), "head_dims": list(t["head_dims"]),
+                              "sequence_lengths": list(t["sequence_lengths"]),
+                              "kernels": {k: [list(row) for row in grid] for k, grid in t["kernels"].items()}}
+                             for t in attention_tables()],
         "gemm_tables": [{"gpus": list(t["gpus"]), "d": list(t["d"]), "tp": list(t["tp"]), "M": list(t["M"]),
                          "efficiency": {name: t["efficiency"][name].tolist() for name in MAPS}} for t in gemm_tables()],
         "gemm_shape_tables": [{"gpus": list(t["gpus"]),
@@ -211,25 +213,28 @@ EXPECTED_JS = r"""
   }
 
   // the fused attention's efficiency (lgacc.model.calibrated.attention.attention_efficiency): the kernel's measured
-  // speeds on this GPU at the largest tabulated sequence length not above d_s, else the calibration's (times a
-  // derived kernel's fallback factor, attention.fallback_factor)
-  function attentionEfficiency(name, kernel, d_s, calibrated) {
+  // table on this GPU, linear in (log d_h, log d_s) and clamped, else the calibration's (times a derived kernel's
+  // fallback factor, attention.fallback_factor)
+  function attentionEfficiency(name, kernel, d_s, d_h, calibrated) {
     const lower = String(name).toLowerCase();
     const fallback = calibrated * EXPECTED_DATA.attention_fallback_factors[kernel];
     for (const t of EXPECTED_DATA.attention_tables) {
       if (!t.gpus.some((prefix) => lower.startsWith(prefix))) continue;
-      const values = t.kernels[kernel];
-      if (values === undefined) return fallback;
-      let index = 0;
-      t.sequence_lengths.forEach((length, i) => { if (length <= d_s) index = i; });
-      return values[index];
+      const grid = t.kernels[kernel];
+      if (grid === undefined) return fallback;
+      const [i, wi] = logWeights(t.head_dims, d_h), [j, wj] = logWeights(t.sequence_lengths, d_s);
+      let e = 0;
+      for (const [di, fi] of [[0, 1 - wi], [1, wi]])
+        for (const [dj, fj] of [[0, 1 - wj], [1, wj]])
+          e += fi * fj * grid[Math.min(i + di, t.head_dims.length - 1)][Math.min(j + dj, t.sequence_lengths.length - 1)];
+      return e;
     }
     return fallback;
   }
 
   // a layer's GEMM efficiencies (lgacc.model.calibrated.gemm_table.layer_efficiencies): the GPU's measured table,
   // trilinear in (log d, log tp, log M) and clamped to its range; null without a table
-  function gemmWeights(axis, x) {
+  function logWeights(axis, x) {
     const logs = axis.map(Math.log);
     const lx = Math.min(Math.max(Math.log(x), logs[0]), logs[logs.length - 1]);
     if (logs.length === 1) return [0, 0];
@@ -241,7 +246,7 @@ EXPECTED_JS = r"""
     const lower = String(name).toLowerCase();
     for (const t of EXPECTED_DATA.gemm_tables) {
       if (!t.gpus.some((prefix) => lower.startsWith(prefix))) continue;
-      const [i, wi] = gemmWeights(t.d, d), [j, wj] = gemmWeights(t.tp, tp), [k, wk] = gemmWeights(t.M, M);
+      const [i, wi] = logWeights(t.d, d), [j, wj] = logWeights(t.tp, tp), [k, wk] = logWeights(t.M, M);
       const out = {};
       for (const [map, cube] of Object.entries(t.efficiency)) {
         let e = 0;
@@ -335,7 +340,7 @@ EXPECTED_JS = r"""
     x.delta_nvl = nvlink ? nvlink.delta_nvl : 0;
     if (R.cuda_graphs) { x.t_h = 0; x.t_hR = 0; }  // a captured graph: no host floor (lgacc.model.calibrated.host)
     else if (R.host_framework === "megatron") { x.t_h += x.t_hM; x.t_hR = x.t_hMR; }  // Megatron-Core's layer, measured (expected.megatron_host_inputs)
-    x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, EXPECTED_DATA.calibration.e_att);
+    x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, m.d_h, EXPECTED_DATA.calibration.e_att);
     const measuredAttention = shapeAttentionEfficiency(hw.name, R.attention_kernel, m, c.n_a);
     if (measuredAttention !== null) x.e_att = measuredAttention;
     const measured = modelLayerEfficiencies(hw.name, m, c.n_a, c.b_mu * m.d_s);

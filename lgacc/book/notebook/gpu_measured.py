@@ -11,7 +11,8 @@ import pandas as pd
 from lgacc.model.calibrated.parameters import fitted_calibration
 from lgacc.model.hardware import load_hardware
 from lgacc.model.calibrated.host import host_times, megatron_host_extra_s
-from lgacc.studies.gpu_measured import (HostMeasurement, Measurement, assumed_against_measured, device_beyond_pool,
+from lgacc.studies.gpu_measured import (HostMeasurement, Measurement, assumed_against_measured,
+                                        attention_read_by_model, device_beyond_pool, gemm_lease_check,
                                         host_floor_against_measured, host_time, megatron_host_times,
                                         megatron_widths_against_calibrated, reads_the_layer_table,
                                         training_against_calibrated)
@@ -112,7 +113,67 @@ def layer_table_markdown(measurement: Measurement) -> str:
             f"a layer's matrix multiplies runs at `kappa` = {cal.kappa:.3g} times the speed measured for its width, "
             f"tensor-parallel split and tokens, and the curve is kept for GPUs without a table. The layer table is "
             f"then an input of the model, not a check of it, so the comparison above leaves it out; the model's "
-            f"held-out error over the measured runs (the chapter before this one) is the check.")
+            f"held-out error over the measured runs (the chapter before this one) is the check.") + _lease_sentence(measurement)
+
+
+def _lease_sentence(measurement: Measurement) -> str:
+    check = gemm_lease_check(measurement.hardware)
+    if check is None:
+        return ""
+    return (f" A later lease measured the widths between the grid's ({format_list([f'{w:,}' for w in check['widths']])}:"
+            f" the runs' own widths, such as GPT-2 XL's 1,600 and Nemotron-4's 6,144) and measured width 1,024 again:"
+            f" its {check['points']} maps read a median {check['median']:.2f} of the first lease's"
+            f" ({check['low']:.2f} to {check['high']:.2f}; the small products scatter most), and the model keeps the"
+            f" first lease's points (`{check['files'][1]}`).")
+
+
+_KERNEL_NAMES = {"cudnn": "cuDNN", "fa2": "FlashAttention-2", "triton": "FlashAttention in Triton"}
+
+
+def _tokens(n: int) -> str:
+    return f"{n // 1024}k" if n >= 1024 else str(n)
+
+
+def attention_table(hardware: str = "h100-sxm") -> None:
+    """The fused attention the model reads on ``hardware``, by kernel, head size and sequence length, with the
+    kernels' authors' published figures beside it."""
+    frame = attention_read_by_model(hardware)
+    lengths = [c for c in frame.columns if isinstance(c, (int, np.integer))]
+    shown = pd.DataFrame({"kernel": frame["kernel"].map(lambda k: _KERNEL_NAMES.get(k, k)),
+                          "head size": frame["head_dim"].astype(int),
+                          "source": frame["source"].str.replace("fa2", "FlashAttention-2's", regex=False)})
+    for n in lengths:
+        shown[f"{_tokens(int(n))} tokens"] = frame[n].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
+    show_html('<p class="lgacc-caption">Causal fused attention, forward and backward, as a share of the H100\'s '
+              'bf16 peak, by sequence length: measured (the rows the model reads) and the kernels\' authors\' '
+              'published figures (head size 128, not read).</p>')
+    show_table(shown)
+
+
+def attention_markdown(hardware: str = "h100-sxm") -> str:
+    """What the attention table says, in numbers."""
+    frame = attention_read_by_model(hardware)
+    if frame.empty:
+        return "The calibrated model reads no measured attention table for this GPU."
+
+    def at(kernel, head_dim, source, n):
+        row = frame[(frame["kernel"] == kernel) & (frame["head_dim"] == head_dim) & (frame["source"] == source)]
+        return float(row[n].iloc[0])
+
+    cal = fitted_calibration()
+    small, large = at("cudnn", 64, "measured", 2048), at("cudnn", 128, "measured", 2048)
+    above_short = at("cudnn", 128, "published", 1024) / at("cudnn", 128, "measured", 1024) - 1
+    above_long = at("cudnn", 128, "published", 8192) / at("cudnn", 128, "measured", 8192) - 1
+    fa2_long = at("fa2", 128, "published", 8192) / at("fa2", 128, "measured", 8192) - 1
+    return (f"The calibrated model reads the measured rows on H100-class GPUs (`data/calibrated/attention_kernels.yaml`;"
+            f" `python -m lgacc.model.calibrated.attention` prints them): a run's kernel at its head size and sequence "
+            f"length, linear in the logarithms of both between the measured points, at `kappa` = {cal.kappa:.3g} times "
+            f"that speed. Heads of 64 run slower than heads of 128 (cuDNN at 2,048 tokens: {small:.2f} of the peak "
+            f"against {large:.2f}), and short sequences slower than long ones. The published figures are faster, most "
+            f"at short sequences: cuDNN's {above_short:.0%} above the measurement at 1,024 tokens and {above_long:.0%} "
+            f"at 8,192, FlashAttention-2's {fa2_long:.0%} at 8,192. The measurement is causal, as the runs are; whether "
+            "the published panel is causal is not stated in the transcription. GPUs without a table keep the "
+            f"calibration's {cal.attention_efficiency:.2f} (FlashAttention-2 on an A100, Dao 2023).")
 
 
 def training_table(measurement: Measurement) -> None:

@@ -1,29 +1,38 @@
-"""Fused attention's efficiency from its authors' measured speeds, by GPU, kernel and sequence length.
+"""Fused attention's efficiency from measured tables, by GPU, kernel, head size and sequence length.
 
-``data/calibrated/attention_kernels.yaml`` holds the published forward and backward speeds of the fused
-attention kernels (FlashAttention-2 and cuDNN's, FlashAttention-3's paper, H100) by sequence length.  The
-calibrated model spends ``F`` executed flops forward and ``2.5 F`` backward (:func:`.gemm.flash_times`) at one
-rate ``kappa e_att c``; :func:`attention_efficiency` gives ``e_att`` of a run as the kernel's measured forward and
-backward speeds at the run's sequence length, combined in that proportion::
+``data/calibrated/attention_kernels.yaml`` names, per GPU chip, a table of causal fused attention measured on it
+(today the H100 SXM's, ``data/calibrated/measured/h100-sxm-2026-11-27/attention.csv``, by
+``benchmarks/gpu/measure.py``: PyTorch's ``scaled_dot_product_attention(is_causal=True)`` with its flash back end,
+FlashAttention-2, and its cuDNN back end, by head size 64, 96 and 128 and sequence length 512 to 32,768).  The
+calibrated model spends ``F`` executed flops forward and ``2.5 F`` backward (:func:`.gemm.flash_times`, ``F`` the
+causal half) at one rate ``kappa e_att c``; a measured point gives ``e_att`` as the pair's flops over its time::
 
-    e_att = 3.5 / (c / fwd + 2.5 c / bwd)
+    e_att = 3.5 F / (c t_forward+backward)
 
-(the largest sequence length of the table not above the run's; the first one below the table).  A GPU without
-a table keeps the calibration's ``attention_efficiency`` (FlashAttention-2 on A100, Dao 2023), unless the GPU's GEMM
-table by shape also times its attention (:func:`.gemm_table.shape_attention_efficiency`: the B200's, SimuMax's).
+and a run reads its kernel's table at its head size ``d_h`` and sequence length ``d_s``: linear in
+``(log d_h, log d_s)`` between the measured points, clamped to the measured range (:mod:`.lookup`, as the GEMM
+table is read).  A GPU without a table keeps the calibration's ``attention_efficiency`` (FlashAttention-2 on A100,
+Dao 2023), unless the GPU's GEMM table by shape also times its attention
+(:func:`.gemm_table.shape_attention_efficiency`: the B200's, SimuMax's).
+
+The kernels' authors publish faster speeds (the file's ``published`` section: FlashAttention-3's paper, head size 128,
+H100), most of all at short sequences: cuDNN's 8 % above ours at 8,192 tokens and 43 % at 1,024.  The table measured
+here is causal, as the runs are, and has head sizes 64 and 96, which run slower than 128; the published figures are
+shown beside it on the book's page *Measured on an H100* (:func:`published_efficiency`), not read by the model.
 
 A kernel published only as a speed-up of another (the file's ``derived`` section: ``triton``, FlashAttention in Triton,
 which FlashAttention-2 beats 1.3-1.5 times forward and 2 times backward, Dao 2023) is the base kernel's forward and
-backward speeds divided by those speed-ups wherever a table holds the base; elsewhere the calibration's
-``attention_efficiency`` with both passes slowed alike, ``3.5 / (s_fwd + 2.5 s_bwd)`` of it
-(:func:`fallback_factor`).  ``kappa``
-multiplies it as it multiplies the GEMMs' best efficiency: the share of a kernel's best that training reaches.
+backward times multiplied by those speed-ups wherever a table holds the base (the measured forward alone, and the
+backward as the pair's time less it); elsewhere the calibration's ``attention_efficiency`` with both passes slowed
+alike, ``3.5 / (s_fwd + 2.5 s_bwd)`` of it (:func:`fallback_factor`).  ``kappa`` multiplies it as it multiplies the
+GEMMs' best efficiency: the share of a kernel's best that training reaches.
 
 ``python -m lgacc.model.calibrated.attention`` prints each table's efficiencies.
 """
 
 from __future__ import annotations
 
+import csv
 import sys
 from functools import cache
 from typing import Any
@@ -32,7 +41,10 @@ from lgacc.errors import UserInputError
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
+from .lookup import log_weights
+
 __all__ = ["ATTENTION_FILE", "KERNELS", "MEASURED_KERNELS", "attention_tables", "attention_efficiency",
+           "published_tables", "published_efficiency",
            "kernel_measured", "combined_efficiency", "derived_kernels", "fallback_factor", "main"]
 
 ATTENTION_FILE = DATA / "calibrated" / "attention_kernels.yaml"
@@ -78,14 +90,72 @@ def fallback_factor(kernel: str) -> float:
     return 3.5 / (spec["forward_speedup"] + 2.5 * spec["backward_speedup"])
 
 
+#: The measured table's pass timed alone (``forward``, under ``no_grad``) and with its backward.
+_FORWARD, _PAIR = "forward", "forward+backward"
+
+
+def _read_measured(table: dict[str, Any], derived: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One ``tables`` entry read from its file: ``gpus``, ``source``, ``head_dims``, ``sequence_lengths`` (increasing)
+    and per kernel (the recipe's names: the file's back ends through ``backends``, then the derived kernels of a
+    measured base) the efficiency grid ``[head_dim][sequence_length]``."""
+    path = ATTENTION_FILE.parent / str(table.get("file"))
+    backends = table.get("backends")
+    if not isinstance(backends, dict) or not set(backends.values()) <= set(MEASURED_KERNELS):
+        raise UserInputError(f"{ATTENTION_FILE.name}: a table's backends must map the file's back ends to "
+                             f"{', '.join(MEASURED_KERNELS)}")
+    peak = float(table["peak_tflops"]) * 1e12
+    times: dict[tuple[str, int, int, str], tuple[float, float]] = {}
+    try:
+        with open(path, newline="") as handle:
+            for row in csv.DictReader(handle):
+                if row["backend"] in backends and row["pass"] in (_FORWARD, _PAIR):
+                    key = (backends[row["backend"]], int(row["head_dim"]), int(row["seq"]), row["pass"])
+                    times[key] = (float(row["flops"]), float(row["seconds"]))
+    except (OSError, KeyError, ValueError) as error:
+        raise UserInputError(f"{ATTENTION_FILE.name}: cannot read the attention table {path}: {error}") from None
+    head_dims = sorted({key[1] for key in times})
+    lengths = sorted({key[2] for key in times})
+    kernels: dict[str, tuple[tuple[float, ...], ...]] = {}
+    for kernel in sorted(set(backends.values())):
+        grid, slowed = [], {name: [] for name, spec in derived.items() if spec["from"] == kernel}
+        for head_dim in head_dims:
+            row, rows = [], {name: [] for name in slowed}
+            for length in lengths:
+                forward, pair = times.get((kernel, head_dim, length, _FORWARD)), times.get((kernel, head_dim, length, _PAIR))
+                if forward is None or pair is None or not 0 < forward[1] < pair[1] or not 0 < pair[0] / pair[1] <= peak:
+                    raise UserInputError(f"{ATTENTION_FILE.name}: {path} must time kernel {kernel!r} at every head size "
+                                         "and sequence length, forward alone and with its backward, the pair longer "
+                                         "and under the peak")
+                row.append(pair[0] / pair[1] / peak)
+                for name in rows:  # the base's forward and backward times slowed by the stated speed-ups
+                    spec = derived[name]
+                    time = forward[1] * spec["forward_speedup"] + (pair[1] - forward[1]) * spec["backward_speedup"]
+                    rows[name].append(pair[0] / time / peak)
+            grid.append(tuple(row))
+            for name in rows:
+                slowed[name].append(tuple(rows[name]))
+        kernels[kernel] = tuple(grid)
+        kernels.update({name: tuple(values) for name, values in slowed.items()})
+    return {"gpus": tuple(str(g).lower() for g in table["gpus"]), "source": str(table["file"]),
+            "head_dims": tuple(head_dims), "sequence_lengths": tuple(lengths), "kernels": kernels}
+
+
 @cache
 def attention_tables() -> tuple[dict[str, Any], ...]:
-    """The tables of the data file, checked: ``gpus``, ``sequence_lengths`` and per kernel the efficiency at each
-    (a derived kernel's wherever the table holds its base kernel)."""
+    """The measured tables of the data file, read and checked (:func:`_read_measured`)."""
     data = load_yaml_mapping(ATTENTION_FILE, "attention kernel file")
     derived = derived_kernels()
+    return tuple(_read_measured(table, derived) for table in data.get("tables") or ())
+
+
+@cache
+def published_tables() -> tuple[dict[str, Any], ...]:
+    """The file's ``published`` figures (the kernels' authors', one head size), checked: ``gpus``, ``head_dim``,
+    ``sequence_lengths`` and per kernel the combined efficiency at each; shown beside the measured table, not read
+    by the model."""
+    data = load_yaml_mapping(ATTENTION_FILE, "attention kernel file")
     out = []
-    for table in data.get("tables") or ():
+    for table in data.get("published") or ():
         lengths = [int(x) for x in table["sequence_lengths"]]
         if lengths != sorted(lengths):
             raise UserInputError(f"{ATTENTION_FILE.name}: sequence_lengths must increase")
@@ -99,14 +169,19 @@ def attention_tables() -> tuple[dict[str, Any], ...]:
                                      "length")
             kernels[kernel] = tuple(combined_efficiency(float(f), float(b), peak)
                                     for f, b in zip(speeds["forward"], speeds["backward"]))
-            for name, spec in derived.items():
-                if spec["from"] == kernel:
-                    kernels[name] = tuple(combined_efficiency(float(f) / spec["forward_speedup"],
-                                                              float(b) / spec["backward_speedup"], peak)
-                                          for f, b in zip(speeds["forward"], speeds["backward"]))
-        out.append({"gpus": tuple(str(g) for g in table["gpus"]), "sequence_lengths": tuple(lengths),
-                    "kernels": kernels})
+        out.append({"gpus": tuple(str(g) for g in table["gpus"]), "head_dim": int(table["head_dim"]),
+                    "sequence_lengths": tuple(lengths), "kernels": kernels})
     return tuple(out)
+
+
+def published_efficiency(hardware_name: str, kernel: str, d_s: float) -> float | None:
+    """The kernel's authors' combined efficiency on this GPU at the largest published length not above ``d_s`` (the
+    first below the figure), or None where they publish none."""
+    table = table_for_gpu(published_tables(), hardware_name)
+    if table is None or kernel not in table["kernels"]:
+        return None
+    index = max([0] + [i for i, length in enumerate(table["sequence_lengths"]) if length <= d_s])
+    return table["kernels"][kernel][index]
 
 
 def table_for_gpu(tables, hardware_name: str) -> dict[str, Any] | None:
@@ -126,22 +201,36 @@ def kernel_measured(hardware_name: str, kernel: str) -> bool:
     return table is not None and kernel in table["kernels"]
 
 
-def attention_efficiency(hardware_name: str, kernel: str, d_s: float, default: float) -> float:
-    """``e_att`` of ``kernel`` on the GPU called ``hardware_name`` at sequence length ``d_s``; ``default`` (the
-    calibration's) times :func:`fallback_factor` where no table covers the GPU or the kernel."""
+def attention_efficiency(hardware_name: str, kernel: str, d_s: float, default: float, *, d_h: float) -> float:
+    """``e_att`` of ``kernel`` on the GPU called ``hardware_name`` at sequence length ``d_s`` and head size ``d_h``:
+    its measured table, linear in ``(log d_h, log d_s)`` and clamped; ``default`` (the calibration's) times
+    :func:`fallback_factor` where no table covers the GPU or the kernel."""
     table = _table_for(hardware_name)
     if table is None or kernel not in table["kernels"]:
         return default * fallback_factor(kernel)
-    values = table["kernels"][kernel]
-    index = max([0] + [i for i, length in enumerate(table["sequence_lengths"]) if length <= d_s])
-    return values[index]
+    grid = table["kernels"][kernel]
+    i, wi = log_weights(table["head_dims"], d_h)
+    j, wj = log_weights(table["sequence_lengths"], d_s)
+    i, j = int(i), int(j)
+    last_i, last_j = len(table["head_dims"]) - 1, len(table["sequence_lengths"]) - 1
+    out = 0.0
+    for di, fi in ((0, 1 - float(wi)), (1, float(wi))):
+        for dj, fj in ((0, 1 - float(wj)), (1, float(wj))):
+            out += fi * fj * grid[min(i + di, last_i)][min(j + dj, last_j)]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     for table in attention_tables():
+        for kernel, grid in table["kernels"].items():
+            for head_dim, values in zip(table["head_dims"], grid):
+                cells = ", ".join(f"{n}: {e:.3f}" for n, e in zip(table["sequence_lengths"], values))
+                print(f"{'/'.join(table['gpus'])} {kernel}, head size {head_dim}: e_att by sequence length {cells}"
+                      f"  [{table['source']}]")
+    for table in published_tables():
         for kernel, values in table["kernels"].items():
             cells = ", ".join(f"{n}: {e:.3f}" for n, e in zip(table["sequence_lengths"], values))
-            print(f"{'/'.join(table['gpus'])} {kernel}: e_att by sequence length {cells}")
+            print(f"published, not read: {'/'.join(table['gpus'])} {kernel}, head size {table['head_dim']}: {cells}")
     for kernel, spec in derived_kernels().items():
         print(f"{kernel}: {spec['from']} over {spec['forward_speedup']:g} forward, {spec['backward_speedup']:g} "
               f"backward; without a table {fallback_factor(kernel):.4f} of the calibration's attention_efficiency")

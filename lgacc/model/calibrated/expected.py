@@ -211,11 +211,11 @@ def inputs(
 
 def fused_attention_efficiency(hw: Hardware, recipe: Recipe, calibration: Calibration, d_s, d_a, d_h, d_kv, n_a,
                                d_v=None):
-    """``e_att``: the recipe's fused attention kernel as measured on this GPU at this sequence length, or from the
+    """``e_att``: the recipe's fused attention kernel as measured on this GPU at this sequence length and head size, or from the
     GPU's attention table by shape (the B200's, SimuMax's) at these heads and head dimensions (``d_v``: the value
     heads' where it differs from ``d_h``); the calibration's ``attention_efficiency`` where neither measures it."""
     from .attention import attention_efficiency, kernel_measured  # here: python -m ...attention runs cleanly
-    efficiency = attention_efficiency(hw.name, recipe.attention_kernel, d_s, calibration.attention_efficiency)
+    efficiency = attention_efficiency(hw.name, recipe.attention_kernel, d_s, calibration.attention_efficiency, d_h=d_h)
     if not kernel_measured(hw.name, recipe.attention_kernel):
         from .gemm_table import shape_attention_efficiency  # the GPU's attention by shape (the B200's, SimuMax's)
         measured = shape_attention_efficiency(hw.name, recipe.attention_kernel, d_s, d_a, d_h, d_kv, n_a, d_v)

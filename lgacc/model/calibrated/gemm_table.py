@@ -69,6 +69,7 @@ from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
 from .attention import table_for_gpu
+from .lookup import log_weights
 
 __all__ = ["GEMM_FILE", "MAPS", "PRODUCT_LAYOUTS", "gemm_tables", "table_for", "interpolate", "layer_efficiencies",
            "shape_tables", "shape_table_for", "product_shapes", "product_efficiency", "map_efficiencies",
@@ -81,20 +82,29 @@ MAPS = ("qkv", "proj", "fc1", "fc2")
 _PRODUCTS = ("forward", "input_gradient", "weight_gradient")
 
 
-def _read_table(path, peak_flop_per_s: float) -> dict[str, Any]:
-    """``d``, ``tp``, ``M`` (the grid, increasing) and per map the efficiency array of shape ``(d, tp, M)``."""
+def _read_table(paths, peak_flop_per_s: float) -> dict[str, Any]:
+    """``d``, ``tp``, ``M`` (the grid, increasing) and per map the efficiency array of shape ``(d, tp, M)``, from
+    one or more files measured on the same kind of GPU: a point that two files measure is the first file's (a later
+    lease's widths fill the grid between the first one's; the point it measured again checks the lease, unread)."""
     seconds: dict[tuple, float] = {}
     flops: dict[tuple, float] = {}
-    try:
-        with open(path, newline="") as handle:
-            for row in csv.DictReader(handle):
-                key = (int(row["d"]), int(row["tp"]), int(row["M"]), row["layer"])
-                if row["product"] not in _PRODUCTS or row["layer"] not in MAPS:
-                    raise ValueError(f"unknown layer {row['layer']!r} or product {row['product']!r}")
-                seconds[key] = seconds.get(key, 0.0) + float(row["seconds"])
-                flops[key] = flops.get(key, 0.0) + float(row["flops"])
-    except (OSError, KeyError, ValueError) as error:
-        raise UserInputError(f"{GEMM_FILE.name}: cannot read the GEMM table {path}: {error}") from None
+    for path in paths:
+        mine: dict[tuple, list[float]] = {}
+        try:
+            with open(path, newline="") as handle:
+                for row in csv.DictReader(handle):
+                    key = (int(row["d"]), int(row["tp"]), int(row["M"]), row["layer"])
+                    if row["product"] not in _PRODUCTS or row["layer"] not in MAPS:
+                        raise ValueError(f"unknown layer {row['layer']!r} or product {row['product']!r}")
+                    pair = mine.setdefault(key, [0.0, 0.0])
+                    pair[0] += float(row["seconds"])
+                    pair[1] += float(row["flops"])
+        except (OSError, KeyError, ValueError) as error:
+            raise UserInputError(f"{GEMM_FILE.name}: cannot read the GEMM table {path}: {error}") from None
+        for key, (time, work) in mine.items():
+            if key not in seconds:
+                seconds[key], flops[key] = time, work
+    path = ", ".join(str(p) for p in paths)
     grid = [sorted({key[i] for key in seconds}) for i in range(3)]
     efficiency = {}
     for name in MAPS:
@@ -139,15 +149,15 @@ def gemm_tables() -> tuple[dict[str, Any], ...]:
     data = load_yaml_mapping(GEMM_FILE, "GEMM table file")
     out = []
     for table in data.get("tables") or ():
-        path = GEMM_FILE.parent / str(table["file"])
+        files = table["file"] if isinstance(table["file"], list) else [table["file"]]
         peak = float(table["peak_tflops"]) * 1e12
-        read = _read_table(path, peak)
+        read = _read_table([GEMM_FILE.parent / str(f) for f in files], peak)
         fp8 = None
         if table.get("fp8_products"):
             fp8 = {**_read_fp8_speedup(GEMM_FILE.parent / str(table["fp8_products"]), peak),
                    "source": str(table["fp8_products"])}
-        out.append({"gpus": tuple(str(g).lower() for g in table["gpus"]), "source": str(table["file"]), **read,
-                    "fp8": fp8})
+        out.append({"gpus": tuple(str(g).lower() for g in table["gpus"]), "source": str(files[0]),
+                    "sources": tuple(str(f) for f in files), **read, "fp8": fp8})
     return tuple(out)
 
 
@@ -163,22 +173,12 @@ def table_for(hardware_name: str) -> dict[str, Any] | None:
     return table_for_gpu(gemm_tables(), hardware_name)
 
 
-def _weights(axis: tuple[int, ...], x) -> tuple[np.ndarray, np.ndarray]:
-    """``(i, w)``: ``x`` lies at ``(1 - w)`` of grid point ``i`` and ``w`` of ``i + 1``, linear in logs, clamped."""
-    logs = np.log(np.asarray(axis, dtype=float))
-    lx = np.clip(np.log(np.asarray(x, dtype=float)), logs[0], logs[-1])
-    if len(logs) == 1:
-        return np.zeros(np.shape(lx), dtype=int), np.zeros(np.shape(lx))
-    i = np.clip(np.searchsorted(logs, lx, side="right") - 1, 0, len(logs) - 2)
-    return i, (lx - logs[i]) / (logs[i + 1] - logs[i])
-
-
 def interpolate(table: dict[str, Any], name: str, d, tp, M) -> np.ndarray:
     """Map ``name``'s efficiency at width ``d``, split ``tp`` and tokens ``M`` (broadcastable arrays): trilinear in
     logs between the table's points, clamped to its range."""
     d, tp, M = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (d, tp, M)))
     cube = table["efficiency"][name]
-    (i, wi), (j, wj), (k, wk) = _weights(table["d"], d), _weights(table["tp"], tp), _weights(table["M"], M)
+    (i, wi), (j, wj), (k, wk) = log_weights(table["d"], d), log_weights(table["tp"], tp), log_weights(table["M"], M)
     out = np.zeros(np.shape(d))
     for di, fi in ((0, 1 - wi), (1, wi)):
         for dj, fj in ((0, 1 - wj), (1, wj)):
@@ -399,7 +399,7 @@ def best_efficiency(hardware_name: str) -> float | None:
 
 def main(argv: list[str] | None = None) -> int:
     for table in gemm_tables():
-        print(f"{'/'.join(table['gpus'])}: bf16 layer GEMM efficiency, 3 F / (c sum t), from {table['source']}")
+        print(f"{'/'.join(table['gpus'])}: bf16 layer GEMM efficiency, 3 F / (c sum t), from {', '.join(table['sources'])}")
         for index, name in enumerate(MAPS):
             print(f"  {name}: rows tp, M; columns width d")
             print("    tp      M " + "".join(f"{d:>6}" for d in table["d"]))

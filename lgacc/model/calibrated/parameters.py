@@ -26,9 +26,9 @@ can add a known per-step cost (data loading, checkpointing) by hand.
 Fixed (not fitted), with their sources:
 
 * ``attention_efficiency`` 0.55: FlashAttention-2 reaches 50-73 % of A100 peak forward and less
-  backward (Dao 2023); it is multiplied by ``kappa`` like ``e_max``.  It serves a GPU without published
-  kernel speeds: for H100-class GPUs the recipe's ``attention_kernel`` reads its measured forward and backward
-  speeds by sequence length (:mod:`.attention`, ``data/calibrated/attention_kernels.yaml``);
+  backward (Dao 2023); it is multiplied by ``kappa`` like ``e_max``.  It serves a GPU without measured
+  kernel speeds: for H100-class GPUs the recipe's ``attention_kernel`` reads its speed measured on an H100 by head
+  size and sequence length (:mod:`.attention`, ``data/calibrated/attention_kernels.yaml``);
 * ``kernel_latency_s`` 3 us: the fixed time per kernel, which puts the half-saturation of an A100
   GEMM near 0.8 GFLOP, as Calculon's efficiency table (0.6 of its top value at 1 GFLOP);
 * ``hbm_efficiency`` 0.9: streaming kernels' share of the HBM bandwidth (Calculon 0.90, SimuMax 0.91);

@@ -45,8 +45,8 @@ FIELDS: dict[str, str] = {
     "attention_kernel": "fused attention kernel: cudnn (cuDNN's flash attention, Transformer Engine's choice on Hopper "
                         "and later; the default), fa2 (FlashAttention-2) or triton (FlashAttention in Triton, the "
                         "kernels of FlashAttention-1's generation such as LLM Foundry's attn_impl triton: FlashAttention-2's "
-                        "speeds over 1.4 forward and 2 backward, Dao 2023); their measured speeds by GPU and sequence "
-                        "length set the attention's efficiency (data/calibrated/attention_kernels.yaml)",
+                        "speeds over 1.4 forward and 2 backward, Dao 2023); their speeds measured by GPU, head size and "
+                        "sequence length set the attention's efficiency (data/calibrated/attention_kernels.yaml)",
     "mixed_precision": "how the training state is kept: megatron (half-precision weights beside fp32 master weights, "
                        "Adam's moments and a main gradient that lives through the step: 2 + main_grad_bytes + 12 "
                        "bytes per parameter; the default) or amp (PyTorch automatic mixed precision: fp32 weights and "
