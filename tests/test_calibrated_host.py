@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lgacc.model.calibrated import Recipe, expected
-from lgacc.model.calibrated.host import host_bound_spread, host_times
+from lgacc.model.calibrated.host import host_bound_spread, host_step_fit, host_terms, host_times
 from lgacc.model.calibrated.parameters import fitted_calibration, link_priors
 from lgacc.model.config import TrainingConfig
 from lgacc.model.transformer import Transformer
@@ -28,12 +28,55 @@ def test_the_host_time_is_read_from_the_measured_steps_by_hand(tmp_path):
 
 
 def test_the_shipped_measurement_is_host_bound_and_the_model_reads_it():
-    times = host_times()
+    times, terms = host_times(), host_terms("pytorch")
     # 4,096 tokens as 4 x 1024, 2 x 2048, 1 x 4096 on 8 layers of width 1024: 22.3-23.7 ms whatever the attention
     assert host_bound_spread() < 1.1
     assert 1e-3 < times["host_layer_s"] < 5e-3
-    assert link_priors().host_layer_s == times["host_layer_s"]
+    priors = link_priors()
+    assert priors.host_layer_s == terms["layer_s"] and priors.host_step_s == terms["step_s"]
+    assert priors.host_step_layer_s == terms["step_layer_s"] and priors.host_micro_batch_s == terms["micro_batch_s"]
     assert fitted_calibration().host_recompute_s == times["host_recompute_s"]
+    # the terms, fitted at width 64, against the other script's whole steps at width 1,024 (8 layers, one
+    # micro-batch): within 5 %
+    one_step = terms["step_s"] + 8 * terms["step_layer_s"] + terms["micro_batch_s"] + 8 * terms["layer_s"]
+    assert one_step / 8 == pytest.approx(times["host_layer_s"], rel=0.05)
+
+
+def test_the_host_terms_are_the_steps_least_squares_fit_none_negative():
+    import numpy as np
+
+    # exact steps of 2 ms a step, 0.1 ms a layer and step, 1 ms a micro-batch, 3 ms a layer and micro-batch
+    layers, micro = np.meshgrid([1, 2, 4, 8], [1, 2, 4])
+    layers, micro = layers.ravel(), micro.ravel()
+    exact = 0.002 + 0.0001 * layers + micro * (0.001 + 0.003 * layers)
+    terms, mean, worst = host_step_fit(layers, micro, exact)
+    assert terms == pytest.approx((0.002, 0.0001, 0.001, 0.003), abs=1e-12) and worst < 1e-9
+    # a negative time a step in the steps: no term of the fit is negative, and it is the constrained least squares
+    # (Karush-Kuhn-Tucker: the residual's gradient is 0 along every positive term, not negative along a zero one)
+    shifted = exact - 0.004
+    terms, _, _ = host_step_fit(layers, micro, shifted)
+    design = np.column_stack([np.ones_like(layers), layers, micro, micro * layers]).astype(float)
+    gradient = design.T @ (design @ np.asarray(terms) - shifted)
+    assert min(terms) >= 0 and terms[0] == 0
+    for term, slope in zip(terms, gradient):
+        assert (abs(slope) < 1e-12) if term > 0 else (slope > -1e-12)
+    # kernel counts may fit a negative once-a-step count exactly: unconstrained there
+    counts, _, worst = host_step_fit(layers, micro, 90 * micro * layers + 7 * micro - 3, non_negative=False)
+    assert counts == pytest.approx((-3, 0, 7, 90), abs=1e-9) and worst < 1e-12
+
+
+def floor(calibration, layers: int, micro_batches: int, ramp: int = 0, recompute: bool = False,
+          megatron: bool = False) -> float:
+    """The host floor of a stage by hand: once a step, once a layer and step, once a stage pass (micro-batch or ramp),
+    once a layer and stage pass (lgacc.model.calibrated.host)."""
+    c = calibration
+    if megatron:
+        step, step_layer, micro = c.host_megatron_step_s, c.host_megatron_step_layer_s, c.host_megatron_micro_batch_s
+        layer, again = c.host_layer_s + c.host_megatron_layer_s, c.host_megatron_recompute_s
+    else:
+        step, step_layer, micro = c.host_step_s, c.host_step_layer_s, c.host_micro_batch_s
+        layer, again = c.host_layer_s, c.host_recompute_s
+    return step + layers * step_layer + (micro_batches + ramp) * (micro + layers * (layer + recompute * again))
 
 
 TINY = Transformer(name="tiny", d_s=256, d_m=256, d_l=24, d_a=4, d_h=64, d_v=1024)
@@ -45,18 +88,18 @@ def test_a_stage_of_tiny_layers_runs_at_the_hosts_pace_unless_captured_in_cuda_g
     eager = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="none"), calibration=calibration)
     graphs = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="none", cuda_graphs=True),
                       calibration=calibration)
-    floor = config.n_mu * TINY.d_l * calibration.host_layer_s
-    assert graphs.step_time_s < floor  # the device alone is faster than the host
+    floor_s = floor(calibration, TINY.d_l, config.n_mu)
+    assert graphs.step_time_s < floor_s  # the device alone is faster than the host
     # the measured host time is a whole step's over its layers: the layers' passes wait on it; the optimizer's step,
     # issued after the host has waited for the device (the gradient norm's .item()), follows the floor
     optimizer = graphs.step_parts_s["optimizer"]
     assert optimizer > 0 and graphs.step_parts_s["data_parallel"] == 0
-    assert eager.step_time_s == pytest.approx(floor + optimizer, rel=1e-12)
+    assert eager.step_time_s == pytest.approx(floor_s + optimizer, rel=1e-12)
     layers = graphs.step_parts_s["pipeline"] + graphs.step_parts_s["bubble"]
-    assert eager.step_parts_s["host"] == pytest.approx(floor - layers, rel=1e-9)
+    assert eager.step_parts_s["host"] == pytest.approx(floor_s - layers, rel=1e-9)
     assert graphs.step_parts_s["host"] == 0
     full = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="full"), calibration=calibration)
-    by_hand = config.n_mu * TINY.d_l * (calibration.host_layer_s + calibration.host_recompute_s) + optimizer
+    by_hand = floor(calibration, TINY.d_l, config.n_mu, recompute=True) + optimizer
     assert full.step_time_s == pytest.approx(by_hand, rel=1e-12)
 
 
@@ -66,7 +109,7 @@ def test_a_pipeline_waits_on_the_host_for_its_ramp_too():
     calibration = fitted_calibration()
     eager = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="none"), schedule="1f1b",
                      calibration=calibration)
-    by_hand = (8 + 3) * 6 * calibration.host_layer_s + eager.step_parts_s["optimizer"]
+    by_hand = floor(calibration, 6, 8, ramp=3) + eager.step_parts_s["optimizer"]
     assert eager.step_parts_s["data_parallel"] == 0
     assert eager.step_time_s == pytest.approx(by_hand, rel=1e-12)
 
@@ -92,11 +135,11 @@ def test_the_reduction_exposed_after_the_last_backward_pass_follows_the_floor():
     eager = expected(TINY, "h100-sxm", config, recipe=recipe, calibration=calibration)
     graphs = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="none", dp_overlap=False, cuda_graphs=True),
                       calibration=calibration)
-    floor = config.n_mu * TINY.d_l * calibration.host_layer_s
+    floor_s = floor(calibration, TINY.d_l, config.n_mu)
     reduction, optimizer = graphs.step_parts_s["data_parallel"], graphs.step_parts_s["optimizer"]
     assert reduction > 0 and optimizer > 0
-    assert graphs.step_parts_s["pipeline"] + graphs.step_parts_s["bubble"] < floor
-    assert eager.step_time_s == pytest.approx(floor + reduction + optimizer, rel=1e-12)
+    assert graphs.step_parts_s["pipeline"] + graphs.step_parts_s["bubble"] < floor_s
+    assert eager.step_time_s == pytest.approx(floor_s + reduction + optimizer, rel=1e-12)
     assert eager.step_parts_s["data_parallel"] == reduction
 
 
@@ -108,11 +151,11 @@ def test_a_host_that_never_waits_hides_the_reduction_and_the_optimizer_under_its
                      calibration=calibration)
     waits = expected(TINY, "h100-sxm", config, recipe=Recipe(recompute="none", dp_overlap=False),
                      calibration=calibration)
-    floor = config.n_mu * TINY.d_l * calibration.host_layer_s
+    floor_s = floor(calibration, TINY.d_l, config.n_mu)
     parts = waits.step_parts_s
-    assert parts["data_parallel"] + parts["optimizer"] < floor - parts["pipeline"]  # still under the floor
-    assert ahead.step_time_s == pytest.approx(floor, rel=1e-12)
-    assert waits.step_time_s == pytest.approx(floor + parts["data_parallel"] + parts["optimizer"], rel=1e-12)
+    assert parts["data_parallel"] + parts["optimizer"] < floor_s - parts["pipeline"]  # still under the floor
+    assert ahead.step_time_s == pytest.approx(floor_s, rel=1e-12)
+    assert waits.step_time_s == pytest.approx(floor_s + parts["data_parallel"] + parts["optimizer"], rel=1e-12)
 
 
 def test_host_sync_reads_from_the_command_line():
@@ -187,8 +230,8 @@ def test_the_shipped_megatron_measurement_costs_more_per_layer_and_the_calibrati
 def test_a_megatron_host_adds_its_measured_layer_cost_to_the_floor():
     config = TrainingConfig(method="baseline", n_b=1, n_l=1, n_a=1, n_mu=4, b_mu=1)
     calibration = fitted_calibration()
-    t_h, extra = calibration.host_layer_s, calibration.host_megatron_layer_s
-    layers = config.n_mu * TINY.d_l
+    megatron = floor(calibration, TINY.d_l, config.n_mu, megatron=True)
+    assert megatron > floor(calibration, TINY.d_l, config.n_mu)  # Megatron-Core issues more than plain PyTorch
 
     def step(**recipe):
         recipe = {"host_framework": "megatron", "dp_overlap": False, **recipe}
@@ -196,14 +239,14 @@ def test_a_megatron_host_adds_its_measured_layer_cost_to_the_floor():
 
     none = step(recompute="none")
     optimizer = none.step_parts_s["optimizer"]
-    assert none.step_time_s == pytest.approx(layers * (t_h + extra) + optimizer, rel=1e-12)
+    assert none.step_time_s == pytest.approx(megatron + optimizer, rel=1e-12)
     # its recomputed forward, measured, in place of plain PyTorch's
     full = step(recompute="full")
     assert full.step_time_s == pytest.approx(
-        layers * (t_h + extra + calibration.host_megatron_recompute_s) + optimizer, rel=1e-12)
+        floor(calibration, TINY.d_l, config.n_mu, recompute=True, megatron=True) + optimizer, rel=1e-12)
     # the attention core recomputed and the reduction's hooks, measured beside it on one lease, are not carried
     for recipe in ({"recompute": "selective"}, {"recompute": "none", "dp_overlap": True}):
-        assert step(**recipe).step_time_s == pytest.approx(layers * (t_h + extra) + optimizer, rel=1e-12)
+        assert step(**recipe).step_time_s == pytest.approx(megatron + optimizer, rel=1e-12)
     # CUDA graphs: no host floor, whichever framework's modules
     graphs = step(recompute="none", cuda_graphs=True)
     assert graphs.step_parts_s["host"] == 0 and graphs.step_time_s < none.step_time_s

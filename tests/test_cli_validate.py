@@ -28,9 +28,17 @@ def test_json_reports_each_run_with_both_conventions(capsys):
     # Megatron-Core's host, measured: a layer costs more than plain PyTorch's, its recomputed forward is its own
     assert 0 < fixed["host_megatron_layer_s"] < fixed["host_layer_s"] and fixed["host_megatron_recompute_s"] > 0
     assert "measure_megatron_host.py" in fixed["source"]
+    # the host's time in four measured terms for each framework, none negative; Megatron-Core's step costs more
+    for prefix in ("host_", "host_megatron_"):
+        assert all(fixed[f"{prefix}{term}"] >= 0 for term in ("step_s", "step_layer_s", "micro_batch_s"))
+    assert fixed["host_megatron_micro_batch_s"] > fixed["host_micro_batch_s"]
+    assert "once a layer and step" in fixed["source"]
     # the measured tables read in place of fitted constants, each with its file and the command that prints it
     gemm = [t for t in calibrated["measured_tables"] if t["operation"].startswith("matrix multiply")]
     assert gemm and "h100" in gemm[0]["gpus"] and gemm[0]["file"].endswith("gemm_layers.csv")
+    assert gemm[0]["files"][0] == gemm[0]["file"] and gemm[0]["files"][1].endswith("gemm_layers_widths.csv")
+    attention = [t for t in calibrated["measured_tables"] if t["operation"].startswith("fused attention (causal")]
+    assert attention and attention[0]["file"].endswith("h100-sxm-2026-11-27/attention.csv")
     assert gemm[0]["command"] == "python -m lgacc.model.calibrated.gemm_table"
     for run in data["runs"]:
         assert run["expected_step_s"] > 0

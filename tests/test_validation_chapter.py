@@ -44,7 +44,7 @@ def test_counts_and_errors_as_the_summary_gives_them():
     assert chapter.runs_sentence(NUMBERS).startswith("**3 runs from 2 publications and benchmark suites**: 2 of the "
                                                      "baseline method (1 sources), 1 of the partitioned method")
     parameters = SimpleNamespace(kappa=0.77, eta=0.71, xi=0.3, T_0=0.0, nvlink_latency_s=44e-6, fragmentation=0.05,
-                                 host_layer_s=2.8e-3)
+                                 host_layer_s=2.8e-3, host_micro_batch_s=2.1e-3, host_step_s=2.0e-3)
     errors = chapter.errors_sentence(NUMBERS, parameters)
     assert "**Leave one publication out: 20.0% mean, 30.0% worst** over 2 runs of 2 sources" in errors
     assert "within publication: 5.0%, beside Calculon's 3.65%" in errors and "Memory: 8.0% mean" in errors
@@ -55,11 +55,11 @@ def test_counts_and_errors_as_the_summary_gives_them():
 
 def test_the_errors_sentence_names_the_two_fitted_parameters_and_the_published_links():
     parameters = SimpleNamespace(kappa=0.74, eta=0.68, xi=0.31, T_0=0.0, nvlink_latency_s=44e-6, fragmentation=0.05,
-                                 host_layer_s=2.5e-3)
+                                 host_layer_s=2.5e-3, host_micro_batch_s=2.1e-3, host_step_s=2.0e-3)
     text = chapter.errors_sentence(NUMBERS, parameters)
     assert "$\\kappa$ = 0.74" in text and "$\\xi$ = 0.31" in text and "the two fitted parameters" in text
     assert "$\\eta$ = 0.68" in text and "44 µs" in text and "NCCL" in text
-    assert "NVLink 4 table" in text and "2.5 ms per layer and micro-batch" in text
+    assert "NVLink 4 table" in text and "2.5 ms per layer and micro-batch, 2.1 ms per micro-batch and 2.0 ms per step" in text
     # the B200's collectives measured on its node (data/calibrated/nccl_collective_fits.yaml): the mean of SimuMax's
     # all-gather and reduce-scatter, (23.1049 + 25.5604) / 2 = 24.3 us and (9.1828 + 8.0325) / 2 = 8.6 us a rank
     assert "$\\eta$ 0.723, 24 µs plus 8.6 µs for each rank beyond the first" in text
@@ -72,12 +72,16 @@ def test_the_host_floor_bullet_divides_the_measured_steps_by_their_layers():
     made_up = pd.DataFrame({"id": ids, "measured_step_s": [0.2, 0.21, 0.25, 0.24, 1.0, 2.0],
                             "n_mu": [1, 1, 1, 4, 16, 32], "lopo_ratio": [1, 1, 1, 1, 0.79, 1.04]})
     runs = [SimpleNamespace(id=i, model=SimpleNamespace(d_l=layers)) for i, layers in zip(ids, (40, 40, 40, 12, 72, 72))]
-    parameters = SimpleNamespace(host_layer_s=2.8e-3, host_megatron_layer_s=1.5e-3)
+    parameters = SimpleNamespace(host_layer_s=2.8e-3, host_megatron_layer_s=1.5e-3, host_megatron_step_s=0.0,
+                                 host_megatron_step_layer_s=1.2e-3, host_megatron_micro_batch_s=5.6e-3)
     text = chapter.host_floor_bullet(made_up, runs, parameters)
     # the fastest of the three steps over 40 layers: 0.2 / 40 = 5.0 ms; 0.24 s / (4 x 12) = 5.0 ms
     assert "0.2, 0.21 and 0.25 s" in text and "5.0 ms per layer." in text
     assert "read 5.0 ms per layer and micro-batch" in text
-    # Megatron's floor: plain PyTorch's 2.8 ms and Megatron-Core's 1.5 ms more
-    assert "is 4.30 ms: plain PyTorch's 2.80 ms and the 1.50 ms more" in text
+    # Megatron's floor: plain PyTorch's 2.8 ms and Megatron-Core's 1.5 ms more a layer and micro-batch, 1.2 ms a layer
+    # and step, 5.6 ms a micro-batch: for 40 layers and one micro-batch 0 + 40 x 1.2 + 5.6 + 40 x 4.3 = 225.6 ms
+    assert "4.30 ms per layer and micro-batch (plain PyTorch's 2.80 ms and 1.50 ms more)" in text
+    assert "1.20 ms per layer and step" in text and "5.60 ms per micro-batch and 0.00 ms per step" in text
+    assert "0.226 s for the 1.2B model's 40 layers and one micro-batch" in text
     assert "still read -21% and +4% with their source left out" in text
     assert chapter.host_floor_bullet(made_up.iloc[:2], runs, parameters) == ""

@@ -92,16 +92,24 @@ def _fixed_parameters() -> dict:
             "host_layer_s": calibration.host_layer_s, "host_recompute_s": calibration.host_recompute_s,
             "host_megatron_layer_s": calibration.host_megatron_layer_s,
             "host_megatron_recompute_s": calibration.host_megatron_recompute_s,
+            "host_step_s": calibration.host_step_s, "host_step_layer_s": calibration.host_step_layer_s,
+            "host_micro_batch_s": calibration.host_micro_batch_s,
+            "host_megatron_step_s": calibration.host_megatron_step_s,
+            "host_megatron_step_layer_s": calibration.host_megatron_step_layer_s,
+            "host_megatron_micro_batch_s": calibration.host_megatron_micro_batch_s,
             "source": f"eta and nvlink_latency_s: alpha-beta fit to {link_fits()[REFERENCE_TABLE].source} "
                       "(python -m lgacc.model.calibrated.links; a GPU whose NVLink runs at another table's link "
                       "bandwidth, H100 and H200 SXM, reads that table's eta_nvl and alpha_nvl for its NVLink "
                       "collectives; the B200 on an 8-GPU node reads the fits SimuMax measured on its node, "
                       "data/calibrated/nccl_collective_fits.yaml, with a latency per rank delta_nvl); T_0: no fixed "
-                      "time per step; host_layer_s and "
-                      "host_recompute_s: an eager framework's host time per layer and micro-batch, measured on an "
-                      "H100 (python -m lgacc.model.calibrated.host); host_megatron_layer_s and "
-                      "host_megatron_recompute_s: what Megatron-Core's layer costs the host beyond plain PyTorch's and "
-                      "its recomputed forward, for a recipe with host_framework=megatron, measured on an H100 "
+                      "time per step; host_step_s, host_step_layer_s, host_micro_batch_s and host_layer_s: an eager "
+                      "framework's host time once a step, once a layer and step, once a micro-batch and once a layer "
+                      "and micro-batch, fitted (none negative) to plain PyTorch steps measured on an H100 where the "
+                      "host sets the pace, and host_recompute_s what a recomputed forward adds (python -m "
+                      "lgacc.model.calibrated.host); host_megatron_step_s, host_megatron_step_layer_s and "
+                      "host_megatron_micro_batch_s: the same terms of Megatron-Core's own step, host_megatron_layer_s "
+                      "what its layer costs beyond plain PyTorch's and host_megatron_recompute_s its recomputed "
+                      "forward, for a recipe with host_framework=megatron, measured on an H100 "
                       "(benchmarks/gpu/measure_megatron_host.py, the same command)"}
 
 

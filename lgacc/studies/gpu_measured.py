@@ -256,7 +256,7 @@ def host_time(measurement: HostMeasurement) -> HostTime:
         raise UserInputError(f"{measurement.folder}: fewer than 3 host-bound rows (width {_HOST_WIDTH})")
     seconds, kernels = rows["step_seconds"].to_numpy(float), rows["kernels_per_step"].to_numpy(float)
     times, mean, largest = host_step_fit(rows["d_l"], rows["n_mu"], seconds)
-    counts, _, _ = host_step_fit(rows["d_l"], rows["n_mu"], kernels)
+    counts, _, _ = host_step_fit(rows["d_l"], rows["n_mu"], kernels, non_negative=False)
     per_kernel = float(seconds @ kernels / (kernels @ kernels))
     return HostTime(*times, *counts, per_kernel, mean, largest, len(rows))
 
@@ -270,17 +270,24 @@ def device_beyond_pool(measurement: HostMeasurement) -> pd.DataFrame:
     return frame[["stage", "device_used_bytes", "reserved_bytes", "allocated_bytes", "beyond_pool_bytes"]]
 
 
-def host_floor_against_measured(measurement: HostMeasurement) -> pd.DataFrame:
-    """The calibrated model's host floor for each host-bound step of ``measurement`` (one GPU, no pipeline:
-    ``n_mu d_l t_h``, :mod:`lgacc.model.calibrated.host`) beside the step measured. ``t_h`` comes from the
-    kernel measurement's training steps (another day, another script), so this is a check the floor could fail."""
-    from lgacc.model.calibrated.host import host_times
+def host_floor_against_measured() -> pd.DataFrame:
+    """The calibrated model's host floor for plain PyTorch (its four terms, fitted to the host script's steps at width
+    64, :func:`lgacc.model.calibrated.host.host_terms`) beside the whole eager steps of the kernel measurement's
+    training table at its narrowest width and fewest tokens, without recomputation (another day, another script,
+    width 1,024: steps the floor was not read from and can fail on): ``d_l``, ``n_mu``, ``d_s``, ``b_mu``, ``measured_s``, ``floor_s``
+    (``t_hs + d_l t_hl + n_mu (t_hm + d_l t_h)``) and ``ratio``."""
+    from lgacc.model.calibrated.host import TRAINING_FILE, host_terms
 
-    t_h = host_times()["host_layer_s"]
-    rows = measurement.host[measurement.host["d_m"] == _HOST_WIDTH]
-    frame = pd.DataFrame({"d_l": rows["d_l"].astype(int), "n_mu": rows["n_mu"].astype(int),
+    terms = host_terms("pytorch")
+    rows = pd.read_csv(TRAINING_FILE)
+    rows = rows[(rows["d_m"] == rows["d_m"].min()) & (rows["recompute"] == "none")]
+    tokens = rows["b_mu"] * rows["d_s"]
+    rows = rows[tokens == tokens.min()]  # the fewest tokens a micro-batch: the steps least loaded on the GPU
+    frame = pd.DataFrame({"d_l": rows["d_l"].astype(int), "n_mu": 1,  # one micro-batch a step
+                          "d_s": rows["d_s"].astype(int), "b_mu": rows["b_mu"].astype(int),
                           "measured_s": rows["step_seconds"].astype(float)})
-    frame["floor_s"] = frame["n_mu"] * frame["d_l"] * t_h
+    frame["floor_s"] = (terms["step_s"] + frame["d_l"] * terms["step_layer_s"]
+                        + frame["n_mu"] * (terms["micro_batch_s"] + frame["d_l"] * terms["layer_s"]))
     frame["ratio"] = frame["floor_s"] / frame["measured_s"]
     return frame.reset_index(drop=True)
 

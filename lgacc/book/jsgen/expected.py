@@ -103,7 +103,11 @@ def expected_data() -> dict[str, Any]:
                         "alpha_ib": calibration.infiniband_latency_s, "k_B": calibration.backward_bytes,
                         "phi": calibration.fragmentation, "M_0": calibration.framework_gib * GIB,
                         "t_h": calibration.host_layer_s, "t_hR": calibration.host_recompute_s,
-                        "t_hM": calibration.host_megatron_layer_s, "t_hMR": calibration.host_megatron_recompute_s},
+                        "t_hM": calibration.host_megatron_layer_s, "t_hMR": calibration.host_megatron_recompute_s,
+                        "t_hs": calibration.host_step_s, "t_hl": calibration.host_step_layer_s,
+                        "t_hm": calibration.host_micro_batch_s, "t_hMs": calibration.host_megatron_step_s,
+                        "t_hMl": calibration.host_megatron_step_layer_s,
+                        "t_hMm": calibration.host_megatron_micro_batch_s},
         "fitted": calibration.fitted(),
         # NVLink collectives: a fit measured on the GPU's own node first, then the published NCCL table of its NVLink
         # generation (lgacc.model.calibrated.links); gpus_per_node null: any node
@@ -338,8 +342,10 @@ EXPECTED_JS = r"""
     x.eta_nvl = nvlink ? nvlink.eta_nvl : x.eta;
     x.alpha_nvl = nvlink ? nvlink.alpha_nvl : x.alpha_nvl;
     x.delta_nvl = nvlink ? nvlink.delta_nvl : 0;
-    if (R.cuda_graphs) { x.t_h = 0; x.t_hR = 0; }  // a captured graph: no host floor (lgacc.model.calibrated.host)
-    else if (R.host_framework === "megatron") { x.t_h += x.t_hM; x.t_hR = x.t_hMR; }  // Megatron-Core's layer, measured (expected.megatron_host_inputs)
+    if (R.cuda_graphs) { x.t_h = 0; x.t_hR = 0; x.t_hs = 0; x.t_hl = 0; x.t_hm = 0; }  // a captured graph: no host floor (lgacc.model.calibrated.host)
+    else if (R.host_framework === "megatron") {  // Megatron-Core's terms, measured (expected.megatron_host_inputs)
+      x.t_h += x.t_hM; x.t_hR = x.t_hMR; x.t_hs = x.t_hMs; x.t_hl = x.t_hMl; x.t_hm = x.t_hMm;
+    }
     x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, m.d_h, EXPECTED_DATA.calibration.e_att);
     const measuredAttention = shapeAttentionEfficiency(hw.name, R.attention_kernel, m, c.n_a);
     if (measuredAttention !== null) x.e_att = measuredAttention;

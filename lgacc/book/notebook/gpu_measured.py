@@ -222,13 +222,13 @@ def training_summary_markdown(measurement: Measurement) -> str:
         f"recommends on Hopper) to every run; one GPU holds no communication buffers.\n"
         f"- **Time**: on the small models a step is a few tens of milliseconds and hundreds of kernels launched "
         f"one by one from Python, about {eager * 1e6:.0f} µs each (the table above), and the host sets the pace. The "
-        f"model's host floor for an eager framework ({host['host_layer_s'] * 1e3:.2f} ms per layer and micro-batch, "
-        f"{host['host_recompute_s'] * 1e3:.2f} ms more with recomputation) was read from the narrowest rows of this "
-        f"table ({narrow} of {len(frame)} rows, width {int(frame['d_m'].min())}), so those rows cannot check it: on "
-        f"the other {len(frame) - narrow} the step time is off by {others.mean():.0f} % on average "
-        f"({others.max():.0f} % at worst). The next section checks the floor against steps measured apart.\n\n"
+        f"model's host floor for an eager framework is fitted to the next section's steps, measured apart; only "
+        f"what a recomputed forward adds to it ({host['host_recompute_s'] * 1e3:.2f} ms per layer) was read from the "
+        f"narrowest rows of this table ({narrow} of {len(frame)} rows, width {int(frame['d_m'].min())}): on the other "
+        f"{len(frame) - narrow} the step time is off by {others.mean():.0f} % on average ({others.max():.0f} % at "
+        f"worst).\n\n"
         f"These steps are not in the fit, which reads step times of multi-GPU runs only; of the model's constants, "
-        f"only the host floor was read from them.")
+        f"only what recomputation adds to the host floor was read from them.")
 
 
 def _made_by(measurement: HostMeasurement) -> str:
@@ -271,14 +271,16 @@ def host_markdown(measurement: HostMeasurement, launch_s: float) -> str:
                   f"{wide['step_seconds'].max() * 1e3:.0f} ms a step, against {min(expected) * 1e3:.0f} ms of host "
                   f"time from the fit; at the GPU's peak the widest step's arithmetic takes {at_peak * 1e3:.0f} ms. On "
                   f"this machine an eager step of these sizes is bound by its host."]
-    check = host_floor_against_measured(measurement)
+    check = host_floor_against_measured()
     error = (check["ratio"] - 1).abs() * 100
-    lines += ["", f"**The model's floor, checked.** The calibrated model bounds an eager step below by "
-              f"`n_mu × d_l × t_h` (no pipeline), with `t_h` = {host_times()['host_layer_s'] * 1e3:.2f} ms read from the "
-              f"other script's training steps the day before. Against these {len(check)} steps measured apart it is "
-              f"off by {error.mean():.0f} % on average ({error.max():.0f} % at worst; below the measurement on "
-              f"{int((check['ratio'] < 1).sum())}): it folds the time per step and per micro-batch outside the layers "
-              f"(the fit above) into each layer, so it reads low on the shallowest steps and high on the deepest."]
+    cal = fitted_calibration()
+    lines += ["", f"**The model's floor, and its check.** The calibrated model bounds an eager step below by this fit: "
+              f"`t_hs + d_l × t_hl + n_mu × (t_hm + d_l × t_h)` for a stage of `d_l` layers ({cal.host_step_s * 1e3:.2f}, "
+              f"{cal.host_step_layer_s * 1e3:.2f}, {cal.host_micro_batch_s * 1e3:.2f} and {cal.host_layer_s * 1e3:.2f} "
+              f"ms), so these steps cannot check it. The other script's whole steps of the day before can: at width "
+              f"{1024:,}, {int(check['d_l'].iloc[0])} layers and one micro-batch of {int((check['b_mu'] * check['d_s']).iloc[0]):,} "
+              f"tokens ({len(check)} steps) the floor is {error.mean():.0f} % from the measurement on average "
+              f"({error.max():.0f} % at worst)."]
     return "\n".join(lines)
 
 
@@ -323,7 +325,7 @@ def megatron_host_markdown(measurement: HostMeasurement) -> str:
         return "This folder holds no Megatron-Core steps (`benchmarks/gpu/measure_megatron_host.py`)."
     env = json.loads((measurement.folder / "environment_megatron.json").read_text())
     eager = host_time(measurement)
-    times, extra = host_times(), megatron_host_extra_s()
+    extra, cal = megatron_host_extra_s(), fitted_calibration()
     leases = format_list([f"{f.per_layer_s * 1e3:.2f}" for f in dense])
     lines = [
         f"Megatron-Core {env.get('megatron_core', '?')}'s own `GPTModel` at the same width (64) and tokens (64), in "
@@ -342,13 +344,17 @@ def megatron_host_markdown(measurement: HostMeasurement) -> str:
         f"(plain PyTorch {eager.per_micro_batch_s * 1e3:.1f} ms): the leases scatter this most.",
         "",
         f"The calibrated model's recipe field `host_framework=megatron` (set for every Megatron-LM, NeMo, "
-        f"Megatron-Bridge and Megatron-DeepSpeed run of the measured-runs chapter, plain PyTorch their bracket) adds "
-        f"that difference to the host floor: `t_h` {times['host_layer_s'] * 1e3:.2f} → "
-        f"{(times['host_layer_s'] + extra) * 1e3:.2f} ms per layer and micro-batch, with its recomputed forward's "
-        f"`t_hR` as measured below. The difference of the layers' slopes, not a ratio of whole steps: `t_h` "
-        f"also holds the step's and the micro-batch's own host work spread over the layers. A run on another machine "
-        f"pays its own CPU's time, and Transformer Engine's modules issue other kernels: the measured-runs chapter "
-        f"shows how far the runs that wait on their host still part from the model.",
+        f"Megatron-Bridge and Megatron-DeepSpeed run of the measured-runs chapter, plain PyTorch their bracket) reads "
+        f"the same fit of the pooled steps for its host floor: `t_h` {cal.host_layer_s * 1e3:.2f} → "
+        f"{(cal.host_layer_s + extra) * 1e3:.2f} ms per layer and micro-batch (the slopes' difference added), "
+        f"{cal.host_megatron_step_layer_s * 1e3:.2f} ms per layer and step (plain PyTorch's "
+        f"{cal.host_step_layer_s * 1e3:.2f}: the optimizer's and the gradients' work per tensor), "
+        f"{cal.host_megatron_micro_batch_s * 1e3:.2f} ms per micro-batch (plain PyTorch's "
+        f"{cal.host_micro_batch_s * 1e3:.2f}) and {cal.host_megatron_step_s * 1e3:.2f} ms per step (plain PyTorch's "
+        f"{cal.host_step_s * 1e3:.2f}; each term a time, the fit keeps none negative), with its recomputed "
+        f"forward's `t_hR` as measured below. A run on another machine pays its own CPU's time, and Transformer "
+        f"Engine's modules issue other kernels: the measured-runs chapter shows how far the runs that wait on their "
+        f"host still part from the model.",
     ]
     # the variants beside the plain layer of their own lease (one table)
     table = next((f.table for f in fits if f.spec in ("local_recompute_full", "local_recompute_selective",
@@ -373,7 +379,7 @@ def megatron_host_markdown(measurement: HostMeasurement) -> str:
             measured = variants["local_recompute_full"].per_layer_s / base.per_layer_s - 1
             spread = max(f.per_layer_s for f in dense) - min(f.per_layer_s for f in dense)
             lines += ["", f"A recomputed forward adds {measured:.0%} of Megatron-Core's layer here (plain PyTorch's "
-                      f"`torch.utils.checkpoint`: {times['host_recompute_s'] / times['host_layer_s']:.0%}): a "
+                      f"`torch.utils.checkpoint`: {cal.host_recompute_s / cal.host_layer_s:.0%}): a "
                       f"Megatron run's `t_hR` is this difference. The other two are not carried: the selective "
                       f"recomputation re-runs the `local` spec's unfused attention core, several kernels, where the "
                       f"runs recompute one fused kernel; the overlapped reduction's cost is about the spread between "

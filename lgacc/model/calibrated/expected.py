@@ -91,12 +91,15 @@ def _hardware_inputs(hardware: Hardware) -> dict[str, float]:
 
 
 def megatron_host_inputs(t_h: float, calibration: Calibration) -> dict[str, float]:
-    """``t_h`` and ``t_hR`` for a recipe whose ``host_framework`` is ``megatron`` (:mod:`.host`): plain PyTorch's
-    ``t_h`` and what Megatron-Core's layer costs beyond it; its recomputed forward, measured beside its plain layer,
-    in place of PyTorch's.  The selective recomputation and the overlapped reduction measured beside it are not
-    carried (:func:`.host.megatron_host_variants`: the first recomputes an unfused attention core, the runs' is fused;
-    the second is about the spread between the GPU's leases, and a measured step leaves no room for it)."""
-    return {"t_h": t_h + calibration.host_megatron_layer_s, "t_hR": calibration.host_megatron_recompute_s}
+    """The host's terms for a recipe whose ``host_framework`` is ``megatron`` (:mod:`.host`): ``t_h`` plain PyTorch's
+    and what Megatron-Core's layer costs beyond it; Megatron-Core's own terms once a step, once a layer and step and
+    once a micro-batch; its recomputed forward, measured beside its plain layer, in place of PyTorch's.  The selective
+    recomputation and the overlapped reduction measured beside it are not carried
+    (:func:`.host.megatron_host_variants`: the first recomputes an unfused attention core, the runs' is fused; the
+    second is about the spread between the GPU's leases, and a measured step leaves no room for it)."""
+    return {"t_h": t_h + calibration.host_megatron_layer_s, "t_hR": calibration.host_megatron_recompute_s,
+            "t_hs": calibration.host_megatron_step_s, "t_hl": calibration.host_megatron_step_layer_s,
+            "t_hm": calibration.host_megatron_micro_batch_s}
 
 
 def _calibration_inputs(calibration: Calibration) -> dict[str, float]:
@@ -107,6 +110,7 @@ def _calibration_inputs(calibration: Calibration) -> dict[str, float]:
         "alpha_ib": calibration.infiniband_latency_s, "k_B": calibration.backward_bytes,
         "phi": calibration.fragmentation, "M_0": calibration.framework_gib * GIB,
         "t_h": calibration.host_layer_s, "t_hR": calibration.host_recompute_s,
+        "t_hs": calibration.host_step_s, "t_hl": calibration.host_step_layer_s, "t_hm": calibration.host_micro_batch_s,
     }
 
 
@@ -197,7 +201,7 @@ def inputs(
     values.update(_link_inputs(hw, calibration))
     values.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
     if recipe.cuda_graphs:  # the host replays a captured graph: no floor from issuing each layer's work
-        values.update(t_h=0.0, t_hR=0.0)
+        values.update(t_h=0.0, t_hR=0.0, t_hs=0.0, t_hl=0.0, t_hm=0.0)
     elif recipe.host_framework == "megatron":  # Megatron-Core's layer, measured (.host)
         values.update(megatron_host_inputs(values["t_h"], calibration))
     values["e_att"] = fused_attention_efficiency(hw, recipe, calibration, model.d_s, model.d_a, model.d_h, model.d_kv,

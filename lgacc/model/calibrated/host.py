@@ -1,50 +1,53 @@
-"""The host's floor: an eager framework cannot run a layer faster than its CPU issues the layer's work.
+"""The host's floor: an eager framework cannot run a step faster than its CPU issues the step's work.
 
 Without CUDA graphs every operation of a training step is issued from Python, one after the other: the
 autograd engine records it, the module's hooks and autocast's casts run, and the kernel is launched.  The GPU
 runs ahead of the host only while its queue is full; layers whose kernels are shorter than the host's time to
-issue them run at the host's pace.  A step therefore takes at least ``(n_mu + R) L (t_h + r_full t_hR)`` seconds
-(:mod:`.step`: the device's micro-batches and ramp, ``L`` layers each): ``t_h`` the host's seconds per layer and
-micro-batch (forward and backward), ``t_hR`` what a recomputed forward adds.
+issue them run at the host's pace.  A stage of ``L`` layers therefore takes at least::
 
-**Measured, not fitted.**  Both come from the training steps measured on our own H100 with eager PyTorch
-(``data/calibrated/measured/h100-sxm-2026-11-26/training.csv``, ``benchmarks/gpu/measure.py``): at the narrowest
-width of the table (``d_m`` 1024, 8 layers) the step time stays the same whether the 4,096 tokens of a
-micro-batch come as 4 x 1024, 2 x 2048 or 1 x 4096 (the attention's flops grow four-fold over those rows, the
-time does not: the step waits on the host, :func:`host_bound_spread`).  The fastest of those steps, divided by
-the layers, is ``t_h`` (without recomputation) and ``t_h + t_hR`` (full recomputation).  The step's own host
-work (the head, the loss, the optimizer's few fused kernels) is counted into the layers, which is why the floor
-is not added beside the head; the device's exposed reduction and optimizer step, which a framework that waits for
-the device after its layers cannot hide under the host's issuing, follow it (:mod:`.step`); a framework with heavier modules
-(Transformer Engine's, Megatron-LM's hooks) issues more per layer and waits longer (megatron-tutorials' runs of
-one micro-batch: 4.6-5.1 ms per layer), a faster CPU less.
+    t_hs + L t_hl + (n_mu + R) (t_hm + L (t_h + r_full t_hR))
+
+seconds (:mod:`.step`: the device's micro-batches and ramp): ``t_hs`` once a step, ``t_hl`` once a layer and step
+(the optimizer's and the gradients' work per tensor), ``t_hm`` once a micro-batch (the head, the loss, the
+schedule's own work), ``t_h`` once a layer and micro-batch (forward and backward) and ``t_hR`` what a recomputed
+forward adds.
+
+**Measured, not fitted.**  The four terms are a least-squares fit, none negative (:func:`host_step_fit`), to
+training steps measured on our H100 at width 64 and 64 tokens, where every kernel's GPU work is a few
+microseconds and the step is the host's, over 1 to 32 layers and 1 to 8 micro-batches
+(``data/calibrated/measured/h100-sxm-2026-11-27/host.csv``, ``benchmarks/gpu/measure_host.py``):
+:func:`host_terms`.  Plain PyTorch's: about 2 ms a step, 0.15 ms a layer and step, 2.1 ms a micro-batch and 2.2 ms a
+layer and micro-batch.  ``t_hR`` is what full recomputation added to the eager steps of
+``data/calibrated/measured/h100-sxm-2026-11-26/training.csv`` (``benchmarks/gpu/measure.py``), per layer, at their
+narrowest width (``d_m`` 1024, 8 layers), where the step time stays the same whether the 4,096 tokens of a
+micro-batch come as 4 x 1024, 2 x 2048 or 1 x 4096 (the attention's flops grow four-fold over those rows, the time
+does not: the step waits on the host, :func:`host_bound_spread`).  Those whole steps also check the terms: their
+fastest, over its 8 layers (:func:`host_times`, 2.8 ms), is within 2 % of what the terms give for one micro-batch of 8 layers.  A
+framework with heavier modules (Transformer Engine's) issues more per layer and waits longer (megatron-tutorials'
+runs of one micro-batch: 4.6-5.1 ms per layer), a faster CPU less.
 
 The launch of one tiny kernel measured on the same machine (``launch.csv``: 8.08 us from the host, 7.74 us per
 kernel on the device back to back, 0.99 us in a CUDA graph) is far below this: the layer's ~25 kernels that the
 model counts (its GEMMs, attention and memory-bound kernels, :mod:`.kernels`) would take 0.2 ms to launch,
-against the 2.8 ms per layer the eager step measures; what a no-grad launch does not pay (the autograd graph,
+against the 2.2 ms per layer the eager steps measure; what a no-grad launch does not pay (the autograd graph,
 its backward engine, hooks and casts) is most of the host's time.
 
 With CUDA graphs (the recipe's ``cuda_graphs``) the host replays one graph per step and the floor is 0.
 
-**Megatron-Core issues more per layer, measured.**  The recipe's ``host_framework`` says whose modules the host
-runs: ``pytorch`` (plain ``torch.nn`` layers under autocast, what the floor above was measured with; the default) or
-``megatron`` (Megatron-Core's ``GPTModel`` in its ``DistributedDataParallel`` wrapper and its forward-backward
-schedule, the code of Megatron-LM, NeMo and Megatron-Bridge).  Both were measured on the same kind of H100 at width
-64, where every kernel's GPU work is a few microseconds and the step is the host's
+**Megatron-Core issues more, measured.**  The recipe's ``host_framework`` says whose modules the host runs:
+``pytorch`` (plain ``torch.nn`` layers under autocast, the terms above; the default) or ``megatron`` (Megatron-Core's
+``GPTModel`` in its ``DistributedDataParallel`` wrapper and its forward-backward schedule, the code of Megatron-LM,
+NeMo and Megatron-Bridge).  Both were measured on the same kind of H100 at width 64
 (``data/calibrated/measured/h100-sxm-2026-11-27``: ``host.csv`` by ``benchmarks/gpu/measure_host.py``,
-``megatron_host*.csv`` by ``benchmarks/gpu/measure_megatron_host.py``).  The same least-squares form,
-``t = a + b d_l + n_mu (c + d_l t_layer)``, fitted to each, gives a layer's forward and backward per micro-batch,
-``t_layer``: about 2.2 ms for plain PyTorch; about 3 ms for Megatron-Core, its steps of every lease pooled (fitted
-lease by lease they part by a millisecond: the lent machines differ by more than one lease's steps scatter).
-Megatron-Core's layer costs the host :func:`megatron_host_extra_s` more (their difference), which a ``megatron`` recipe adds
-to ``t_h``; its ``t_hR`` is what Megatron-Core's recomputed forward added beside its plain layer on one lease
-(:func:`megatron_host_variants`; the selective recomputation and the overlapped reduction measured there are
-not carried, :func:`lgacc.model.calibrated.expected.megatron_host_inputs`).
-The difference of the layers' slopes, not a ratio of whole steps: ``t_h`` also holds the step's and the
-micro-batch's own host work spread over the layers, which the leases scatter most and a deep model barely feels.
-Measured with Megatron-Core's ``local`` layer spec: the image had no
-Transformer Engine, whose modules (Megatron-LM's default) fuse the norm into the next product and may issue less.
+``megatron_host*.csv`` by ``benchmarks/gpu/measure_megatron_host.py``), and the same four terms fitted to each: for
+Megatron-Core its steps of every lease pooled (fitted lease by lease they part by about a millisecond a layer: the
+lent machines differ by more than one lease's steps scatter).  A ``megatron`` recipe reads Megatron-Core's own terms
+once a step, once a layer and step and once a micro-batch, and adds :func:`megatron_host_extra_s` (the difference of
+the two layers' slopes) to ``t_h``; its ``t_hR`` is what Megatron-Core's recomputed forward added beside its plain
+layer on one lease (:func:`megatron_host_variants`; the selective recomputation and the overlapped reduction
+measured there are not carried, :func:`lgacc.model.calibrated.expected.megatron_host_inputs`).
+Measured with Megatron-Core's ``local`` layer spec: the image had no Transformer Engine, whose modules (Megatron-LM's
+default) fuse the norm into the next product and may issue less or more.
 """
 
 from __future__ import annotations
@@ -59,7 +62,8 @@ from lgacc.paths import DATA
 
 from .recipe import HOST_FRAMEWORKS  # noqa: F401 - the recipe's host_framework values, named here with their data
 
-__all__ = ["TRAINING_FILE", "PYTORCH_HOST_FILE", "MEGATRON_HOST_FILES", "HOST_FRAMEWORKS", "host_times",
+__all__ = ["TRAINING_FILE", "PYTORCH_HOST_FILE", "MEGATRON_HOST_FILES", "HOST_FRAMEWORKS", "HOST_TERMS", "host_terms",
+           "host_times",
            "host_bound_spread", "host_step_fit", "megatron_layer_rows", "megatron_host_extra_s", "megatron_host_variants",
            "MEGATRON_VARIANTS", "main"]
 
@@ -100,10 +104,15 @@ def host_times(path: Path = TRAINING_FILE) -> dict[str, float]:
     return {"host_layer_s": per_layer["none"], "host_recompute_s": max(0.0, per_layer["full"] - per_layer["none"])}
 
 
-def host_step_fit(layers, micro_batches, seconds) -> tuple[tuple[float, float, float, float], float, float]:
-    """Least squares of ``t = a + b d_l + n_mu (c + d_l t_layer)`` over host-bound steps: ``(a, b, c, t_layer)``
-    (once a step, once a layer and step, once a micro-batch, once a layer and micro-batch) and the rows' mean and
-    largest relative distance from the fit."""
+def host_step_fit(layers, micro_batches, seconds, non_negative: bool = True
+                  ) -> tuple[tuple[float, float, float, float], float, float]:
+    """Least squares of ``t = a + b d_l + n_mu (c + d_l t_layer)`` over host-bound steps, each term a time and so
+    none negative: ``(a, b, c, t_layer)`` (once a step, once a layer and step, once a micro-batch, once a layer and
+    micro-batch) and the rows' mean and largest relative distance from the fit.  The least squares over the terms'
+    non-negative values, found exactly by trying every subset of the four terms (the unconstrained fit where it
+    is non-negative); ``non_negative=False``: the unconstrained fit (a count of kernels, exact with any sign)."""
+    from itertools import combinations
+
     import numpy as np
 
     layers, n_mu, seconds = (np.asarray(x, dtype=float) for x in (layers, micro_batches, seconds))
@@ -111,9 +120,43 @@ def host_step_fit(layers, micro_batches, seconds) -> tuple[tuple[float, float, f
     if len(seconds) < 5 or np.linalg.matrix_rank(design) < 4:
         raise UserInputError("host-bound steps: at least 5 rows over 2 layer counts and 2 micro-batch counts needed "
                              "for the 4 terms of the fit")
-    terms, *_ = np.linalg.lstsq(design, seconds, rcond=None)
+    best, terms = np.inf, np.zeros(4)
+    for size in (range(1, 5) if non_negative else (4,)):
+        for columns in combinations(range(4), size):
+            coefficients, *_ = np.linalg.lstsq(design[:, columns], seconds, rcond=None)
+            if non_negative and (coefficients < 0).any():
+                continue
+            trial = np.zeros(4)
+            trial[list(columns)] = coefficients
+            error = float(((design @ trial - seconds) ** 2).sum())
+            if error < best:  # a tie keeps the fewer terms, tried first
+                best, terms = error, trial
     residual = np.abs(design @ terms / seconds - 1)
     return tuple(map(float, terms)), float(residual.mean()), float(residual.max())
+
+
+#: the four terms of a framework's host time (:func:`host_step_fit`), as the calibration names them
+HOST_TERMS = ("step_s", "step_layer_s", "micro_batch_s", "layer_s")
+
+
+def _terms(rows: list[dict[str, str]], layers: str, micro_batches: str) -> dict[str, float]:
+    terms, _, _ = host_step_fit([r[layers] for r in rows], [r[micro_batches] for r in rows],
+                                [r["step_seconds"] for r in rows])
+    return dict(zip(HOST_TERMS, terms))
+
+
+@cache
+def host_terms(framework: str, pytorch: Path = PYTORCH_HOST_FILE,
+               megatron: tuple[Path, ...] = MEGATRON_HOST_FILES) -> dict[str, float]:
+    """A framework's host time in four measured terms (:data:`HOST_TERMS`: once a step, once a layer and step, once
+    a micro-batch, once a layer and micro-batch), fitted to its steps of width 64 (:func:`host_step_fit`):
+    ``pytorch`` plain eager layers (``host.csv``), ``megatron`` Megatron-Core's, every lease pooled
+    (:func:`megatron_layer_rows`)."""
+    if framework == "pytorch":
+        return _terms([r for r in _rows(Path(pytorch)) if int(r["d_m"]) == HOST_WIDTH], "d_l", "n_mu")
+    if framework == "megatron":
+        return _terms(megatron_layer_rows(tuple(megatron)), "layers", "micro_batches")
+    raise UserInputError(f"host framework {framework!r} must be one of {', '.join(HOST_FRAMEWORKS)}")
 
 
 def _rows(path: Path, what: str = "measured host steps") -> list[dict[str, str]]:
@@ -142,8 +185,8 @@ def megatron_host_extra_s(pytorch: Path = PYTORCH_HOST_FILE, megatron: tuple[Pat
     """What Megatron-Core's layer costs the host beyond plain PyTorch's, seconds per layer and micro-batch, both fitted
     (:func:`host_step_fit`) to the steps of width 64 measured on the same kind of GPU (the dense ``local`` spec's
     rows of every table of ``megatron``, pooled: :func:`megatron_layer_rows`)."""
-    eager_layer = _layer_s([r for r in _rows(Path(pytorch)) if int(r["d_m"]) == HOST_WIDTH], "d_l", "n_mu")
-    core_layer = _layer_s(megatron_layer_rows(tuple(megatron)))
+    eager_layer = host_terms("pytorch", Path(pytorch), tuple(megatron))["layer_s"]
+    core_layer = host_terms("megatron", Path(pytorch), tuple(megatron))["layer_s"]
     if eager_layer <= 0 or core_layer < eager_layer:
         raise UserInputError(f"measured host steps {str(pytorch)!r}, {str(megatron)!r}: a layer's host time fits "
                              f"to {eager_layer!r} and {core_layer!r} s, not 0 < PyTorch's <= Megatron-Core's")
@@ -189,13 +232,18 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m lgacc.model.calibrated.host``: print the host floor read from the measured steps."""
     times = host_times()
     extra = megatron_host_extra_s()
-    print(f"{TRAINING_FILE.relative_to(DATA.parent)}: host {times['host_layer_s'] * 1e3:.2f} ms per layer and "
-          f"micro-batch, recomputed forward +{times['host_recompute_s'] * 1e3:.2f} ms "
-          f"(narrowest width's steps within {100 * (host_bound_spread() - 1):.0f} % of each other)")
-    print(f"{', '.join(str(p.relative_to(DATA.parent)) for p in MEGATRON_HOST_FILES)} over "
-          f"{PYTORCH_HOST_FILE.relative_to(DATA.parent)}: "
-          f"Megatron-Core's layer costs the host {extra * 1e3:.2f} ms more than plain PyTorch's (host_framework="
-          f"megatron: {(times['host_layer_s'] + extra) * 1e3:.2f} ms per layer and micro-batch)")
+    for framework, source in (("pytorch", PYTORCH_HOST_FILE.relative_to(DATA.parent)),
+                              ("megatron", ", ".join(str(p.relative_to(DATA.parent)) for p in MEGATRON_HOST_FILES))):
+        terms = host_terms(framework)
+        print(f"host_framework={framework}: {terms['step_s'] * 1e3:.2f} ms a step + {terms['step_layer_s'] * 1e3:.2f} ms "
+              f"a layer and step + {terms['micro_batch_s'] * 1e3:.2f} ms a micro-batch + {terms['layer_s'] * 1e3:.2f} ms "
+              f"a layer and micro-batch  [{source}]")
+    print(f"Megatron-Core's layer costs the host {extra * 1e3:.2f} ms more per micro-batch than plain PyTorch's; its "
+          f"recomputed forward {megatron_host_variants()['recompute_full'] * 1e3:.2f} ms")
+    print(f"{TRAINING_FILE.relative_to(DATA.parent)}: a whole eager step at width 1,024 over its layers "
+          f"{times['host_layer_s'] * 1e3:.2f} ms per layer and micro-batch, recomputed forward "
+          f"+{times['host_recompute_s'] * 1e3:.2f} ms (narrowest width's steps within "
+          f"{100 * (host_bound_spread() - 1):.0f} % of each other)")
     return 0
 
 

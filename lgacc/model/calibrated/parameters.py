@@ -47,14 +47,18 @@ Fixed (not fitted), with their sources:
   8.125 MiB (48 MiB less for two, under 0.1 % of any run here).  The communication library's buffers and the CUDA
   context are outside PyTorch's pool: the validation study adds them to a device reading
   (:mod:`.device_memory`).
-* ``host_layer_s``, ``host_recompute_s``: the host's seconds per layer and micro-batch of an eager framework
-  (forward and backward; what a recomputed forward adds), measured on our H100 (:mod:`.host`,
-  ``data/calibrated/measured/h100-sxm-2026-11-26/training.csv``): a stage is never faster than its host issues
-  it (:mod:`.step`).  0 in :data:`PRIORS`; :func:`link_priors` reads the measurement.
-* ``host_megatron_layer_s``, ``host_megatron_recompute_s``: for a recipe whose ``host_framework`` is ``megatron``,
-  what Megatron-Core's layer costs the host beyond plain PyTorch's and what its recomputed forward costs (in place of
-  ``host_recompute_s``), per layer and micro-batch, measured on an H100 (:func:`.host.megatron_host_extra_s`,
-  :func:`.host.megatron_host_variants`).  0 in :data:`PRIORS`.
+* ``host_step_s``, ``host_step_layer_s``, ``host_micro_batch_s``, ``host_layer_s``: an eager framework's host
+  time in four terms, once a step, once a layer and step, once a micro-batch and once a layer and micro-batch
+  (forward and backward), fitted to plain PyTorch steps measured on our H100 where the host sets the pace
+  (:func:`.host.host_terms`, ``data/calibrated/measured/h100-sxm-2026-11-27/host.csv``): a stage is never faster
+  than its host issues it (:mod:`.step`).  ``host_recompute_s``: what a recomputed forward adds per layer and
+  micro-batch (:func:`.host.host_times`, ``h100-sxm-2026-11-26/training.csv``).  0 in :data:`PRIORS`;
+  :func:`link_priors` reads the measurements.
+* ``host_megatron_step_s``, ``host_megatron_step_layer_s``, ``host_megatron_micro_batch_s``: the same terms of
+  Megatron-Core's own step, for a recipe whose ``host_framework`` is ``megatron``; ``host_megatron_layer_s``: what
+  its layer costs the host beyond plain PyTorch's per layer and micro-batch; ``host_megatron_recompute_s``: what its
+  recomputed forward costs (in place of ``host_recompute_s``), measured on an H100 (:func:`.host.host_terms`,
+  :func:`.host.megatron_host_extra_s`, :func:`.host.megatron_host_variants`).  0 in :data:`PRIORS`.
 """
 
 from __future__ import annotations
@@ -97,6 +101,12 @@ class Calibration:
     host_recompute_s: float = 0.0
     host_megatron_layer_s: float = 0.0
     host_megatron_recompute_s: float = 0.0
+    host_step_s: float = 0.0
+    host_step_layer_s: float = 0.0
+    host_micro_batch_s: float = 0.0
+    host_megatron_step_s: float = 0.0
+    host_megatron_step_layer_s: float = 0.0
+    host_megatron_micro_batch_s: float = 0.0
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -130,12 +140,17 @@ def _read(path: Path) -> Calibration:
 @cache
 def link_priors() -> Calibration:
     """The priors with the link constants of the published NCCL benchmark (:func:`.links.link_constants`) and the
-    host's time per layer measured on our H100 (:func:`.host.host_times`)."""
-    from .host import host_times, megatron_host_extra_s, megatron_host_variants
+    host's times measured on our H100 (:func:`.host.host_terms`, :func:`.host.host_times`)."""
+    from .host import host_terms, host_times, megatron_host_extra_s, megatron_host_variants
     from .links import link_constants
 
-    return PRIORS.replace(**link_constants(), **host_times(), host_megatron_layer_s=megatron_host_extra_s(),
-                         host_megatron_recompute_s=megatron_host_variants()["recompute_full"])
+    eager, core = host_terms("pytorch"), host_terms("megatron")
+    return PRIORS.replace(**link_constants(), host_layer_s=eager["layer_s"],
+                          host_recompute_s=host_times()["host_recompute_s"],
+                          **{f"host_{name}": eager[name] for name in ("step_s", "step_layer_s", "micro_batch_s")},
+                          **{f"host_megatron_{name}": core[name] for name in ("step_s", "step_layer_s", "micro_batch_s")},
+                          host_megatron_layer_s=megatron_host_extra_s(),
+                          host_megatron_recompute_s=megatron_host_variants()["recompute_full"])
 
 
 @cache

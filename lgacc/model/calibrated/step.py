@@ -43,12 +43,13 @@ optimizer's all-gather of the updated weights hides behind the next step's first
 where ``exposed`` is what of a collective outlasts its window, bucket by bucket (below).
 
 **The host's floor.**  An eager framework's CPU issues every operation of the step, and the GPU runs ahead of it
-only while its queue is full: the step is never shorter than the host's time to issue the device's layer passes,
-``t_h`` per layer and micro-batch (forward and backward) and ``t_hR`` more for a recomputed forward, measured on
-our H100 as a whole eager step over its layers (:mod:`.host`: the head, the loss and the optimizer's host work
-included; 0 with CUDA graphs).  The device's ``n_mu + R`` stage passes of ``L`` layers wait on it for::
+only while its queue is full: the step is never shorter than the host's time to issue it, measured on our H100 in
+four terms (:mod:`.host`; 0 with CUDA graphs): ``t_hs`` once a step, ``t_hl`` once a layer and step (the
+optimizer's and the gradients' work per tensor), ``t_hm`` once a micro-batch (the head, the loss, the schedule's
+own work), ``t_h`` once a layer and micro-batch (forward and backward) and ``t_hR`` more for a recomputed forward.
+The device's ``n_mu + R`` stage passes of ``L`` layers wait on it for::
 
-    t_host = max(0, (n_mu + R) L (t_h + r_full t_hR) - T_pipe - (1 - s_h) (exposed + t_opt))
+    t_host = max(0, t_hs + L t_hl + (n_mu + R) (t_hm + L (t_h + r_full t_hR)) - T_pipe - (1 - s_h) (exposed + t_opt))
 
 The floor bounds the layers' passes only: the reduction left exposed after the last backward pass and the
 optimizer's step follow it, because the step waits for the device twice after its layers.  Megatron-LM
@@ -135,6 +136,9 @@ from .symbols import (
     sp,
     t_h,
     t_hR,
+    t_hl,
+    t_hm,
+    t_hs,
     t_k,
     vc,
     xi,
@@ -394,11 +398,12 @@ def step_terms() -> dict[str, sympy.Expr]:
     zeroed = gradient_zeroing_bytes_per_parameter() * parameters / (1 + z_2 * (n_b - 1))
     optimizer = streaming_time(updated + zeroed)
     device = pipeline + ramp + exposed + optimizer
-    # an eager framework's host issues the device's layer passes no faster than measured (lgacc.model.calibrated.host,
-    # a whole step's host time over its layers): the GPU runs ahead of it only while its queue is full.  The exposed
+    # an eager framework's host issues the step no faster than measured (lgacc.model.calibrated.host: once a step,
+    # once a layer and step, once a micro-batch, once a layer and micro-batch): the GPU runs ahead of it only while
+    # its queue is full.  The exposed
     # reduction and the optimizer come after the host has waited for the device (the gradient norm's .item(), the
     # step timer's synchronize): they add to the floor, they do not fill it
-    host = (n_mu + R_ramp) * L * (t_h + r_full * t_hR)
+    host = t_hs + L * t_hl + (n_mu + R_ramp) * (t_hm + L * (t_h + r_full * t_hR))
     host_wait = maximum(0, host - (pipeline + ramp + (1 - s_h) * (exposed + optimizer)))
     return {
         "step": device + host_wait + T_0,

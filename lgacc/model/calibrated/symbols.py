@@ -64,6 +64,9 @@ alpha_ib = _indicator("alpha_ib")
 k_B = _positive("k_B")
 t_h = _indicator("t_h")
 t_hR = _indicator("t_hR")
+t_hs = _indicator("t_hs")
+t_hl = _indicator("t_hl")
+t_hm = _indicator("t_hm")
 # --- fitted ---
 kappa = _positive("kappa")
 eta = _positive("eta")
@@ -146,6 +149,11 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
      "framework, measured; 0 with CUDA graphs)", "s"),
     ("t_hR", t_hR, "host seconds a recomputed forward pass adds per layer and micro-batch (measured; 0 with CUDA "
      "graphs)", "s"),
+    ("t_hs", t_hs, "host seconds once a step (eager framework, measured; 0 with CUDA graphs)", "s"),
+    ("t_hl", t_hl, "host seconds once a layer and step (the optimizer's and the gradients' per-tensor work; measured; "
+     "0 with CUDA graphs)", "s"),
+    ("t_hm", t_hm, "host seconds once a micro-batch (the head, the loss and the schedule's own work; measured; 0 with "
+     "CUDA graphs)", "s"),
     ("kappa", kappa, "fitted: real layers' matrix-multiply efficiency over the isolated kernel's (the measured "
      "table's, else e_max)", "1"),
     ("eta", eta, "achieved bus bandwidth over link bandwidth (alpha-beta fit to a published NCCL benchmark)", "1"),

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = 'a7cde05acc1c2368c613f458'
+SOURCE_KEY = 'ce037aeaebb39ba8989e49fd'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

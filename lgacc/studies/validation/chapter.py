@@ -79,7 +79,8 @@ def errors_sentence(numbers: Mapping[str, Any], parameters) -> str:
             f"{nvlink5['alpha_nvl'] * 1e6:.0f} µs plus {nvlink5['delta_nvl'] * 1e6:.1f} µs for each rank beyond the "
             f"first), an eager framework's step is never "
             f"shorter than its host takes to issue it ({parameters.host_layer_s * 1e3:.1f} ms per layer and micro-batch, "
-            f"measured on an H100; the reduction left after the last backward pass and the optimizer step follow "
+            f"{parameters.host_micro_batch_s * 1e3:.1f} ms per micro-batch and {parameters.host_step_s * 1e3:.1f} ms per "
+            f"step for plain PyTorch, measured on an H100; the reduction left after the last backward pass and the optimizer step follow "
             f"that floor, not fill it, because Megatron-LM waits for the device at the gradients' norm and at its step "
             f"timer), and no constant time per step is fitted. **Leave one publication out: "
             f"{numbers['lopo_mean_error']:.1%} mean, {numbers['lopo_max_error']:.1%} worst** over {numbers['time_runs']} "
@@ -172,15 +173,22 @@ def host_floor_bullet(frame: pd.DataFrame, runs, parameters) -> str:
     row = by_id.loc[llama]
     llama_per_layer = row.measured_step_s / (row.n_mu * layers[llama])
     megatron = parameters.host_layer_s + parameters.host_megatron_layer_s
+    # the floor of one micro-batch of the 1.2B model's layers, Megatron-Core's terms (lgacc.model.calibrated.host)
+    one = (parameters.host_megatron_step_s + parameters.host_megatron_micro_batch_s
+           + layers[tp[0]] * (parameters.host_megatron_step_layer_s + megatron))
     signed = [by_id.loc[run_id, "lopo_ratio"] - 1 for run_id in many]
     return (f"* **Megatron-LM's host, measured, and what its runs still read.** GPT-2 1.2B's step of one micro-batch "
             f"of 8 sequences reads {steps[0]:.3g}, {steps[1]:.3g} and {steps[2]:.3g} s on 2, 4 and 8 GPUs of tensor "
             f"parallelism (megatron-tutorials): the same time whatever the split, {per_layer * 1e3:.1f} ms per layer. "
             f"Llama-3-70B's {layers[llama]} layers on 8 B200s, 4 micro-batches, read {llama_per_layer * 1e3:.1f} ms "
             f"per layer and micro-batch (SimuMax). The model's floor for a Megatron run (recipe `host_framework="
-            f"megatron`, plain PyTorch the bracket) is {megatron * 1e3:.2f} ms: plain PyTorch's "
-            f"{parameters.host_layer_s * 1e3:.2f} ms and the {parameters.host_megatron_layer_s * 1e3:.2f} ms more that "
-            f"Megatron-Core's own layer costs the host, both measured on an H100 ({{ref}}`measured-gpu`). Transformer "
+            f"megatron`, plain PyTorch the bracket) is Megatron-Core's own, measured on an H100 ({{ref}}`measured-gpu`): "
+            f"{megatron * 1e3:.2f} ms per layer and micro-batch (plain PyTorch's {parameters.host_layer_s * 1e3:.2f} ms "
+            f"and {parameters.host_megatron_layer_s * 1e3:.2f} ms more), "
+            f"{parameters.host_megatron_step_layer_s * 1e3:.2f} ms per layer and step (the optimizer's and the "
+            f"gradients' work per tensor), {parameters.host_megatron_micro_batch_s * 1e3:.2f} ms per micro-batch and "
+            f"{parameters.host_megatron_step_s * 1e3:.2f} ms per step: {one:.3g} s for the 1.2B model's "
+            f"{layers[tp[0]]} layers and one micro-batch. Transformer "
             f"Engine's modules were not on that machine, and the runs' CPUs are not ours: the 1F1B runs of 16 and 32 "
             f"micro-batches of one sequence still read {signed[0]:+.0%} and {signed[1]:+.0%} with their source left "
             f"out.")
