@@ -311,3 +311,18 @@ def test_the_later_gemm_lease_adds_its_widths_and_checks_the_first():
     assert check["low"] <= check["median"] <= check["high"]
     assert 0.9 < check["median"] < 1.1  # the same kind of GPU, software and clocks
     assert gemm_lease_check("a100-80gb") is None
+
+
+def test_the_memory_bound_kernels_are_shown_beside_the_models_one_share():
+    from lgacc.studies.gpu_measured import MEMORY_BOUND_FILE, memory_bound_against_assumed
+
+    frame = memory_bound_against_assumed().set_index(["kernel", "pass"])
+    assert set(frame.index) == {("layer_norm", "forward"), ("layer_norm", "backward"), ("gelu", "forward"),
+                                ("gelu", "backward"), ("dropout", "forward"), ("dropout", "backward"), ("add", "forward")}
+    # memory_bound.csv: the layer norm's backward at 16,384 x 1,024 moved at least 3 x 16,777,216 values x 2 bytes
+    # (read dy and x, write dx) in 0.1197860 ms: 0.251 of the H100 SXM's 3.35 TB/s, the lowest of its 8 cases
+    assert frame.loc[("layer_norm", "backward"), "low"] == pytest.approx(100663296 / 1.197860e-04 / 3.35e12)
+    assert (frame["cases"] == 8).all() and (frame["low"] <= frame["median"]).all()
+    assert (frame["median"] <= frame["high"]).all() and (frame["high"] < 1).all()
+    assert (frame["assumed"] == 0.9).all()
+    assert "measure_memory_bound.py" in (MEMORY_BOUND_FILE.parent.parent / "README.md").read_text()

@@ -32,7 +32,7 @@ __all__ = ["MEASURED", "MEASURED_RECIPE", "Measurement", "measurements", "read_m
            "training_against_calibrated", "training_model", "reads_the_layer_table", "HostMeasurement",
            "HostTime", "host_measurements", "read_host_measurement", "host_time", "device_beyond_pool",
            "host_floor_against_measured", "MegatronHostTime", "megatron_host_times", "megatron_widths_against_calibrated",
-           "attention_read_by_model", "gemm_lease_check"]
+           "attention_read_by_model", "gemm_lease_check", "MEMORY_BOUND_FILE", "memory_bound_against_assumed"]
 
 #: Where the measurements are kept, one folder per GPU and date.
 MEASURED = DATA / "calibrated" / "measured"
@@ -414,3 +414,21 @@ def gemm_lease_check(hardware: str = "h100-sxm") -> dict | None:
     widths = sorted(set(later.index.get_level_values("d")) - set(first.index.get_level_values("d")))
     return {"files": list(table["sources"]), "widths": [int(w) for w in widths], "median": float(ratio.median()),
             "low": float(ratio.min()), "high": float(ratio.max()), "points": int(len(ratio))}
+
+
+#: a layer's memory-bound kernels measured by benchmarks/gpu/measure_memory_bound.py (another lease of the same day)
+MEMORY_BOUND_FILE = MEASURED / "h100-sxm-2026-11-27" / "memory_bound.csv"
+
+
+def memory_bound_against_assumed(path: Path = MEMORY_BOUND_FILE, hardware: str = "h100-sxm") -> pd.DataFrame:
+    """Each memory-bound kernel and pass of ``path`` (``kernel``, ``pass``): the share of ``hardware``'s HBM bandwidth
+    its least bytes reach (the bytes each tensor is read or written once, over the time measured), the ``median``,
+    ``low`` and ``high`` over the tokens and widths measured, beside ``assumed``, the calibrated model's
+    ``hbm_efficiency`` (its every memory-bound kernel streams at that share)."""
+    rows = pd.read_csv(path)
+    bandwidth = load_hardware(hardware).gpu_memory_bandwidth_bytes_per_s
+    rows["share"] = rows["bytes"] / rows["seconds"] / bandwidth
+    out = (rows.groupby(["kernel", "pass"], sort=False)["share"]
+           .agg(median="median", low="min", high="max", cases="count").reset_index())
+    out["assumed"] = fitted_calibration().hbm_efficiency
+    return out

@@ -13,6 +13,7 @@ from lgacc.model.hardware import load_hardware
 from lgacc.model.calibrated.host import host_times, megatron_host_extra_s
 from lgacc.studies.gpu_measured import (HostMeasurement, Measurement, assumed_against_measured,
                                         attention_read_by_model, device_beyond_pool, gemm_lease_check,
+                                        memory_bound_against_assumed,
                                         host_floor_against_measured, host_time, megatron_host_times,
                                         megatron_widths_against_calibrated, reads_the_layer_table,
                                         training_against_calibrated)
@@ -174,6 +175,41 @@ def attention_markdown(hardware: str = "h100-sxm") -> str:
             f"at 8,192, FlashAttention-2's {fa2_long:.0%} at 8,192. The measurement is causal, as the runs are; whether "
             "the published panel is causal is not stated in the transcription. GPUs without a table keep the "
             f"calibration's {cal.attention_efficiency:.2f} (FlashAttention-2 on an A100, Dao 2023).")
+
+
+_KERNEL_WORDS = {"layer_norm": "layer norm", "gelu": "GELU (tanh)", "dropout": "dropout (p = 0.1)",
+                 "add": "residual add"}
+
+
+def memory_bound_table() -> None:
+    """A layer's memory-bound kernels measured, as shares of the HBM bandwidth, beside the model's one share."""
+    frame = memory_bound_against_assumed()
+    shown = pd.DataFrame({"kernel": frame["kernel"].map(lambda k: _KERNEL_WORDS.get(k, k)), "pass": frame["pass"],
+                          "measured, median": frame["median"].map(lambda v: f"{v:.2f}"),
+                          "measured, range": [f"{lo:.2f}–{hi:.2f}" for lo, hi in zip(frame["low"], frame["high"])],
+                          "model": frame["assumed"].map(lambda v: f"{v:.2f}")})
+    show_html('<p class="lgacc-caption">Share of the HBM bandwidth a memory-bound kernel reaches: the bytes each of its '
+              'tensors must be read or written once, over the time measured (bf16, 16,384 and 65,536 tokens, widths '
+              '1,024 to 8,192), beside the one share the calibrated model streams every such kernel at.</p>')
+    show_table(shown)
+
+
+def memory_bound_markdown() -> str:
+    """What the memory-bound table says, in numbers, and what the model does with it (nothing yet)."""
+    frame = memory_bound_against_assumed().set_index(["kernel", "pass"])
+    assumed = float(frame["assumed"].iloc[0])
+    norm_f, norm_b = frame.loc[("layer_norm", "forward"), "median"], frame.loc[("layer_norm", "backward"), "median"]
+    streaming = frame.loc[[("gelu", "forward"), ("gelu", "backward"), ("add", "forward")], "median"]
+    drop = frame.loc[("dropout", "forward"), "median"]
+    return (f"The element-wise kernels stream at the model's share or near it (GELU and the residual add "
+            f"{streaming.min():.2f} to {streaming.max():.2f}); dropout's forward, which draws its random numbers, "
+            f"{drop:.2f}; the layer norm reaches {norm_f:.2f} forward and {norm_b:.2f} backward, where it also reduces "
+            f"its weights' gradients over the tokens. The calibrated model streams every memory-bound kernel at "
+            f"{assumed:.2f} of the bandwidth and does not read this table yet: Megatron-LM's and Transformer "
+            f"Engine's fused norm and bias-dropout-add kernels, which the measured runs use, are not PyTorch's "
+            f"(`benchmarks/gpu/measure_memory_bound.py` times PyTorch's own kernels, one at a time). Where a run's "
+            f"kernels are as slow as these, its memory-bound passes take longer than the model counts, the norms' "
+            f"backward most.")
 
 
 def training_table(measurement: Measurement) -> None:
