@@ -52,6 +52,18 @@ def _env_ints(name: str, default: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(v) for v in os.environ.get(name, "").split(",") if v.strip()) or default
 
 
+def output_folder(usage: str) -> Path | None:
+    """The one positional argument, a folder, made if missing; ``None`` after printing ``usage`` where the
+    command line does not hold exactly one (the caller exits 2)."""
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(args) != 1:
+        print(usage)
+        return None
+    out = Path(args[0])
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def sync() -> None:
     if DEVICE == "cuda":
         torch.cuda.synchronize()
@@ -427,12 +439,9 @@ def _train(c: dict) -> dict:
 
 
 def main() -> int:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 1:
-        print(__doc__.splitlines()[2])
+    out = output_folder(__doc__.splitlines()[2])
+    if out is None:
         return 2
-    out = Path(args[0])
-    out.mkdir(parents=True, exist_ok=True)
     env = environment(out)
     print(json.dumps({k: v for k, v in env.items() if k != "nvidia_smi"}), flush=True)
     t0 = time.perf_counter()

@@ -68,13 +68,9 @@ def products(m: int, n: int, k: int):
 
 
 def main() -> int:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    quick = "--quick" in sys.argv
-    if len(args) != 1:
-        print(__doc__.splitlines()[3])
+    out = measure.output_folder(__doc__.splitlines()[3])
+    if out is None:
         return 2
-    out = Path(args[0])
-    out.mkdir(parents=True, exist_ok=True)
     budget = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--budget=")), "210"))
     deadline = time.perf_counter() + budget
     handle, writer = measure.writer(out, "gemm_layers.csv", ["d", "tp", "M", "layer", "product", "N", "K", "flops",

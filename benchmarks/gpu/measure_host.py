@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from measure import DEVICE, GPT, QUICK, environment, median_step_seconds, sync, writer  # noqa: E402
+from measure import DEVICE, GPT, QUICK, environment, median_step_seconds, output_folder, sync, writer  # noqa: E402
 
 MIB = 1024 ** 2
 FIRST = "before this process touches CUDA (nvidia-smi only: other processes)"
@@ -197,12 +197,9 @@ def measure_device_memory(out: Path) -> None:
 
 
 def main() -> int:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 1:
-        print(__doc__.splitlines()[3])
+    out = output_folder(__doc__.splitlines()[3])
+    if out is None:
         return 2
-    out = Path(args[0])
-    out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     for name, run in (("device memory", lambda: measure_device_memory(out)),
                       ("host", lambda: measure_host(out, 100))):

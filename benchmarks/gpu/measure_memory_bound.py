@@ -75,12 +75,9 @@ def passes(tokens: int, width: int):
 
 
 def main() -> int:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 1:
-        print(__doc__.splitlines()[3])
+    out = measure.output_folder(__doc__.splitlines()[3])
+    if out is None:
         return 2
-    out = Path(args[0])
-    out.mkdir(parents=True, exist_ok=True)
     hbm = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--hbm-bytes-per-s=")), "3.35e12"))
     measure.environment(out)
     handle, writer = measure.writer(out, "memory_bound.csv", ["kernel", "pass", "tokens", "width", "bytes",
