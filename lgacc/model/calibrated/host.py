@@ -169,9 +169,7 @@ def _rows(path: Path, what: str = "measured host steps") -> list[dict[str, str]]
 
 def _layer_s(rows: list[dict[str, str]], layers: str = "layers", micro_batches: str = "micro_batches") -> float:
     """A layer's host seconds per micro-batch, fitted (:func:`host_step_fit`) to ``rows`` (their columns named)."""
-    (*_, t_layer), _, _ = host_step_fit([r[layers] for r in rows], [r[micro_batches] for r in rows],
-                                        [r["step_seconds"] for r in rows])
-    return t_layer
+    return _terms(rows, layers, micro_batches)["layer_s"]
 
 
 def megatron_layer_rows(megatron: tuple[Path, ...] = MEGATRON_HOST_FILES) -> list[dict[str, str]]:
