@@ -257,6 +257,28 @@ def test_megatrons_default_buckets_by_hand():
     assert int(gradient_buckets(10e6).subs(n_b, 8)) == 1
 
 
+def test_an_early_stopped_recomputation_skips_the_layers_last_product_by_hand():
+    # PyTorch's non-reentrant checkpoint (torch >= 2.1) stops re-running a layer once the backward's last saved tensor,
+    # fc2's input, is packed again, before fc2 runs: the recomputation is the forward less fc2's product, the
+    # residual add after it with its fixed time.  By hand, one GPU (no all-reduce), 2,048 tokens, d_m 1,024,
+    # d_I 4,096, fc2 at its measured 0.5 of 1 Pflop/s (a table's efficiency holds the kernel's fixed time):
+    # 2 x 2048 x 1024 x 4096 / 0.5e15 = 34.36 us; the add reads two and writes one 2-byte tensor,
+    # 6 x 1024 x 2048 bytes at 0.9 x 3 TB/s = 4.66 us, + 3 us
+    from lgacc.model.calibrated.step import layer_times
+
+    recompute = layer_times()["recompute"]
+    values = {S.d_m: 1024, S.d_I: 4096, S.d_s: 2048, S.b_mu: 1, S.n_a: 1, S.sp: 0, S.drop: 0, S.ov_tp: 0, S.g_tab: 1,
+              S.kappa: 1, S.e_fc2: 0.5, S.c: 1e15, S.e_max: 0.8, S.e_hbm: 0.9, S.beta_hbm: 3e12, S.t_k: 3e-6}
+    skipped = (recompute.subs(S.r_stop, 0) - recompute.subs(S.r_stop, 1)).subs(S.r_full, 1).subs(values)
+    leftover = {symbol: 1 for symbol in skipped.free_symbols}  # the network's, multiplied by the absent all-reduce
+    want = 2 * 2048 * 1024 * 4096 / 0.5e15 + 6 * 1024 * 2048 / (0.9 * 3e12) + 3e-6
+    assert float(skipped.subs(leftover)) == pytest.approx(want)
+    # every other layer recomputed (r_full 1/2) skips half as much; no recomputation, nothing
+    half = (recompute.subs(S.r_stop, 0) - recompute.subs(S.r_stop, 1)).subs(S.r_full, 0.5).subs(values)
+    assert float(half.subs({symbol: 1 for symbol in half.free_symbols})) == pytest.approx(want / 2)
+    assert (recompute.subs(S.r_stop, 0) - recompute.subs(S.r_stop, 1)).subs(S.r_full, 0) == 0
+
+
 def test_each_memory_bound_kernel_pays_the_fixed_time_per_kernel():
     # issue #35: a launch-bound layer; by hand, with FlashAttention 2 norms + 2 bias-dropout-adds + 1 activation
     # = 5 kernels forward and 5 backward, at t_k = 3 us: 30 us per layer and micro-batch; without it softmax and

@@ -83,11 +83,15 @@ def test_recipe_effects_change_only_the_bracketed_field():
     assert set(table["field"]) <= {"schedule", "n_v", "micro_batch_size", "recomputation", "sequence_parallel",
                                    "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes", "dp_overlap",
                                    "tp_overlap", "dp_network", "attention_kernel", "cuda_graphs", "host_sync",
-                                   "host_framework"}
+                                   "host_framework", "recompute_early_stop"}
     # plain PyTorch's host for a Megatron run: a lighter host, never a slower step, faster where the host paced it
     lighter = table[table["field"] == "host_framework"]
     assert len(lighter) and set(lighter["value"]) == {"pytorch"}
     assert (lighter["change"] <= 1e-12).all() and (lighter["change"] < -0.05).any()
+    # the whole forward re-run for an LLM Foundry or torchtitan run that recomputes: never a faster step
+    whole = table[table["field"] == "recompute_early_stop"]
+    assert len(whole) and set(whole["value"]) == {"False"}
+    assert (whole["change"] >= -1e-12).all() and (whole["change"] > 0.02).any()
     # CUDA graphs only lift the host's floor: never a slower step, and faster only where the host paced a stage
     graphs = table[table["field"] == "cuda_graphs"]
     assert len(graphs) and (graphs["change"] <= 1e-12).all() and (graphs["change"] < -0.1).any()

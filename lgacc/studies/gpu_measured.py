@@ -32,7 +32,8 @@ __all__ = ["MEASURED", "MEASURED_RECIPE", "Measurement", "measurements", "read_m
            "training_against_calibrated", "training_model", "reads_the_layer_table", "HostMeasurement",
            "HostTime", "host_measurements", "read_host_measurement", "host_time", "device_beyond_pool",
            "host_floor_against_measured", "MegatronHostTime", "megatron_host_times", "megatron_widths_against_calibrated",
-           "attention_read_by_model", "gemm_lease_check", "MEMORY_BOUND_FILE", "memory_bound_against_assumed"]
+           "attention_read_by_model", "gemm_lease_check", "MEMORY_BOUND_FILE", "memory_bound_against_assumed",
+           "recomputation_against_measured"]
 
 #: Where the measurements are kept, one folder per GPU and date.
 MEASURED = DATA / "calibrated" / "measured"
@@ -43,7 +44,7 @@ _KERNEL = {"flash": "fa2", "cudnn": "cudnn"}
 #: mixed precision (fp32 weights and AdamW moments, gradients freed after the step), cross entropy on an fp32 copy
 #: of the logits, FlashAttention-2 (the flash back end of scaled_dot_product_attention), one GPU.
 MEASURED_RECIPE = Recipe(mixed_precision="amp", logit_bytes=14, attention_kernel="fa2", zero_stage=0,
-                         dp_overlap=False)
+                         dp_overlap=False, recompute_early_stop=True)  # torch.utils.checkpoint(use_reentrant=False)
 #: Transformer-layer GEMMs counted as "a real layer's": at least this many tokens and this hidden width.
 _LAYER_TOKENS, _LAYER_WIDTH = 2048, 2048
 
@@ -192,6 +193,37 @@ def training_against_calibrated(measurement: Measurement) -> pd.DataFrame:
             "measured_step_s": float(row["step_seconds"]),
             "expected_step_s": e.step_time_s,
             "time_ratio": e.step_time_s / float(row["step_seconds"]),
+        })
+    return pd.DataFrame(out)
+
+
+def recomputation_against_measured(measurement: Measurement) -> pd.DataFrame:
+    """What full recomputation adds to each measured step, against the calibrated model's two readings of it.
+
+    ``benchmarks/gpu/measure.py`` recomputes each block with ``torch.utils.checkpoint(use_reentrant=False)``, whose
+    recomputation stops once the backward's last saved tensor (the input of the block's last product) is saved
+    again.  Per shape measured with and without recomputation: ``measured`` (the step's ratio, full over none),
+    ``whole_forward`` (the model's ratio re-running each layer's whole forward, ``recompute_early_stop`` off) and
+    ``early_stop`` (on), and ``device_paced`` (the model's host floor binds in none of the four steps: where the
+    ratio says what the GPU does, not what the host issues)."""
+    rows = measurement.table("training")
+    out = []
+    for (d_m, d_l, d_s, b_mu), shape in rows.groupby(["d_m", "d_l", "d_s", "b_mu"], sort=True):
+        by = {r["recompute"]: r for _, r in shape.iterrows()}
+        if not {"none", "full"} <= set(by):
+            continue
+        model = training_model(by["none"])
+        config = TrainingConfig(method="baseline", n_b=1, n_l=1, n_a=1, n_mu=1, b_mu=int(b_mu))
+        steps = {(recompute, stop): expected(model, measurement.hardware, config,
+                                             recipe=MEASURED_RECIPE.replace(recompute=recompute,
+                                                                            recompute_early_stop=stop))
+                 for recompute in ("none", "full") for stop in (False, True)}
+        out.append({
+            "d_m": int(d_m), "d_l": int(d_l), "d_s": int(d_s), "b_mu": int(b_mu),
+            "measured": float(by["full"]["step_seconds"]) / float(by["none"]["step_seconds"]),
+            "whole_forward": steps["full", False].step_time_s / steps["none", False].step_time_s,
+            "early_stop": steps["full", True].step_time_s / steps["none", True].step_time_s,
+            "device_paced": all(e.step_parts_s["host"] == 0 for e in steps.values()),
         })
     return pd.DataFrame(out)
 

@@ -183,7 +183,7 @@ EXPECTED_JS = r"""
       R[key] = v;
     }
     if (!EXPECTED_DATA.recompute.includes(R.recompute)) fail(`recipe recompute=${pyRepr(R.recompute)} must be one of ${EXPECTED_DATA.recompute.join(", ")}`);
-    for (const key of ["sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy", "cuda_graphs", "host_sync", "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap"])
+    for (const key of ["sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy", "cuda_graphs", "host_sync", "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap", "recompute_early_stop"])
       if (R[key] !== true && R[key] !== false) fail(`recipe ${key}=${pyRepr(R[key])} must be true or false`);
     if (R.zero_stage !== null && ![0, 1, 2, 3].includes(R.zero_stage)) fail(`recipe zero_stage=${pyRepr(R.zero_stage)} must be one of 0, 1, 2, 3 (or unset)`);
     if (!EXPECTED_DATA.attention_kernels.includes(R.attention_kernel)) fail(`recipe attention_kernel=${pyRepr(R.attention_kernel)} must be one of ${EXPECTED_DATA.attention_kernels.join(", ")}`);
@@ -329,7 +329,7 @@ EXPECTED_JS = r"""
       c: hw.peak_flop_per_s, beta_hbm: hw.gpu_memory_bandwidth_bytes_per_s, beta_nvl: hw.nvlink_bandwidth_bytes_per_s / 2,
       beta_ib: hw.infiniband_bandwidth_bytes_per_s / 2, G: hw.gpus_per_node, e_max: gemmEfficiency(rest.hardware, hw),
       r_full: R.recompute === "full" ? 1 : R.recompute === "alternate" ? 0.5 : 0, r_sel: R.recompute === "selective" ? 1 : 0,
-      r_op: R.recompute === "op" ? 1 : 0, sp: R.sequence_parallel ? 1 : 0, fa: R.flash_attention ? 1 : 0,
+      r_op: R.recompute === "op" ? 1 : 0, r_stop: R.recompute_early_stop ? 1 : 0, sp: R.sequence_parallel ? 1 : 0, fa: R.flash_attention ? 1 : 0,
       drop: R.dropout ? 1 : 0, z_1: zero >= 1 ? 1 : 0, z_2: zero >= 2 ? 1 : 0, z_3: zero >= 3 ? 1 : 0,
       gamma_G: R.grad_reduce_bytes, gamma_M: R.main_grad_bytes, ov_dp: R.dp_overlap ? 1 : 0, ov_tp: R.tp_overlap ? 1 : 0,
       pg: R.dp_network === "per-gpu" ? 1 : 0, improved: c.method === "improved" ? 1 : 0,

@@ -130,6 +130,7 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
     return {
         "r_full": {"full": 1.0, "alternate": 0.5}.get(recipe.recompute, 0.0),
         "r_sel": float(recipe.recompute == "selective"), "r_op": float(recipe.recompute == "op"),
+        "r_stop": float(recipe.recompute_early_stop),
         "sp": float(recipe.sequence_parallel), "fa": float(recipe.flash_attention), "drop": float(recipe.dropout),
         "z_1": float(stage >= 1), "z_2": float(stage >= 2), "z_3": float(stage >= 3),
         "gamma_G": float(recipe.grad_reduce_bytes), "gamma_M": float(recipe.main_grad_bytes),

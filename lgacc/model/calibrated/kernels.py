@@ -41,7 +41,7 @@ from ..symbols import d_a, d_I, d_m, d_s, n_a
 from .shapes import replicated_tokens, tokens
 from .symbols import amp, beta_hbm, drop, e_hbm, fa, gamma_G, gamma_M, gated, keep_G, minimum
 
-__all__ = ["streaming_time", "layer_forward_kernels", "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
+__all__ = ["streaming_time", "layer_forward_kernels", "residual_add_bytes", "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
            "optimizer_bytes_per_parameter", "master_weights_bytes_per_parameter",
            "gradient_zeroing_bytes_per_parameter"]
 
@@ -62,9 +62,15 @@ def attention_core_bytes() -> sympy.Expr:
     return (1 - fa) * (4 + 5 * drop) * d_s * d_a / n_a * tokens()
 
 
+def residual_add_bytes() -> sympy.Expr:
+    """The layer's last bias-dropout-add (one of the table's two): read the branch and the residual, write the sum,
+    and the dropout mask."""
+    return (6 + drop) * d_m * replicated_tokens()
+
+
 def layer_forward_bytes() -> sympy.Expr:
     """Bytes of the memory-bound kernels of one layer's forward pass, per device and micro-batch."""
-    replicated = (2 * 4 + 2 * (6 + drop)) * d_m * replicated_tokens()
+    replicated = 2 * 4 * d_m * replicated_tokens() + 2 * residual_add_bytes()
     activation = (4 + 2 * gated) * d_I / n_a * tokens()
     return replicated + activation + attention_core_bytes()
 

@@ -34,6 +34,12 @@ FIELDS: dict[str, str] = {
     "recompute": "activation recomputation: full (the paper's), selective (the attention core), none, op (torchtitan's "
                  "per-operation policy: every other matrix product and the element-wise operations) or alternate "
                  "(every other layer in full)",
+    "recompute_early_stop": "a recomputed layer stops before its last matrix product, as PyTorch's non-reentrant "
+                            "checkpoint does (torch.utils.checkpoint with use_reentrant=False, torch 2.1 and later: it "
+                            "stops once every tensor the backward needs is saved again, and the input of the feed-forward's "
+                            "second product is saved before that product runs; LLM Foundry's and torchtitan's activation "
+                            "checkpointing); off: the whole forward again (Megatron-LM's and DeepSpeed's checkpoint "
+                            "functions, PyTorch's reentrant one; the default)",
     "sequence_parallel": "sequence parallelism: the kernels outside the tensor-parallel region split the tokens",
     "flash_attention": "fused attention that keeps no d_s x d_s tensor (FlashAttention)",
     "dropout": "dropout layers (their masks are stored and their kernels run)",
@@ -137,13 +143,14 @@ class Recipe:
     vocabulary_chunks: bool = False
     ep_overlap: bool = False
     host_framework: str = "pytorch"
+    recompute_early_stop: bool = False
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
             raise UserInputError(f"recipe recompute={self.recompute!r} must be one of {', '.join(RECOMPUTE)}")
         for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy",
                      "cuda_graphs", "host_sync", "deepspeed_optimizer",
-                     "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap"):
+                     "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap", "recompute_early_stop"):
             if not isinstance(getattr(self, name), bool):
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
         if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):

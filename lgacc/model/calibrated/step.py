@@ -5,7 +5,9 @@ collectives of :mod:`.collectives`)::
 
     t_F = sum of the 4 linear GEMMs + attention + forward kernels  + 2 tensor-parallel all-reduces
     t_B = 2 x the linear GEMMs      + attention backward + k_B x kernels + 2 all-reduces
-    t_R = t_F (full recomputation; half of it when every other layer is recomputed)
+    t_R = t_F (full recomputation; half of it when every other layer is recomputed),
+          less the last linear GEMM, its all-reduce and the residual add under PyTorch's non-reentrant
+          checkpoint (``r_stop``: it stops once the backward's tensors are saved again)
         | the attention core again (selective, no FlashAttention)
         | half the linear GEMMs and the forward kernels (torchtitan's per-operation policy) | 0
 
@@ -103,6 +105,7 @@ from .kernels import (
     embedding_bytes,
     layer_forward_bytes,
     layer_forward_kernels,
+    residual_add_bytes,
     gradient_zeroing_bytes_per_parameter,
     master_weights_bytes_per_parameter,
     optimizer_bytes_per_parameter,
@@ -131,6 +134,7 @@ from .symbols import (
     ov_tp,
     r_full,
     r_op,
+    r_stop,
     r_sel,
     s_h,
     sp,
@@ -217,7 +221,8 @@ def layer_times() -> dict[str, sympy.Expr]:
     """Seconds of one layer for one micro-batch on one device: ``forward``, ``backward``, ``recompute``,
     ``weight`` (the weight-gradient GEMMs, inside ``backward``) and the parts they are made of."""
     efficiencies = (e_qkv, e_proj, e_fc1, e_fc2)  # the measured table's, in linear_gemms' order (:mod:`.gemm_table`)
-    linear = sum(table_gemm_time(M, N, K, e) for (_, M, N, K), e in zip(linear_gemms(), efficiencies, strict=True))
+    products = [table_gemm_time(M, N, K, e) for (_, M, N, K), e in zip(linear_gemms(), efficiencies, strict=True)]
+    linear = sum(products)
     heads = b_mu * d_a / n_a
     score = gemm_time(d_s, d_s, d_h, heads)
     flash_forward, flash_backward = flash_times(4 * heads * d_s**2 * d_h)
@@ -232,10 +237,14 @@ def layer_times() -> dict[str, sympy.Expr]:
     backward = (ov_tp * overlapped(backward_compute, tensor) + (1 - ov_tp) * (backward_compute + tensor)
                 + k_B * (kernels - launches) + launches)
     selective = (1 - fa) * (2 * score + streaming_time(attention_core_bytes()))
+    # PyTorch's non-reentrant checkpoint stops a recomputation once the backward's last saved tensor is packed again:
+    # the input of the layer's last product (fc2), packed before that product runs, so the product, the collective
+    # after it and the residual add are not run again (torch.utils.checkpoint, _StopRecomputationError, torch >= 2.1)
+    not_rerun = products[-1] + (1 - ov_tp) * tensor / 2 + streaming_time(residual_add_bytes()) + t_k
     return {
         "forward": forward,
         "backward": backward,
-        "recompute": r_full * forward + r_sel * selective + r_op * (linear / 2 + kernels),
+        "recompute": r_full * (forward - r_stop * not_rerun) + r_sel * selective + r_op * (linear / 2 + kernels),
         "weight": linear,
         "matmul": forward_compute + backward_compute,
         "memory_bound": (1 + k_B) * (kernels - launches) + 2 * launches,

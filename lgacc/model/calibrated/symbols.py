@@ -77,6 +77,7 @@ T_0 = _indicator("T_0")
 r_full = _indicator("r_full")
 r_sel = _indicator("r_sel")
 r_op = _indicator("r_op")
+r_stop = _indicator("r_stop")
 sp = _indicator("sp")
 fa = _indicator("fa")
 drop = _indicator("drop")
@@ -166,6 +167,8 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("r_sel", r_sel, "selective recomputation (attention core), 0 or 1", "indicator"),
     ("r_op", r_op, "per-operation recomputation (torchtitan's 'op' policy: every other matrix product and the "
      "element-wise operations), 0 or 1", "indicator"),
+    ("r_stop", r_stop, "a recomputed layer stops before its last matrix product (PyTorch's non-reentrant "
+     "checkpoint, torch >= 2.1, stops once every tensor the backward needs is saved again), 0 or 1", "indicator"),
     ("sp", sp, "sequence parallelism, 0 or 1", "indicator"),
     ("fa", fa, "FlashAttention (no quadratic activations), 0 or 1", "indicator"),
     ("drop", drop, "dropout, 0 or 1", "indicator"),

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = 'ce037aeaebb39ba8989e49fd'
+SOURCE_KEY = '83134590e6e5a3d02da621ed'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

@@ -88,6 +88,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "vocabulary_chunks": (True, False),
     "ep_overlap": (True, False),
     "host_framework": ("pytorch", "megatron"),
+    "recompute_early_stop": (True, False),
 }
 
 
@@ -155,6 +156,10 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                        "framework is Megatron-LM, NeMo or Megatron-Bridge says megatron in its file: Megatron-Core's "
                        "layer, measured on the same kind of H100, costs the host more per micro-batch, python -m "
                        "lgacc.model.calibrated.host; it matters only where the host's floor binds)", lambda r: ()),
+    "recompute_early_stop": (False, "a recomputed layer runs its whole forward again, as Megatron-LM's and DeepSpeed's "
+                             "checkpoint functions do (a run whose framework recomputes with PyTorch's non-reentrant "
+                             "checkpoint, torch 2.1 and later, says so in its file: LLM Foundry, torchtitan; it matters "
+                             "only with recomputation)", lambda r: ()),
 }
 
 
@@ -252,7 +257,7 @@ class Run:
                         "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
                         "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs", "host_sync",
                         "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap",
-                        "host_framework")})
+                        "host_framework", "recompute_early_stop")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -520,7 +525,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     deepspeed_optimizer=values["deepspeed_optimizer"],
                     deepspeed_pipeline=values["deepspeed_pipeline"],
                     vocabulary_chunks=values["vocabulary_chunks"], ep_overlap=values["ep_overlap"],
-                    host_framework=values["host_framework"])
+                    host_framework=values["host_framework"],
+                    recompute_early_stop=values["recompute_early_stop"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,
