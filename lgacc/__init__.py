@@ -61,7 +61,8 @@ module                              job
                                     ``recomputation`` (the work each recomputation mode counts)
 ``model/calibrated/``               the calibrated model beside the ideal one (expected step time and
                                     memory of real runs): ``symbols``, ``shapes``, ``gemm`` (GEMM
-                                    efficiency), ``kernels`` (memory-bound kernels), ``collectives``,
+                                    efficiency), ``kernels`` (memory-bound kernels),
+                                    ``memory_bound`` (their measured shares of the bandwidth), ``collectives``,
                                     ``step`` (physical composition), ``memory`` (framework memory),
                                     ``recipe``, ``parameters`` (fitted and fixed), ``links`` (alpha-beta
                                     from a published NCCL benchmark), ``attention`` (fused

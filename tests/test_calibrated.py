@@ -552,3 +552,41 @@ def test_fsdp_gradient_copies_by_hand():
     assert _copies(improved=1) == pytest.approx((weights / rate, 3.5 * weights / rate))
     # nothing without a partitioned state
     assert _copies(z_3=0) == (0.0, 0.0)
+
+
+def test_the_norms_stream_at_their_measured_shares_by_hand():
+    # one layer, 2,048 tokens of width 1,024 on one GPU, GELU 4x, no dropout, FlashAttention: the norms move
+    # 2 x 4 x 1024 x 2048 = 16.8 MB, the two residual adds 2 x 6 x 1024 x 2048 = 25.2 MB and the GELU
+    # 4 x 4096 x 2048 = 33.6 MB; at 3 TB/s, the norms at 0.6 forward and 0.4 backward, the rest at 0.9, the backward
+    # moving 1.5 times the forward's bytes
+    from lgacc.model.calibrated.kernels import layer_streaming_times
+
+    values = {S.d_m: 1024, S.d_I: 4096, S.d_s: 2048, S.b_mu: 1, S.n_a: 1, S.sp: 0, S.drop: 0, S.gated: 0, S.fa: 1,
+              S.beta_hbm: 3e12, S.e_hbm: 0.9, S.e_nF: 0.6, S.e_nB: 0.4, S.k_B: 1.5}
+    forward, backward = (float(sympy.sympify(t).subs(values)) for t in layer_streaming_times())
+    norms, rest = 2 * 4 * 1024 * 2048, 2 * 6 * 1024 * 2048 + 4 * 4096 * 2048
+    assert forward == pytest.approx(norms / (0.6 * 3e12) + rest / (0.9 * 3e12))
+    assert backward == pytest.approx(1.5 * (norms / (0.4 * 3e12) + rest / (0.9 * 3e12)))
+    # at the streaming share the norms are like any other kernel: the bytes over e_hbm, as before
+    same = {**values, S.e_nF: 0.9, S.e_nB: 0.9}
+    assert float(sympy.sympify(layer_streaming_times()[0]).subs(same)) == pytest.approx((norms + rest) / (0.9 * 3e12))
+
+
+def test_the_memory_bound_table_is_read_or_refused_in_one_line(tmp_path):
+    from lgacc.model.calibrated.memory_bound import kernel_shares, norm_shares
+
+    table = tmp_path / "memory_bound.csv"
+    header = "kernel,pass,tokens,width,bytes,seconds,hbm_share\n"
+    # two sizes: 0.5 and 0.7 of the H100 SXM's 3.35 TB/s; the median is their mean
+    table.write_text(header + f"layer_norm,forward,1,1,{0.5 * 3.35e12},1,0\nlayer_norm,forward,1,2,{0.7 * 3.35e12},1,0\n"
+                     f"layer_norm,backward,1,1,{0.3 * 3.35e12},1,0\n")
+    assert norm_shares(table) == pytest.approx((0.6, 0.3))
+    table.write_text(header + "gelu,forward,1,1,1e9,1,0\n")
+    with pytest.raises(UserInputError, match="no layer_norm forward rows"):
+        norm_shares(table)
+    bad = tmp_path / "bad.csv"
+    bad.write_text(header + "layer_norm,forward,1,1,many,1,0\n")
+    with pytest.raises(UserInputError, match="line 2: bytes and seconds must be numbers"):
+        kernel_shares(bad)
+    with pytest.raises(UserInputError, match="cannot be read"):
+        kernel_shares(tmp_path / "absent.csv")

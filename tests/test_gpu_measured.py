@@ -313,7 +313,7 @@ def test_the_later_gemm_lease_adds_its_widths_and_checks_the_first():
     assert gemm_lease_check("a100-80gb") is None
 
 
-def test_the_memory_bound_kernels_are_shown_beside_the_models_one_share():
+def test_the_memory_bound_kernels_are_shown_beside_the_shares_the_model_reads():
     from lgacc.studies.gpu_measured import MEMORY_BOUND_FILE, memory_bound_against_assumed
 
     frame = memory_bound_against_assumed().set_index(["kernel", "pass"])
@@ -324,7 +324,13 @@ def test_the_memory_bound_kernels_are_shown_beside_the_models_one_share():
     assert frame.loc[("layer_norm", "backward"), "low"] == pytest.approx(100663296 / 1.197860e-04 / 3.35e12)
     assert (frame["cases"] == 8).all() and (frame["low"] <= frame["median"]).all()
     assert (frame["median"] <= frame["high"]).all() and (frame["high"] < 1).all()
-    assert (frame["assumed"] == 0.9).all()
+    # the model reads the layer norm's two medians (by hand: the middle two of its 8 forward shares, sorted, are
+    # 0.575 and 0.616 of memory_bound.csv's rounded column); every other kernel streams at hbm_efficiency 0.9
+    norm = frame.loc[[("layer_norm", "forward"), ("layer_norm", "backward")]]
+    assert (norm["assumed"] == norm["median"]).all() and norm["read"].all()
+    assert 0.58 < norm.loc[("layer_norm", "forward"), "median"] < 0.60
+    others = frame[~frame["read"]]
+    assert len(others) == 5 and (others["assumed"] == 0.9).all()
     assert "measure_memory_bound.py" in (MEMORY_BOUND_FILE.parent.parent / "README.md").read_text()
 
 

@@ -97,6 +97,8 @@ def _fixed_parameters() -> dict:
             "host_megatron_step_s": calibration.host_megatron_step_s,
             "host_megatron_step_layer_s": calibration.host_megatron_step_layer_s,
             "host_megatron_micro_batch_s": calibration.host_megatron_micro_batch_s,
+            "norm_forward_efficiency": calibration.norm_forward_efficiency,
+            "norm_backward_efficiency": calibration.norm_backward_efficiency,
             "source": f"eta and nvlink_latency_s: alpha-beta fit to {link_fits()[REFERENCE_TABLE].source} "
                       "(python -m lgacc.model.calibrated.links; a GPU whose NVLink runs at another table's link "
                       "bandwidth, H100 and H200 SXM, reads that table's eta_nvl and alpha_nvl for its NVLink "
@@ -110,7 +112,10 @@ def _fixed_parameters() -> dict:
                       "host_megatron_micro_batch_s: the same terms of Megatron-Core's own step, host_megatron_layer_s "
                       "what its layer costs beyond plain PyTorch's and host_megatron_recompute_s its recomputed "
                       "forward, for a recipe with host_framework=megatron, measured on an H100 "
-                      "(benchmarks/gpu/measure_megatron_host.py, the same command)"}
+                      "(benchmarks/gpu/measure_megatron_host.py, the same command); norm_forward_efficiency and "
+                      "norm_backward_efficiency: the layer norm's median share of the HBM bandwidth forward and "
+                      "backward, measured on an H100 (benchmarks/gpu/measure_memory_bound.py; python -m "
+                      "lgacc.model.calibrated.memory_bound), the other memory-bound kernels at hbm_efficiency"}
 
 
 def _measured_tables() -> list[dict]:
@@ -147,6 +152,12 @@ def _measured_tables() -> list[dict]:
                           "state; where no table holds the GPU, the calibration's attention efficiency slowed alike)",
              "gpus": ["all"], "file": str(ATTENTION_FILE.relative_to(root)),
              "command": "python -m lgacc.model.calibrated.attention"} for kernel, spec in derived_kernels().items()]
+    from lgacc.model.calibrated.memory_bound import MEMORY_BOUND_FILE
+
+    out.append({"operation": "memory-bound kernels (the layer norm's share of the HBM bandwidth, forward and backward, "
+                             "by kernel and pass)", "gpus": ["all (shares of each GPU's own bandwidth)"],
+                "file": str(MEMORY_BOUND_FILE.relative_to(root)),
+                "command": "python -m lgacc.model.calibrated.memory_bound"})
     from lgacc.model.calibrated.host import TRAINING_FILE
 
     out.append({"operation": "host time to issue a layer's work in an eager framework (the stage's floor)",

@@ -21,6 +21,7 @@ from lgacc.model.calibrated.attention import attention_efficiency, attention_tab
 from lgacc.model.calibrated.expected import expected
 from lgacc.model.calibrated.gemm_table import table_for
 from lgacc.model.calibrated.host import host_step_fit
+from lgacc.model.calibrated.memory_bound import MEMORY_BOUND_FILE  # a layer's memory-bound kernels, measured
 from lgacc.model.calibrated.parameters import fitted_calibration
 from lgacc.model.calibrated.recipe import Recipe
 from lgacc.model.config import TrainingConfig
@@ -448,19 +449,20 @@ def gemm_lease_check(hardware: str = "h100-sxm") -> dict | None:
             "low": float(ratio.min()), "high": float(ratio.max()), "points": int(len(ratio))}
 
 
-#: a layer's memory-bound kernels measured by benchmarks/gpu/measure_memory_bound.py (another lease of the same day)
-MEMORY_BOUND_FILE = MEASURED / "h100-sxm-2026-11-27" / "memory_bound.csv"
-
-
 def memory_bound_against_assumed(path: Path = MEMORY_BOUND_FILE, hardware: str = "h100-sxm") -> pd.DataFrame:
     """Each memory-bound kernel and pass of ``path`` (``kernel``, ``pass``): the share of ``hardware``'s HBM bandwidth
     its least bytes reach (the bytes each tensor is read or written once, over the time measured), the ``median``,
-    ``low`` and ``high`` over the tokens and widths measured, beside ``assumed``, the calibrated model's
-    ``hbm_efficiency`` (its every memory-bound kernel streams at that share)."""
+    ``low`` and ``high`` over the tokens and widths measured, beside ``assumed``, the share the calibrated model
+    streams the kernel at (the layer norm's medians, ``norm_forward_efficiency`` and ``norm_backward_efficiency``;
+    the others ``hbm_efficiency``), and ``read`` (whether the model reads the kernel's measured share)."""
     rows = pd.read_csv(path)
     bandwidth = load_hardware(hardware).gpu_memory_bandwidth_bytes_per_s
     rows["share"] = rows["bytes"] / rows["seconds"] / bandwidth
     out = (rows.groupby(["kernel", "pass"], sort=False)["share"]
            .agg(median="median", low="min", high="max", cases="count").reset_index())
-    out["assumed"] = fitted_calibration().hbm_efficiency
+    calibration = fitted_calibration()
+    norms = {"forward": calibration.norm_forward_efficiency, "backward": calibration.norm_backward_efficiency}
+    out["read"] = out["kernel"] == "layer_norm"
+    out["assumed"] = [norms[name] if read else calibration.hbm_efficiency
+                      for read, name in zip(out["read"], out["pass"])]
     return out

@@ -100,6 +100,7 @@ def expected_data() -> dict[str, Any]:
                         "T_0": calibration.T_0,
                         "e_att": calibration.attention_efficiency, "t_k": calibration.kernel_latency_s,
                         "e_hbm": calibration.hbm_efficiency, "alpha_nvl": calibration.nvlink_latency_s,
+                        "e_nF": calibration.norm_forward_efficiency, "e_nB": calibration.norm_backward_efficiency,
                         "alpha_ib": calibration.infiniband_latency_s, "k_B": calibration.backward_bytes,
                         "phi": calibration.fragmentation, "M_0": calibration.framework_gib * GIB,
                         "t_h": calibration.host_layer_s, "t_hR": calibration.host_recompute_s,

@@ -182,34 +182,38 @@ _KERNEL_WORDS = {"layer_norm": "layer norm", "gelu": "GELU (tanh)", "dropout": "
 
 
 def memory_bound_table() -> None:
-    """A layer's memory-bound kernels measured, as shares of the HBM bandwidth, beside the model's one share."""
+    """A layer's memory-bound kernels measured, as shares of the HBM bandwidth, beside the share the model reads."""
     frame = memory_bound_against_assumed()
     shown = pd.DataFrame({"kernel": frame["kernel"].map(lambda k: _KERNEL_WORDS.get(k, k)), "pass": frame["pass"],
                           "measured, median": frame["median"].map(lambda v: f"{v:.2f}"),
                           "measured, range": [f"{lo:.2f}–{hi:.2f}" for lo, hi in zip(frame["low"], frame["high"])],
-                          "model": frame["assumed"].map(lambda v: f"{v:.2f}")})
+                          "model": [f"{v:.2f}" + (" (this median)" if read else "")
+                                    for v, read in zip(frame["assumed"], frame["read"])]})
     show_html('<p class="lgacc-caption">Share of the HBM bandwidth a memory-bound kernel reaches: the bytes each of its '
               'tensors must be read or written once, over the time measured (bf16, 16,384 and 65,536 tokens, widths '
-              '1,024 to 8,192), beside the one share the calibrated model streams every such kernel at.</p>')
+              '1,024 to 8,192), beside the share the calibrated model streams the kernel at.</p>')
     show_table(shown)
 
 
 def memory_bound_markdown() -> str:
-    """What the memory-bound table says, in numbers, and what the model does with it (nothing yet)."""
+    """What the memory-bound table says, in numbers, and what the model reads of it (the norms)."""
     frame = memory_bound_against_assumed().set_index(["kernel", "pass"])
-    assumed = float(frame["assumed"].iloc[0])
+    streaming_share = float(frame.loc[("gelu", "forward"), "assumed"])
     norm_f, norm_b = frame.loc[("layer_norm", "forward"), "median"], frame.loc[("layer_norm", "backward"), "median"]
-    streaming = frame.loc[[("gelu", "forward"), ("gelu", "backward"), ("add", "forward")], "median"]
+    streaming = frame.loc[[("gelu", "forward"), ("gelu", "backward"), ("add", "forward"), ("dropout", "backward")],
+                          "median"]
     drop = frame.loc[("dropout", "forward"), "median"]
-    return (f"The element-wise kernels stream at the model's share or near it (GELU and the residual add "
-            f"{streaming.min():.2f} to {streaming.max():.2f}); dropout's forward, which draws its random numbers, "
-            f"{drop:.2f}; the layer norm reaches {norm_f:.2f} forward and {norm_b:.2f} backward, where it also reduces "
-            f"its weights' gradients over the tokens. The calibrated model streams every memory-bound kernel at "
-            f"{assumed:.2f} of the bandwidth and does not read this table yet: Megatron-LM's and Transformer "
-            f"Engine's fused norm and bias-dropout-add kernels, which the measured runs use, are not PyTorch's "
-            f"(`benchmarks/gpu/measure_memory_bound.py` times PyTorch's own kernels, one at a time). Where a run's "
-            f"kernels are as slow as these, its memory-bound passes take longer than the model counts, the norms' "
-            f"backward most.")
+    return (f"The element-wise kernels stream at the model's {streaming_share:.2f} of the bandwidth or near it (GELU, "
+            f"the residual add and dropout's backward {streaming.min():.2f} to {streaming.max():.2f}). The layer norm "
+            f"reaches {norm_f:.2f} forward and {norm_b:.2f} backward: it reduces over the width before it writes, and "
+            f"its backward also reduces its weights' gradients over the tokens.\n\n"
+            f"The calibrated model reads the norm's two medians (`norm_forward_efficiency`, `norm_backward_efficiency`; "
+            f"`python -m lgacc.model.calibrated.memory_bound`) and streams the other kernels at {streaming_share:.2f}. "
+            f"Dropout's forward, which draws its random numbers, reaches {drop:.2f}; it is not read, because only runs "
+            f"with dropout pay it, on one small kernel of the layer. The shares are read for every GPU, as shares of "
+            f"its own bandwidth: no other GPU was measured. They are PyTorch's own kernels "
+            f"(`benchmarks/gpu/measure_memory_bound.py` times them one at a time). Megatron-LM's fused norms "
+            f"(Apex's, Transformer Engine's) were not measured, and are read at the same shares.")
 
 
 def training_table(measurement: Measurement) -> None:

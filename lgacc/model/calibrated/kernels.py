@@ -3,7 +3,8 @@
 Normalisation, bias-dropout-add, the activation function, softmax and dropout, the embedding,
 the cross-entropy and the optimizer step do a few flops per byte, far below the ridge point of a
 GPU (``c / beta_hbm`` = 153 flop/B on A100, 295 on H100): each takes its bytes over
-``e_hbm beta_hbm``.  Bytes per micro-batch and layer on one device, half-precision values (2 B),
+``e_hbm beta_hbm``, the norms over ``e_nF beta_hbm`` forward and ``e_nB beta_hbm`` backward (their shares measured on
+an H100, :mod:`.memory_bound`: :func:`layer_streaming_times`).  Bytes per micro-batch and layer on one device, half-precision values (2 B),
 1-byte dropout masks, Megatron-LM's fused kernels, forward pass:
 
 =====================================================  ===============  =============================
@@ -39,9 +40,9 @@ import sympy
 from ..formulas.model import d_v
 from ..symbols import d_a, d_I, d_m, d_s, n_a
 from .shapes import replicated_tokens, tokens
-from .symbols import amp, beta_hbm, drop, e_hbm, fa, gamma_G, gamma_M, gated, keep_G, minimum
+from .symbols import amp, beta_hbm, drop, e_hbm, e_nB, e_nF, fa, gamma_G, gamma_M, gated, k_B, keep_G, minimum
 
-__all__ = ["streaming_time", "layer_forward_kernels", "residual_add_bytes", "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
+__all__ = ["streaming_time", "layer_forward_kernels", "residual_add_bytes", "norm_bytes", "layer_streaming_times", "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
            "optimizer_bytes_per_parameter", "master_weights_bytes_per_parameter",
            "gradient_zeroing_bytes_per_parameter"]
 
@@ -62,6 +63,11 @@ def attention_core_bytes() -> sympy.Expr:
     return (1 - fa) * (4 + 5 * drop) * d_s * d_a / n_a * tokens()
 
 
+def norm_bytes() -> sympy.Expr:
+    """The layer's two norms' forward bytes (read x, write y, half precision), per device and micro-batch."""
+    return 2 * 4 * d_m * replicated_tokens()
+
+
 def residual_add_bytes() -> sympy.Expr:
     """The layer's last bias-dropout-add (one of the table's two): read the branch and the residual, write the sum,
     and the dropout mask."""
@@ -70,9 +76,19 @@ def residual_add_bytes() -> sympy.Expr:
 
 def layer_forward_bytes() -> sympy.Expr:
     """Bytes of the memory-bound kernels of one layer's forward pass, per device and micro-batch."""
-    replicated = 2 * 4 * d_m * replicated_tokens() + 2 * residual_add_bytes()
+    replicated = norm_bytes() + 2 * residual_add_bytes()
     activation = (4 + 2 * gated) * d_I / n_a * tokens()
     return replicated + activation + attention_core_bytes()
+
+
+def layer_streaming_times() -> tuple[sympy.Expr, sympy.Expr]:
+    """Seconds the layer's memory-bound kernels stream (their fixed times per kernel apart): (forward, backward).
+    The norms at their measured shares (``e_nF``, ``e_nB``), the rest at ``e_hbm``; the backward moves ``k_B`` times
+    each kernel's forward bytes."""
+    others = layer_forward_bytes() - norm_bytes()
+    forward = streaming_time(others) + norm_bytes() / (e_nF * beta_hbm)
+    backward = k_B * (streaming_time(others) + norm_bytes() / (e_nB * beta_hbm))
+    return forward, backward
 
 
 def embedding_bytes() -> sympy.Expr:

@@ -31,7 +31,12 @@ Fixed (not fitted), with their sources:
   size and sequence length (:mod:`.attention`, ``data/calibrated/attention_kernels.yaml``);
 * ``kernel_latency_s`` 3 us: the fixed time per kernel, which puts the half-saturation of an A100
   GEMM near 0.8 GFLOP, as Calculon's efficiency table (0.6 of its top value at 1 GFLOP);
-* ``hbm_efficiency`` 0.9: streaming kernels' share of the HBM bandwidth (Calculon 0.90, SimuMax 0.91);
+* ``hbm_efficiency`` 0.9: streaming kernels' share of the HBM bandwidth (Calculon 0.90, SimuMax 0.91; our H100
+  measured GELU, the residual add and dropout's backward at 0.89-0.91, :mod:`.memory_bound`);
+* ``norm_forward_efficiency``, ``norm_backward_efficiency``: the layer norm's share of the HBM bandwidth forward and
+  backward, the medians measured on our H100 (:func:`.memory_bound.norm_shares`, about 0.60 and 0.36: a norm reduces
+  before it writes, and its backward reduces its weights' gradients over the tokens).  ``hbm_efficiency`` in
+  :data:`PRIORS`; :func:`link_priors` reads the measurement;
 * ``infiniband_latency_s`` 20 us per collective (Calculon's A100 files); ``nvlink_latency_s`` 10 us is only the
   prior: the model reads the NCCL benchmark's (:func:`link_priors`);
 * ``backward_bytes`` 1.5: backward over forward bytes of the memory-bound kernels (three tensors
@@ -92,6 +97,8 @@ class Calibration:
     attention_efficiency: float = 0.55
     kernel_latency_s: float = 3e-6
     hbm_efficiency: float = 0.9
+    norm_forward_efficiency: float = 0.9
+    norm_backward_efficiency: float = 0.9
     nvlink_latency_s: float = 10e-6
     infiniband_latency_s: float = 20e-6
     backward_bytes: float = 1.5
@@ -114,7 +121,8 @@ class Calibration:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise UserInputError(f"calibration {field.name}={value!r} must be a finite number >= 0")
             object.__setattr__(self, field.name, float(value))
-        for name in ("kappa", "eta", "attention_efficiency", "hbm_efficiency"):
+        for name in ("kappa", "eta", "attention_efficiency", "hbm_efficiency", "norm_forward_efficiency",
+                     "norm_backward_efficiency"):
             if not 0 < getattr(self, name) <= 1.5:
                 raise UserInputError(f"calibration {name}={getattr(self, name)!r} must be in (0, 1.5]")
 
@@ -139,13 +147,17 @@ def _read(path: Path) -> Calibration:
 
 @cache
 def link_priors() -> Calibration:
-    """The priors with the link constants of the published NCCL benchmark (:func:`.links.link_constants`) and the
-    host's times measured on our H100 (:func:`.host.host_terms`, :func:`.host.host_times`)."""
+    """The priors with the link constants of the published NCCL benchmark (:func:`.links.link_constants`), the
+    host's times measured on our H100 (:func:`.host.host_terms`, :func:`.host.host_times`) and the layer norm's
+    measured shares of the bandwidth (:func:`.memory_bound.norm_shares`)."""
     from .host import host_terms, host_times, megatron_host_extra_s, megatron_host_variants
     from .links import link_constants
+    from .memory_bound import norm_shares
 
     eager, core = host_terms("pytorch"), host_terms("megatron")
+    norm_forward, norm_backward = norm_shares()
     return PRIORS.replace(**link_constants(), host_layer_s=eager["layer_s"],
+                          norm_forward_efficiency=norm_forward, norm_backward_efficiency=norm_backward,
                           host_recompute_s=host_times()["host_recompute_s"],
                           **{f"host_{name}": eager[name] for name in ("step_s", "step_layer_s", "micro_batch_s")},
                           **{f"host_megatron_{name}": core[name] for name in ("step_s", "step_layer_s", "micro_batch_s")},

@@ -58,6 +58,8 @@ e_fc1 = _positive("e_fc1")
 e_fc2 = _positive("e_fc2")
 t_k = _indicator("t_k")
 e_hbm = _positive("e_hbm")
+e_nF = _positive("e_nF")
+e_nB = _positive("e_nB")
 alpha_nvl = _indicator("alpha_nvl")
 delta_nvl = _indicator("delta_nvl")
 alpha_ib = _indicator("alpha_ib")
@@ -141,6 +143,8 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("e_fc2", e_fc2, "measured efficiency of the feed-forward output GEMM at the run's shape (1 without a table)", "1"),
     ("t_k", t_k, "fixed time per kernel (launch, pipeline fill, last wave)", "s"),
     ("e_hbm", e_hbm, "share of the HBM bandwidth streaming kernels reach", "1"),
+    ("e_nF", e_nF, "share of the HBM bandwidth the layer norm's forward reaches (measured on an H100)", "1"),
+    ("e_nB", e_nB, "share of the HBM bandwidth the layer norm's backward reaches (measured on an H100)", "1"),
     ("alpha_nvl", alpha_nvl, "latency of a collective over NVLink", "s"),
     ("delta_nvl", delta_nvl, "latency an NVLink collective adds per rank beyond the first (a ring's step; measured "
      "where a fit by group size is published, else 0)", "s"),
