@@ -590,3 +590,28 @@ def test_the_memory_bound_table_is_read_or_refused_in_one_line(tmp_path):
         kernel_shares(bad)
     with pytest.raises(UserInputError, match="cannot be read"):
         kernel_shares(tmp_path / "absent.csv")
+
+
+def test_the_losss_kernels_move_the_bytes_counted_from_their_code():
+    # bytes per logit, forward and backward, each kernel's tensors read or written once:
+    # Megatron-LM's vocab-parallel cross entropy on an fp32 copy (cross_entropy.py, core_r0.14.0):
+    #   .float() 2 + 4, max 4, -= max 4 + 4, exp_ 4 + 4, sum 4, div_ 4 + 4; backward mul_ 4 + 4, cast back 4 + 2
+    megatron = (2 + 4) + 4 + (4 + 4) + (4 + 4) + 4 + (4 + 4) + (4 + 4) + (4 + 2)
+    # PyTorch's cross_entropy on fp32 logits: cast 6, log_softmax reads the row three times and writes it (16),
+    # nll_loss's backward zero-fills and scatters (4), log_softmax's backward reads the gradient twice and the
+    # output once and writes (16), the cast back 6
+    pytorch = 6 + 16 + 4 + 16 + 6
+    # the Megatron-LM loss in half precision: eight 2-byte passes forward, two backward
+    half = 2 * (1 + 2 + 2 + 1 + 2) + 2 * 2
+    from lgacc.model.calibrated.recipe import LOGIT_TRAFFIC
+
+    assert LOGIT_TRAFFIC == {10: megatron, 14: pytorch, 6: half} == {10: 52, 14: 48, 6: 20}
+    # the device's share of 4,096 tokens x 131,072 logits over 2 tensor-parallel ranks, at 52 bytes a logit
+    from lgacc.model.calibrated.kernels import cross_entropy_bytes
+
+    from lgacc.model.formulas.model import d_v
+
+    values = {S.g_X: 52, S.b_mu: 2, S.d_s: 2048, S.n_a: 2, d_v: 131072}
+    expr = cross_entropy_bytes()
+    assert expr.free_symbols == set(values)
+    assert float(expr.subs(values)) == pytest.approx(52 * 4096 * 131072 / 2)

@@ -25,7 +25,7 @@ from lgacc.model.calibrated.attention import attention_tables, fallback_factor
 from lgacc.model.calibrated.gemm_table import MAPS, PRODUCT_LAYOUTS, gemm_tables, shape_tables
 from lgacc.model.calibrated.links import link_fits, measured_fits, nvlink_constants
 from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, HOST_FRAMEWORKS,
-                                          LOGIT_BYTES, MIXED_PRECISION, RECOMPUTE)
+                                          LOGIT_BYTES, LOGIT_TRAFFIC, MIXED_PRECISION, RECOMPUTE)
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
 from lgacc.model.transformer import load_model, shipped_model_files
 
@@ -128,6 +128,7 @@ def expected_data() -> dict[str, Any]:
         "attention_kernels": list(ATTENTION_KERNELS),
         "mixed_precision": list(MIXED_PRECISION),
         "logit_bytes": list(LOGIT_BYTES),
+        "logit_traffic": {str(k): v for k, v in LOGIT_TRAFFIC.items()},
         "attention_fallback_factors": {kernel: fallback_factor(kernel) for kernel in ATTENTION_KERNELS},
         "attention_tables": [{"gpus": list(t["gpus"]), "head_dims": list(t["head_dims"]),
                               "sequence_lengths": list(t["sequence_lengths"]),
@@ -335,7 +336,7 @@ EXPECTED_JS = r"""
       gamma_G: R.grad_reduce_bytes, gamma_M: R.main_grad_bytes, ov_dp: R.dp_overlap ? 1 : 0, ov_tp: R.tp_overlap ? 1 : 0,
       pg: R.dp_network === "per-gpu" ? 1 : 0, improved: c.method === "improved" ? 1 : 0,
       amp: R.mixed_precision === "megatron" ? 0 : 1, keep_G: R.mixed_precision === "amp-zeroed" ? 1 : 0,
-      g_L: R.logit_bytes, ddp_copy: R.ddp_bucket_copy ? 1 : 0, s_h: R.host_sync ? 1 : 0, ds_opt: R.deepspeed_optimizer ? 1 : 0,
+      g_L: R.logit_bytes, g_X: EXPECTED_DATA.logit_traffic[R.logit_bytes], ddp_copy: R.ddp_bucket_copy ? 1 : 0, s_h: R.host_sync ? 1 : 0, ds_opt: R.deepspeed_optimizer ? 1 : 0,
       ds_pipe: R.deepspeed_pipeline ? 1 : 0, vc: R.vocabulary_chunks ? 1 : 0,
     }, EXPECTED_DATA.calibration);
     const nvlink = EXPECTED_DATA.nvlink_tables.find((t) => Math.abs(t.link_bytes_per_s - hw.nvlink_bandwidth_bytes_per_s / 2) <= 1e-6 * t.link_bytes_per_s

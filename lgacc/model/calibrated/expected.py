@@ -30,7 +30,7 @@ from ..evaluator.inputs import as_count, as_model, check_chunks, check_config, c
 from ..evaluator.mapping import default_schedule
 from .parameters import Calibration, fitted_calibration
 from .program import Program, run
-from .recipe import DEFAULT_RECIPE, Recipe, zero_stage
+from .recipe import DEFAULT_RECIPE, LOGIT_TRAFFIC, Recipe, zero_stage
 from .store import load_or_build
 
 __all__ = ["programs", "inputs", "evaluate_inputs", "expected_many", "expected", "Expected", "STEP_PARTS", "MEMORY_PARTS", "SECONDS_PER_DAY",
@@ -137,6 +137,7 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
         "gamma_G": float(recipe.grad_reduce_bytes), "gamma_M": float(recipe.main_grad_bytes),
         "amp": float(recipe.mixed_precision in ("amp", "amp-zeroed")),
         "keep_G": float(recipe.mixed_precision == "amp-zeroed"), "g_L": float(recipe.logit_bytes),
+        "g_X": float(LOGIT_TRAFFIC[recipe.logit_bytes]),
         "ddp_copy": float(recipe.ddp_bucket_copy),
         "ds_opt": float(recipe.deepspeed_optimizer), "ds_pipe": float(recipe.deepspeed_pipeline),
         "ov_dp": float(recipe.dp_overlap), "ov_tp": float(recipe.tp_overlap), "pg": float(recipe.dp_network == "per-gpu"),

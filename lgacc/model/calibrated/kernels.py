@@ -40,7 +40,7 @@ import sympy
 from ..formulas.model import d_v
 from ..symbols import d_a, d_I, d_m, d_s, n_a
 from .shapes import replicated_tokens, tokens
-from .symbols import amp, beta_hbm, drop, e_hbm, e_nB, e_nF, fa, gamma_G, gamma_M, gated, k_B, keep_G, minimum
+from .symbols import amp, beta_hbm, drop, e_hbm, e_nB, e_nF, fa, g_X, gamma_G, gamma_M, gated, k_B, keep_G, minimum
 
 __all__ = ["streaming_time", "layer_forward_kernels", "residual_add_bytes", "norm_bytes", "layer_streaming_times", "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
            "optimizer_bytes_per_parameter", "master_weights_bytes_per_parameter",
@@ -97,9 +97,23 @@ def embedding_bytes() -> sympy.Expr:
 
 
 def cross_entropy_bytes() -> sympy.Expr:
-    """Vocabulary-parallel cross-entropy, forward and backward: half-precision logits read, fp32 softmax,
-    gradient written, about 12 bytes per logit of the device's vocabulary share."""
-    return 12 * tokens() * d_v / n_a
+    """The loss's kernels, forward and backward: ``g_X`` bytes per logit of the device's vocabulary share
+    (:data:`.recipe.LOGIT_TRAFFIC`, by the implementation the recipe's ``logit_bytes`` names), each kernel's tensors
+    read or written once:
+
+    * Megatron-LM's vocab-parallel cross entropy on an fp32 copy of the half-precision logits (``logit_bytes`` 10;
+      ``megatron/core/tensor_parallel/cross_entropy.py``, core_r0.14.0, unfused, the default): the cast (2 + 4),
+      the maximum (4), the in-place subtraction (4 + 4), ``exp`` in place (4 + 4), the sum (4), the division in
+      place into the softmax kept for the backward (4 + 4); backward, the gradient scaled in place (4 + 4) and cast
+      back for the head's products (4 + 2): 38 + 14 = **52**;
+    * PyTorch's ``cross_entropy`` on fp32 logits (``logit_bytes`` 14: ``log_softmax`` and ``nll_loss``): the cast
+      (6); ``log_softmax``'s kernel for a row longer than it keeps on chip reads the row for its maximum, for its
+      sum of exponentials and for its output, and writes it (16); ``nll_loss``'s backward writes a zero gradient and
+      scatters into it (4); ``log_softmax``'s backward reads the incoming gradient for its sum, then it and the
+      output, and writes (16); the cast back (6): **48**;
+    * the same Megatron-LM loss in half precision, without the casts (``logit_bytes`` 6): 2-byte values, eight
+      passes forward and two backward: **20**."""
+    return g_X * tokens() * d_v / n_a
 
 
 def optimizer_bytes_per_parameter() -> sympy.Expr:

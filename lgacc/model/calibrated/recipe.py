@@ -22,6 +22,7 @@ from typing import Any, Iterable
 from lgacc.errors import UserInputError
 
 __all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "ATTENTION_KERNELS", "MIXED_PRECISION", "LOGIT_BYTES",
+           "LOGIT_TRAFFIC",
            "HOST_FRAMEWORKS",
            "zero_stage"]
 
@@ -64,7 +65,9 @@ FIELDS: dict[str, str] = {
                    "its gradient: Megatron-LM's vocab-parallel cross entropy; the default), 14 (PyTorch's "
                    "cross_entropy on fp32 logits: the half logits, log_softmax's fp32 output, the incoming and the "
                    "outgoing fp32 gradient) or 6 (the loss in half precision, DeepSpeed fp16 without autocast: the "
-                   "half logits' copy, log_softmax's output and its gradient, 2 bytes each)",
+                   "half logits' copy, log_softmax's output and its gradient, 2 bytes each); the implementation it names "
+                   "also sets the bytes per logit the loss's kernels move in the step time (52, 48 and 20, "
+                   "lgacc.model.calibrated.kernels.cross_entropy_bytes)",
     "ddp_bucket_copy": "PyTorch DistributedDataParallel's buckets keep a second copy of the gradients "
                        "(gradient_as_bucket_view=False, DDP's default; grad_reduce_bytes each)",
     "dp_network": "data-parallel collectives: ring (hierarchical: NVLink and all the node's cards, as NCCL's rings "
@@ -112,6 +115,9 @@ FIELDS: dict[str, str] = {
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
 LOGIT_BYTES = (6, 10, 14)
+#: bytes per logit the loss's kernels move, forward and backward, for each reading of ``logit_bytes`` (the
+#: implementation it names), counted from the code (lgacc.model.calibrated.kernels.cross_entropy_bytes)
+LOGIT_TRAFFIC = {6: 20, 10: 52, 14: 48}
 ATTENTION_KERNELS = ("cudnn", "fa2", "triton")
 #: whose modules an eager host issues (lgacc.model.calibrated.host: each measured on an H100)
 HOST_FRAMEWORKS = ("pytorch", "megatron")

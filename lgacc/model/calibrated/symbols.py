@@ -91,6 +91,7 @@ gamma_M = _positive("gamma_M")
 amp = _indicator("amp")
 keep_G = _indicator("keep_G")
 g_L = _positive("g_L")
+g_X = _positive("g_X")
 ddp_copy = _indicator("ddp_copy")
 ds_opt = _indicator("ds_opt")
 ds_pipe = _indicator("ds_pipe")
@@ -186,6 +187,8 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("keep_G", keep_G, "PyTorch AMP's gradients stay allocated between steps (zero_grad() zeroes them, PyTorch "
      "before 2.0), 0 or 1", "indicator"),
     ("g_L", g_L, "bytes per logit at the loss (its tensors alive at the loss's backward)", "bytes"),
+    ("g_X", g_X, "bytes per logit the loss's kernels move, forward and backward (the implementation g_L names)",
+     "bytes"),
     ("ddp_copy", ddp_copy, "PyTorch DDP's buckets hold a second copy of the gradients (gradient_as_bucket_view "
      "off), 0 or 1", "indicator"),
     ("ds_opt", ds_opt, "DeepSpeed's fp16 optimizer (FP16_Optimizer without ZeRO, DeepSpeedZeroOptimizer with ZeRO-1/2): "

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = 'a8e5d7327c71a3228abf7f99'
+SOURCE_KEY = '513c98be0ce52f9f761a7075'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
