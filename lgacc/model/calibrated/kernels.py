@@ -3,9 +3,9 @@
 Normalisation, bias-dropout-add, the activation function, softmax and dropout, the embedding,
 the cross-entropy and the optimizer step do a few flops per byte, far below the ridge point of a
 GPU (``c / beta_hbm`` = 153 flop/B on A100, 295 on H100): each takes its bytes over
-``e_hbm beta_hbm``, the norms over ``e_nF beta_hbm`` forward and ``e_nB beta_hbm`` backward (their shares measured on
-an H100, :mod:`.memory_bound`: :func:`layer_streaming_times`).  Bytes per micro-batch and layer on one device, half-precision values (2 B),
-1-byte dropout masks, Megatron-LM's fused kernels, forward pass:
+``e_hbm beta_hbm``, the norms over ``e_nF beta_hbm`` forward and ``e_nB beta_hbm`` backward (their shares
+measured on an H100, :mod:`.memory_bound`: :func:`layer_streaming_times`).  Bytes per micro-batch and layer on
+one device, half-precision values (2 B), 1-byte dropout masks, Megatron-LM's fused kernels, forward pass:
 
 =====================================================  ===============  =============================
 kernel                                                 tokens           bytes per token
@@ -42,7 +42,8 @@ from ..symbols import d_a, d_I, d_m, d_s, n_a
 from .shapes import replicated_tokens, tokens
 from .symbols import amp, beta_hbm, drop, e_hbm, e_nB, e_nF, fa, g_X, gamma_G, gamma_M, gated, k_B, keep_G, minimum
 
-__all__ = ["streaming_time", "layer_forward_kernels", "residual_add_bytes", "norm_bytes", "layer_streaming_times", "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
+__all__ = ["streaming_time", "layer_forward_kernels", "residual_add_bytes", "norm_bytes", "layer_streaming_times",
+           "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
            "optimizer_bytes_per_parameter", "master_weights_bytes_per_parameter",
            "gradient_zeroing_bytes_per_parameter"]
 
