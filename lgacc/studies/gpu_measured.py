@@ -21,7 +21,7 @@ from lgacc.model.calibrated.attention import attention_efficiency, attention_tab
 from lgacc.model.calibrated.expected import expected
 from lgacc.model.calibrated.gemm_table import table_for
 from lgacc.model.calibrated.host import host_step_fit
-from lgacc.model.calibrated.memory_bound import MEMORY_BOUND_FILE  # a layer's memory-bound kernels, measured
+from lgacc.model.calibrated.memory_bound import MEMORY_BOUND_FILE, READ_KERNEL, share_samples
 from lgacc.model.calibrated.parameters import fitted_calibration
 from lgacc.model.calibrated.recipe import Recipe
 from lgacc.model.config import TrainingConfig
@@ -455,14 +455,12 @@ def memory_bound_against_assumed(path: Path = MEMORY_BOUND_FILE, hardware: str =
     ``low`` and ``high`` over the tokens and widths measured, beside ``assumed``, the share the calibrated model
     streams the kernel at (the layer norm's medians, ``norm_forward_efficiency`` and ``norm_backward_efficiency``;
     the others ``hbm_efficiency``), and ``read`` (whether the model reads the kernel's measured share)."""
-    rows = pd.read_csv(path)
-    bandwidth = load_hardware(hardware).gpu_memory_bandwidth_bytes_per_s
-    rows["share"] = rows["bytes"] / rows["seconds"] / bandwidth
-    out = (rows.groupby(["kernel", "pass"], sort=False)["share"]
-           .agg(median="median", low="min", high="max", cases="count").reset_index())
+    samples = share_samples(Path(path), hardware)  # the shares the model reads its medians from
+    out = pd.DataFrame([{"kernel": kernel, "pass": name, "median": float(np.median(shares)), "low": min(shares),
+                         "high": max(shares), "cases": len(shares)} for (kernel, name), shares in samples.items()])
     calibration = fitted_calibration()
     norms = {"forward": calibration.norm_forward_efficiency, "backward": calibration.norm_backward_efficiency}
-    out["read"] = out["kernel"] == "layer_norm"
+    out["read"] = out["kernel"] == READ_KERNEL
     out["assumed"] = [norms[name] if read else calibration.hbm_efficiency
                       for read, name in zip(out["read"], out["pass"])]
     return out

@@ -32,11 +32,13 @@ from pathlib import Path
 from lgacc.errors import UserInputError
 from lgacc.paths import DATA
 
-__all__ = ["MEMORY_BOUND_FILE", "MEASURED_ON", "kernel_shares", "norm_shares", "main"]
+__all__ = ["MEMORY_BOUND_FILE", "MEASURED_ON", "READ_KERNEL", "share_samples", "kernel_shares", "norm_shares", "main"]
 
 #: The measured table and the GPU it was measured on (its bandwidth turns bytes per second into shares).
 MEMORY_BOUND_FILE = DATA / "calibrated" / "measured" / "h100-sxm-2026-11-27" / "memory_bound.csv"
 MEASURED_ON = "h100-sxm"
+#: The one kernel whose measured shares the calibrated model reads (the others stream at ``hbm_efficiency``).
+READ_KERNEL = "layer_norm"
 
 _COLUMNS = ("kernel", "pass", "tokens", "width", "bytes", "seconds")
 
@@ -44,15 +46,17 @@ _COLUMNS = ("kernel", "pass", "tokens", "width", "bytes", "seconds")
 def kernel_shares(path: Path | None = None, hardware: str = MEASURED_ON) -> dict[tuple[str, str], float]:
     """``{(kernel, pass): median share of the HBM bandwidth}`` over the sizes of ``path`` (the package's table, read
     once, by default; another file is read each time)."""
-    return _package_shares() if path is None else _read_shares(Path(path), hardware)
+    samples = _package_samples() if path is None else share_samples(Path(path), hardware)
+    return {key: statistics.median(values) for key, values in samples.items()}
 
 
 @cache
-def _package_shares() -> dict[tuple[str, str], float]:
-    return _read_shares(MEMORY_BOUND_FILE, MEASURED_ON)
+def _package_samples() -> dict[tuple[str, str], list[float]]:
+    return share_samples(MEMORY_BOUND_FILE, MEASURED_ON)
 
 
-def _read_shares(path: Path, hardware: str) -> dict[tuple[str, str], float]:
+def share_samples(path: Path = MEMORY_BOUND_FILE, hardware: str = MEASURED_ON) -> dict[tuple[str, str], list[float]]:
+    """``{(kernel, pass): [share of the HBM bandwidth at each size measured]}``, in the file's order."""
     from lgacc.model.hardware import load_hardware  # here: the hardware package imports this one's parent
 
     bandwidth = load_hardware(hardware).gpu_memory_bandwidth_bytes_per_s
@@ -73,16 +77,17 @@ def _read_shares(path: Path, hardware: str) -> dict[tuple[str, str], float]:
         if not (size > 0 and seconds > 0):
             raise UserInputError(f"memory-bound table {str(path)!r} line {number}: bytes and seconds must be > 0")
         shares.setdefault((row["kernel"], row["pass"]), []).append(size / seconds / bandwidth)
-    return {key: statistics.median(values) for key, values in shares.items()}
+    return shares
 
 
 def norm_shares(path: Path | None = None) -> tuple[float, float]:
     """(forward, backward): the layer norm's median shares of the bandwidth, the calibrated model's ``e_nF``, ``e_nB``."""
     shares = kernel_shares(path)
-    missing = [name for name in ("forward", "backward") if ("layer_norm", name) not in shares]
+    missing = [name for name in ("forward", "backward") if (READ_KERNEL, name) not in shares]
     if missing:
-        raise UserInputError(f"memory-bound table {str(path or MEMORY_BOUND_FILE)!r} has no layer_norm {missing[0]} rows")
-    return shares["layer_norm", "forward"], shares["layer_norm", "backward"]
+        raise UserInputError(f"memory-bound table {str(path or MEMORY_BOUND_FILE)!r} has no {READ_KERNEL} "
+                             f"{missing[0]} rows")
+    return shares[READ_KERNEL, "forward"], shares[READ_KERNEL, "backward"]
 
 
 def main() -> int:
