@@ -39,11 +39,27 @@ def _raise_terminated(signum, frame):
     raise Terminated()
 
 
+def _quiet_about_interrupts(kind, value, traceback) -> None:
+    """``sys.excepthook`` once :func:`raise_on_interrupts` ran: an interrupt its handlers raised is reported by the
+    program in one line (:func:`report_interrupt`), so it prints nothing here.  A C extension that meets an error while
+    it imports numpy prints it with ``PyErr_Print``, which calls this hook, before raising its own ImportError (numpy's
+    ``import_array``): an interrupt landing in that import would otherwise print its traceback first.  Every other
+    exception goes to Python's own hook."""
+    import sys
+
+    if issubclass(kind, KeyboardInterrupt) and _RECEIVED:
+        return
+    sys.__excepthook__(kind, value, traceback)
+
+
 def raise_on_interrupts() -> None:
     """For a program's entry point, before its heavy imports: Ctrl-C raises :class:`KeyboardInterrupt` (even when
-    the process was started with SIGINT ignored, a parent's setting) and SIGTERM raises :class:`Terminated`."""
+    the process was started with SIGINT ignored, a parent's setting) and SIGTERM raises :class:`Terminated`; such an
+    interrupt is not printed by ``sys.excepthook`` (:func:`_quiet_about_interrupts`)."""
     import signal
+    import sys
 
+    sys.excepthook = _quiet_about_interrupts
     signal.signal(signal.SIGINT, _raise_interrupted)
     signal.signal(signal.SIGTERM, _raise_terminated)
 

@@ -128,3 +128,24 @@ def test_a_ctrl_c_after_the_command_answered_leaves_its_code_and_its_output():
     assert finished.returncode == 2, finished.stderr[-600:]
     assert finished.stderr.strip().startswith("lgacc: error: a command is required")
     assert len(finished.stderr.strip().splitlines()) == 1
+
+
+def test_a_c_extension_printing_the_interrupt_it_met_prints_nothing():
+    # numpy's import_array() answers an error met while importing numpy with PyErr_Print, then an ImportError of its
+    # own: an interrupt that lands there (a race seen once in CI) must not print a traceback before the program's one
+    # line; any other error still prints as Python prints it.  PyRun_SimpleString, called through ctypes, prints the
+    # error of the code it runs with PyErr_Print as such a C extension does; the interrupt is raised by the package's
+    # own SIGTERM handler.
+    script = (
+        "import ctypes, sys\n"
+        "from lgacc import errors\n"
+        "errors.raise_on_interrupts()\n"
+        "run = ctypes.pythonapi.PyRun_SimpleString\n"
+        "assert run(b'import signal; from lgacc import errors; errors._raise_terminated(signal.SIGTERM, None)') == -1\n"
+        "print('after the interrupt', file=sys.stderr)\n"
+        "assert run(b'raise ValueError(\"an ordinary error\")') == -1\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    before, _, after = out.stderr.partition("after the interrupt\n")
+    assert before == ""
+    assert "Traceback" in after and "ValueError: an ordinary error" in after
