@@ -236,6 +236,10 @@ class Transformer:
     #: Linear layers with biases and layer norms with gain and bias (the paper's model); false: none, RMSNorm.
     linear_biases: bool = True
     layer_norm: bool = True
+    #: Rotary position embeddings (RoPE): each layer rotates its queries and keys (Llama, Mistral, Qwen3, Nemotron,
+    #: DeepSeek's rotary part); false: learned or ALiBi positions, nothing rotated.  No weights and no matrix
+    #: products: the counts of the paper's formulas do not see it; the calibrated model streams the rotation's bytes.
+    rotary: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -255,6 +259,7 @@ class Transformer:
             raise UserInputError(f"{owner}: source={self.source!r} must be a string")
         _check_bool(owner, "gated", self.gated)
         _check_bool(owner, "tied_embeddings", self.tied_embeddings)
+        _check_bool(owner, "rotary", self.rotary)
         d_kv_value = self.d_a if self.d_kv is None else positive_int(owner, "d_kv", self.d_kv)
         if self.d_a % d_kv_value:
             raise UserInputError(f"{owner}: d_a={self.d_a} must be divisible by d_kv={d_kv_value} (key/value heads)")
@@ -339,6 +344,17 @@ class Transformer:
     def latent_attention(self) -> bool:
         """Multi-head latent attention (DeepSeek-V2/V3)."""
         return self.q_lora_rank is not None
+
+    @property
+    def rotary_width(self) -> int:
+        """Values a token's rotary position embedding rotates in one layer: the queries' and the keys' heads
+        (``(d_a + d_kv) d_h``), under latent attention their rotary parts only (``(d_a + 1) d_hr``: one key part
+        shared by the heads); 0 without rotary positions."""
+        if not self.rotary:
+            return 0
+        if self.latent_attention:
+            return (self.d_a + 1) * self.qk_rope_head_dim
+        return (self.d_a + self.d_kv) * self.d_h
 
     @property
     def is_sparse(self) -> bool:
@@ -501,7 +517,7 @@ DATA_DIR = DATA / "models"
 REQUIRED_KEYS = ("d_l", "d_m", "d_a", "d_h", "d_s")
 OPTIONAL_KEYS = ("name", "source", "d_I", "n_I", "gated", "d_kv", "d_v", "tied_embeddings", "trained_batch",
                  "parameters_published", "parameters_source", *SPARSE_KEYS, "active_parameters_published",
-                 "active_parameters_scope")
+                 "active_parameters_scope", "rotary")
 #: Keys that quote a source and do not describe the model.
 _QUOTED_KEYS = ("parameters_published", "parameters_source", "active_parameters_published", "active_parameters_scope")
 #: Models of table:x_model (the rest of the shipped files are other models).

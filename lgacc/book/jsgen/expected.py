@@ -25,7 +25,8 @@ from lgacc.model.calibrated.attention import attention_tables, fallback_factor
 from lgacc.model.calibrated.gemm_table import MAPS, PRODUCT_LAYOUTS, gemm_tables, shape_tables
 from lgacc.model.calibrated.links import link_fits, measured_fits, nvlink_constants
 from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, HOST_FRAMEWORKS,
-                                          LOGIT_BYTES, LOGIT_TRAFFIC, MIXED_PRECISION, RECOMPUTE)
+                                          LOGIT_BYTES, LOGIT_TRAFFIC, MIXED_PRECISION, RECOMPUTE, ROPE_KERNELS,
+                                          rope_traffic)
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
 from lgacc.model.transformer import load_model, shipped_model_files
 
@@ -129,6 +130,7 @@ def expected_data() -> dict[str, Any]:
         "mixed_precision": list(MIXED_PRECISION),
         "logit_bytes": list(LOGIT_BYTES),
         "logit_traffic": {str(k): v for k, v in LOGIT_TRAFFIC.items()},
+        "rope_traffic": {kernel: list(rope_traffic(kernel)) for kernel in ROPE_KERNELS},
         "attention_fallback_factors": {kernel: fallback_factor(kernel) for kernel in ATTENTION_KERNELS},
         "attention_tables": [{"gpus": list(t["gpus"]), "head_dims": list(t["head_dims"]),
                               "sequence_lengths": list(t["sequence_lengths"]),
@@ -191,6 +193,7 @@ EXPECTED_JS = r"""
     if (!EXPECTED_DATA.attention_kernels.includes(R.attention_kernel)) fail(`recipe attention_kernel=${pyRepr(R.attention_kernel)} must be one of ${EXPECTED_DATA.attention_kernels.join(", ")}`);
     if (!EXPECTED_DATA.mixed_precision.includes(R.mixed_precision)) fail(`recipe mixed_precision=${pyRepr(R.mixed_precision)} must be one of ${EXPECTED_DATA.mixed_precision.join(", ")}`);
     if (!EXPECTED_DATA.logit_bytes.includes(R.logit_bytes)) fail(`recipe logit_bytes=${pyRepr(R.logit_bytes)} must be one of ${EXPECTED_DATA.logit_bytes.join(", ")}`);
+    if (!Object.keys(EXPECTED_DATA.rope_traffic).includes(R.rope_kernel)) fail(`recipe rope_kernel=${pyRepr(R.rope_kernel)} must be one of ${Object.keys(EXPECTED_DATA.rope_traffic).join(", ")}`);
     if (!EXPECTED_DATA.host_frameworks.includes(R.host_framework)) fail(`recipe host_framework=${pyRepr(R.host_framework)} must be one of ${EXPECTED_DATA.host_frameworks.join(", ")}`);
     if (!EXPECTED_DATA.dp_networks.includes(R.dp_network)) fail(`recipe dp_network=${pyRepr(R.dp_network)} must be one of ${EXPECTED_DATA.dp_networks.join(", ")}`);
     for (const key of ["grad_reduce_bytes", "main_grad_bytes"])
@@ -327,6 +330,8 @@ EXPECTED_JS = r"""
     const x = Object.assign({
       d_s: m.d_s, d_m: m.d_m, d_l: m.d_l, d_a: m.d_a, d_h: m.d_h, d_kv: m.d_kv, d_I: m.d_I, d_v: vocab.d_v,
       gated: m.gated ? 1 : 0, tied: vocab.tied ? 1 : 0,
+      // Transformer.rotary_width: the queries' and keys' heads, latent attention's rotary parts only
+      d_R: !m.rotary ? 0 : m.latent ? (m.d_a + 1) * m.qk_rope_head_dim : (m.d_a + m.d_kv) * m.d_h,
       n_b: c.n_b, n_l: c.n_l, n_a: c.n_a, n_mu: c.n_mu, b_mu: c.b_mu, v: c.n_v === undefined ? 1 : c.n_v,
       c: hw.peak_flop_per_s, beta_hbm: hw.gpu_memory_bandwidth_bytes_per_s, beta_nvl: hw.nvlink_bandwidth_bytes_per_s / 2,
       beta_ib: hw.infiniband_bandwidth_bytes_per_s / 2, G: hw.gpus_per_node, e_max: gemmEfficiency(rest.hardware, hw),
@@ -336,7 +341,8 @@ EXPECTED_JS = r"""
       gamma_G: R.grad_reduce_bytes, gamma_M: R.main_grad_bytes, ov_dp: R.dp_overlap ? 1 : 0, ov_tp: R.tp_overlap ? 1 : 0,
       pg: R.dp_network === "per-gpu" ? 1 : 0, improved: c.method === "improved" ? 1 : 0,
       amp: R.mixed_precision === "megatron" ? 0 : 1, keep_G: R.mixed_precision === "amp-zeroed" ? 1 : 0,
-      g_L: R.logit_bytes, g_X: EXPECTED_DATA.logit_traffic[R.logit_bytes], ddp_copy: R.ddp_bucket_copy ? 1 : 0, s_h: R.host_sync ? 1 : 0, ds_opt: R.deepspeed_optimizer ? 1 : 0,
+      g_L: R.logit_bytes, g_X: EXPECTED_DATA.logit_traffic[R.logit_bytes],
+      g_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][0], n_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][1], ddp_copy: R.ddp_bucket_copy ? 1 : 0, s_h: R.host_sync ? 1 : 0, ds_opt: R.deepspeed_optimizer ? 1 : 0,
       ds_pipe: R.deepspeed_pipeline ? 1 : 0, vc: R.vocabulary_chunks ? 1 : 0,
     }, EXPECTED_DATA.calibration);
     const nvlink = EXPECTED_DATA.nvlink_tables.find((t) => Math.abs(t.link_bytes_per_s - hw.nvlink_bandwidth_bytes_per_s / 2) <= 1e-6 * t.link_bytes_per_s

@@ -63,7 +63,7 @@ def _hardware_record(hardware) -> dict[str, Any]:
 
 
 def _model_record(model, stem: str) -> dict[str, Any]:
-    keys = ("name", "d_l", "d_m", "d_a", "d_h", "d_s", "d_I", "gated", "d_kv")
+    keys = ("name", "d_l", "d_m", "d_a", "d_h", "d_s", "d_I", "gated", "d_kv", "rotary")
     # the sparse fields (issue #36) a model file sets to other than their dense defaults: the page refuses such a
     # model with one line (runtime.js, makeModel) rather than evaluate it as dense with every expert active
     sparse = {key: getattr(model, key) for key in models_module.SPARSE_KEYS

@@ -99,6 +99,7 @@
     m.d_m = dims.d_m === undefined || dims.d_m === "" ? m.d_a * m.d_h : positiveInt(owner, "d_m", dims.d_m);
     if (m.d_m !== m.d_a * m.d_h && !(m.decoupled_heads || m.latent)) fail(`${owner}: d_m=${m.d_m} must equal d_a * d_h = ${m.d_a} * ${m.d_h} = ${m.d_a * m.d_h}`, "d_m");
     m.gated = flag(owner, "gated", dims.gated, false);
+    m.rotary = flag(owner, "rotary", dims.rotary, false);
     m.d_kv = dims.d_kv === undefined || dims.d_kv === null ? m.d_a : positiveInt(owner, "d_kv", dims.d_kv);
     if (m.d_a % m.d_kv) fail(`${owner}: d_a=${m.d_a} must be divisible by d_kv=${m.d_kv} (key/value heads)`, "d_kv");
     const hasNI = dims.n_I !== undefined && dims.n_I !== null && dims.n_I !== "";

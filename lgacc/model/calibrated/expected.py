@@ -30,7 +30,7 @@ from ..evaluator.inputs import as_count, as_model, check_chunks, check_config, c
 from ..evaluator.mapping import default_schedule
 from .parameters import Calibration, fitted_calibration
 from .program import Program, run
-from .recipe import DEFAULT_RECIPE, LOGIT_TRAFFIC, Recipe, zero_stage
+from .recipe import DEFAULT_RECIPE, LOGIT_TRAFFIC, Recipe, rope_traffic, zero_stage
 from .store import load_or_build
 
 __all__ = ["programs", "inputs", "evaluate_inputs", "expected_many", "expected", "Expected", "STEP_PARTS", "MEMORY_PARTS", "SECONDS_PER_DAY",
@@ -138,6 +138,7 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
         "amp": float(recipe.mixed_precision in ("amp", "amp-zeroed")),
         "keep_G": float(recipe.mixed_precision == "amp-zeroed"), "g_L": float(recipe.logit_bytes),
         "g_X": float(LOGIT_TRAFFIC[recipe.logit_bytes]),
+        "g_R": float(rope_traffic(recipe.rope_kernel)[0]), "n_R": float(rope_traffic(recipe.rope_kernel)[1]),
         "ddp_copy": float(recipe.ddp_bucket_copy),
         "ds_opt": float(recipe.deepspeed_optimizer), "ds_pipe": float(recipe.deepspeed_pipeline),
         "ov_dp": float(recipe.dp_overlap), "ov_tp": float(recipe.tp_overlap), "pg": float(recipe.dp_network == "per-gpu"),
@@ -159,7 +160,7 @@ def _gemm_inputs(hardware_name: str, model: Transformer, n_a, b_mu) -> dict[str,
 def _model_inputs(model: Transformer) -> dict[str, float]:
     return {"d_s": model.d_s, "d_m": model.d_m, "d_l": model.d_l, "d_a": model.d_a, "d_h": model.d_h,
             "d_kv": model.d_kv, "d_I": model.d_I, "d_v": model.d_v, "gated": float(model.gated),
-            "tied": float(model.tied_embeddings)}
+            "tied": float(model.tied_embeddings), "d_R": float(model.rotary_width)}
 
 
 def inputs(

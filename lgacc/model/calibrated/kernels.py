@@ -15,12 +15,18 @@ kernel                                                 tokens           bytes pe
 mask)
 activation (GeLU: read, write; SwiGLU: read 2, write)  ``T``            ``(4 + 2 gated) d_I / n_a``
 softmax and attention dropout (no FlashAttention)      ``T``            ``(4 + 5 drop) d_s d_a / n_a``
+rotary embedding of the queries and keys               ``T``            ``g_R d_R / n_a``
 =====================================================  ===============  =============================
+
+The rotary embedding (a model with rotary positions, ``d_R`` values a token: :attr:`.Transformer.rotary_width`)
+moves ``g_R`` bytes per value in ``n_R`` kernels per tensor, by the implementation the recipe's ``rope_kernel`` names
+(:data:`.recipe.ROPE_PASSES`: 4 bytes in one kernel fused, 20 in three in torchtitan's complex fp32), and its
+backward runs the same kernels again: the same bytes, not ``k_B`` times them (:func:`rope_bytes`).
 
 Each of these kernels also pays the fixed time per kernel ``t_k`` that every GEMM pays
 (:mod:`.gemm`: launch, pipeline fill, the last partial wave; 3 us): a layer's forward pass launches
-``5 + 2 (1 - fa)`` of them (:func:`layer_forward_kernels`: the table's rows, softmax and dropout only without
-FlashAttention), and its backward pass as many.  A launch-bound layer is thus counted: tiny kernels cost
+``5 + 2 (1 - fa) + 2 n_R`` of them (:func:`layer_forward_kernels`: the table's rows, softmax and dropout only
+without FlashAttention, the rotary embedding's only with rotary positions), and its backward pass as many.  A launch-bound layer is thus counted: tiny kernels cost
 their count times ``t_k``, not their bytes.
 
 The backward pass moves ``k_B`` times the forward bytes (each kernel reads the output gradient and
@@ -40,9 +46,10 @@ import sympy
 from ..formulas.model import d_v
 from ..symbols import d_a, d_I, d_m, d_s, n_a
 from .shapes import replicated_tokens, tokens
-from .symbols import amp, beta_hbm, drop, e_hbm, e_nB, e_nF, fa, g_X, gamma_G, gamma_M, gated, k_B, keep_G, minimum
+from .symbols import (amp, beta_hbm, d_R, drop, e_hbm, e_nB, e_nF, fa, g_R, g_X, gamma_G, gamma_M, gated, k_B, keep_G,
+                      minimum, n_R)
 
-__all__ = ["streaming_time", "layer_forward_kernels", "residual_add_bytes", "norm_bytes", "layer_streaming_times",
+__all__ = ["streaming_time", "layer_forward_kernels", "rope_bytes", "residual_add_bytes", "norm_bytes", "layer_streaming_times",
            "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
            "optimizer_bytes_per_parameter", "master_weights_bytes_per_parameter",
            "gradient_zeroing_bytes_per_parameter"]
@@ -54,9 +61,16 @@ def streaming_time(size_bytes) -> sympy.Expr:
 
 
 def layer_forward_kernels() -> sympy.Expr:
-    """Memory-bound kernels one layer's forward pass launches: 2 norms, 2 bias-dropout-adds, the activation, and
-    the softmax and attention dropout without FlashAttention (the rows of the module's table)."""
-    return 2 + 2 + 1 + 2 * (1 - fa)
+    """Memory-bound kernels one layer's forward pass launches: 2 norms, 2 bias-dropout-adds, the activation, the
+    softmax and attention dropout without FlashAttention, and the rotary embedding's ``n_R`` on each of the queries
+    and the keys where the model has rotary positions (the rows of the module's table)."""
+    return 2 + 2 + 1 + 2 * (1 - fa) + 2 * n_R * minimum(1, d_R)
+
+
+def rope_bytes() -> sympy.Expr:
+    """One pass (forward, or the backward's same kernels) of the rotary embedding: ``g_R`` bytes per rotated value,
+    ``d_R / n_a`` values a token on the device (its heads), per micro-batch."""
+    return g_R * d_R / n_a * tokens()
 
 
 def attention_core_bytes() -> sympy.Expr:
@@ -85,10 +99,11 @@ def layer_forward_bytes() -> sympy.Expr:
 def layer_streaming_times() -> tuple[sympy.Expr, sympy.Expr]:
     """Seconds the layer's memory-bound kernels stream (their fixed times per kernel apart): (forward, backward).
     The norms at their measured shares (``e_nF``, ``e_nB``), the rest at ``e_hbm``; the backward moves ``k_B`` times
-    each kernel's forward bytes."""
+    each kernel's forward bytes, and the rotary embedding's own bytes again (:func:`rope_bytes`)."""
     others = layer_forward_bytes() - norm_bytes()
-    forward = streaming_time(others) + norm_bytes() / (e_nF * beta_hbm)
-    backward = k_B * (streaming_time(others) + norm_bytes() / (e_nB * beta_hbm))
+    rotation = streaming_time(rope_bytes())
+    forward = streaming_time(others) + norm_bytes() / (e_nF * beta_hbm) + rotation
+    backward = k_B * (streaming_time(others) + norm_bytes() / (e_nB * beta_hbm)) + rotation
     return forward, backward
 
 

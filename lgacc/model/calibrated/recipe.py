@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from lgacc.errors import UserInputError
 
 __all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "ATTENTION_KERNELS", "MIXED_PRECISION", "LOGIT_BYTES",
-           "LOGIT_TRAFFIC",
+           "LOGIT_TRAFFIC", "ROPE_PASSES", "ROPE_KERNELS", "rope_traffic",
            "HOST_FRAMEWORKS",
            "zero_stage"]
 
@@ -111,6 +111,12 @@ FIELDS: dict[str, str] = {
                          "one layer fewer and a schedule with chunks may have n_l n_v <= d_l + 2; off: the layers are "
                          "spread evenly and the head and the embedding come on top of the last and first stages' share "
                          "(Megatron-LM's and DeepSpeed's split, the default)",
+    "rope_kernel": "how a model with rotary positions rotates its queries and keys: fused (one kernel a tensor and pass "
+                   "that reads and writes each half-precision value once, Transformer Engine's fused RoPE, Megatron-LM's "
+                   "apply_rope_fusion, on by default; the default) or complex (in fp32 complex arithmetic, "
+                   "torchtitan's eager apply_rotary_emb: a cast to fp32, the complex product, the cast back); the "
+                   "bytes and kernels of each, lgacc.model.calibrated.recipe.ROPE_PASSES; a model without rotary "
+                   "positions rotates nothing",
 }
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
@@ -119,6 +125,30 @@ LOGIT_BYTES = (6, 10, 14)
 #: implementation it names), counted from the code (lgacc.model.calibrated.kernels.cross_entropy_bytes)
 LOGIT_TRAFFIC = {6: 20, 10: 52, 14: 48}
 ATTENTION_KERNELS = ("cudnn", "fa2", "triton")
+#: the kernels a rotary position embedding runs on one rotated tensor (the queries or the keys) in one pass, with the
+#: bytes each moves per rotated value, for each reading of ``rope_kernel``; the backward runs the same kernels in
+#: reverse (each reads the incoming gradient and writes the outgoing one, the sizes of the forward's input and
+#: output), so one table serves both passes.  Read from the code:
+#:
+#: * fused: Transformer Engine's fused RoPE (``fused_apply_rotary_pos_emb``), which Megatron-LM calls under
+#:   ``apply_rope_fusion`` (on unless ``--no-rope-fusion``, megatron/training/arguments.py, core_r0.8.0 to
+#:   core_r0.14.0): the half-precision tensor read and the rotated one written (the frequencies, one row a position
+#:   shared by every head and sample, are not counted);
+#: * complex: torchtitan's ``apply_rotary_emb`` (torchtitan/models/llama/model.py at 157a12c56 and 9dec370, eager
+#:   without ``torch.compile``): ``xq.float()`` (read 2, write 4), the product with ``freqs_cis`` in complex fp32
+#:   (``view_as_complex`` and ``view_as_real`` are views: read 4, write 4), ``type_as(xq)`` (read 4, write 2).
+ROPE_PASSES: dict[str, tuple[tuple[str, int], ...]] = {
+    "fused": (("the fused rotation", 2 + 2),),
+    "complex": (("the cast to fp32", 2 + 4), ("the complex product", 4 + 4), ("the cast back", 4 + 2)),
+}
+ROPE_KERNELS = tuple(ROPE_PASSES)
+
+
+def rope_traffic(kernel: str) -> tuple[int, int]:
+    """(bytes per rotated value, kernels per rotated tensor) of one pass of the rotary embedding ``kernel``
+    (:data:`ROPE_PASSES`)."""
+    passes = ROPE_PASSES[kernel]
+    return sum(size for _, size in passes), len(passes)
 #: whose modules an eager host issues (lgacc.model.calibrated.host: each measured on an H100)
 HOST_FRAMEWORKS = ("pytorch", "megatron")
 
@@ -150,6 +180,7 @@ class Recipe:
     ep_overlap: bool = False
     host_framework: str = "pytorch"
     recompute_early_stop: bool = False
+    rope_kernel: str = "fused"
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
@@ -172,6 +203,8 @@ class Recipe:
         if self.host_framework not in HOST_FRAMEWORKS:
             raise UserInputError(f"recipe host_framework={self.host_framework!r} must be one of "
                                  f"{', '.join(HOST_FRAMEWORKS)}")
+        if self.rope_kernel not in ROPE_KERNELS:
+            raise UserInputError(f"recipe rope_kernel={self.rope_kernel!r} must be one of {', '.join(ROPE_KERNELS)}")
         if self.dp_network not in DP_NETWORKS:
             raise UserInputError(f"recipe dp_network={self.dp_network!r} must be one of {', '.join(DP_NETWORKS)}")
         for name in ("grad_reduce_bytes", "main_grad_bytes"):
@@ -205,7 +238,7 @@ class Recipe:
 
 def _parse(key: str, text: str) -> Any:
     lowered = text.lower()
-    if key in ("recompute", "dp_network", "attention_kernel", "mixed_precision", "host_framework"):
+    if key in ("recompute", "dp_network", "attention_kernel", "mixed_precision", "host_framework", "rope_kernel"):
         return lowered
     if key == "zero_stage":
         if lowered in ("", "none", "unset", "default"):

@@ -117,7 +117,9 @@ def _gemm_time():
 
 def active_surrogate(model: Transformer, n_c: int = 1) -> Transformer:
     """A dense transformer with ``model``'s layers, heads and sequence shard ``d_s / n_c`` whose layer weights
-    are the active weights of ``model`` (the feed-forward width ``d_I'`` absorbs the difference)."""
+    are the active weights of ``model`` (the feed-forward width ``d_I'`` absorbs the difference).  With rotary
+    positions the surrogate rotates its own heads' queries and keys (``(d_a + d_kv) d_m / d_a`` values a token), not
+    latent attention's narrower rotary parts: the rotation's bytes are a latent model's upper end."""
     d_h = model.d_m // model.d_a
     attention = 2 * model.d_m**2 + 2 * model.d_kv * d_h * model.d_m
     inputs = 3 if model.gated else 2
@@ -126,7 +128,7 @@ def active_surrogate(model: Transformer, n_c: int = 1) -> Transformer:
     d_s = max(1, model.d_s // n_c)
     return Transformer(name=f"{model.name} (active)", d_l=model.d_l, d_m=model.d_m, d_a=model.d_a, d_h=d_h,
                        d_s=d_s, d_I=d_I, gated=model.gated, d_kv=model.d_kv, d_v=model.d_v,
-                       tied_embeddings=model.tied_embeddings)
+                       tied_embeddings=model.tied_embeddings, rotary=model.rotary)
 
 
 @dataclass(frozen=True)

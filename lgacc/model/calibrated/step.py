@@ -5,7 +5,8 @@ collectives of :mod:`.collectives`)::
 
     t_F = sum of the 4 linear GEMMs + attention + forward kernels  + 2 tensor-parallel all-reduces
     t_B = 2 x the linear GEMMs      + attention backward + k_B x kernels + 2 all-reduces
-          (the kernels streaming at e_hbm, the norms at their measured shares e_nF, e_nB)
+          (the kernels streaming at e_hbm, the norms at their measured shares e_nF, e_nB; the rotary
+          embedding's bytes once more, not k_B times: its backward runs its forward's kernels)
     t_R = t_F (full recomputation; half of it when every other layer is recomputed),
           less the last linear GEMM, its all-reduce and the residual add under PyTorch's non-reentrant
           checkpoint (``r_stop``: it stops once the backward's tensors are saved again)

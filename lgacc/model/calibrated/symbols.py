@@ -42,6 +42,7 @@ def _indicator(name: str) -> sympy.Symbol:
 # --- model (besides the paper's) ---
 gated = _indicator("gated")
 tied = _indicator("tied")
+d_R = _indicator("d_R")
 # --- hardware ---
 c = _positive("c_gpu")
 beta_hbm = _positive("beta_hbm")
@@ -92,6 +93,8 @@ amp = _indicator("amp")
 keep_G = _indicator("keep_G")
 g_L = _positive("g_L")
 g_X = _positive("g_X")
+g_R = _indicator("g_R")
+n_R = _indicator("n_R")
 ddp_copy = _indicator("ddp_copy")
 ds_opt = _indicator("ds_opt")
 ds_pipe = _indicator("ds_pipe")
@@ -124,6 +127,8 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("d_v", d_v, "vocabulary (0: no embedding or head)", "tokens"),
     ("gated", gated, "gated feed-forward (two input matrices), 0 or 1", "indicator"),
     ("tied", tied, "embedding and head share one matrix, 0 or 1", "indicator"),
+    ("d_R", d_R, "values a token's rotary position embedding rotates in one layer (queries' and keys' heads; 0: no "
+     "rotary positions)", "values"),
     ("n_b", n_b, "data-parallel degree", "GPUs"),
     ("n_l", n_l, "pipeline-parallel degree", "GPUs"),
     ("n_a", n_a, "tensor-parallel degree", "GPUs"),
@@ -189,6 +194,9 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("g_L", g_L, "bytes per logit at the loss (its tensors alive at the loss's backward)", "bytes"),
     ("g_X", g_X, "bytes per logit the loss's kernels move, forward and backward (the implementation g_L names)",
      "bytes"),
+    ("g_R", g_R, "bytes per rotated value the rotary embedding's kernels move in one pass, forward or backward (the "
+     "implementation the recipe's rope_kernel names)", "bytes"),
+    ("n_R", n_R, "kernels the rotary embedding launches per rotated tensor (queries, keys) and pass", "kernels"),
     ("ddp_copy", ddp_copy, "PyTorch DDP's buckets hold a second copy of the gradients (gradient_as_bucket_view "
      "off), 0 or 1", "indicator"),
     ("ds_opt", ds_opt, "DeepSpeed's fp16 optimizer (FP16_Optimizer without ZeRO, DeepSpeedZeroOptimizer with ZeRO-1/2): "

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '40de55390ebfd5da687c7238'
+SOURCE_KEY = '052abb314ac58654f0fcd90d'
 
 
 def f0(a0, a1, a2, a3):

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '0bea76a494fab162c5e2a501'
+SOURCE_KEY = 'c14efd63b553400dc1dffed4'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18):

@@ -89,6 +89,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "ep_overlap": (True, False),
     "host_framework": ("pytorch", "megatron"),
     "recompute_early_stop": (True, False),
+    "rope_kernel": ("fused", "complex"),
 }
 
 
@@ -160,6 +161,10 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                              "checkpoint functions do (a run whose framework recomputes with PyTorch's non-reentrant "
                              "checkpoint, torch 2.1 and later, says so in its file: LLM Foundry, torchtitan; it matters "
                              "only with recomputation)", lambda r: ()),
+    "rope_kernel": ("fused", "a rotary embedding fused into one kernel a tensor and pass (Transformer Engine's, which "
+                    "Megatron-LM, NeMo and Megatron-Bridge call by default; a run whose framework rotates in eager "
+                    "complex fp32, torchtitan's, says so in its file; it matters only for a model with rotary "
+                    "positions)", lambda r: ()),
 }
 
 
@@ -257,7 +262,7 @@ class Run:
                         "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
                         "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs", "host_sync",
                         "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap",
-                        "host_framework", "recompute_early_stop")})
+                        "host_framework", "recompute_early_stop", "rope_kernel")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -526,7 +531,7 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     deepspeed_pipeline=values["deepspeed_pipeline"],
                     vocabulary_chunks=values["vocabulary_chunks"], ep_overlap=values["ep_overlap"],
                     host_framework=values["host_framework"],
-                    recompute_early_stop=values["recompute_early_stop"])
+                    recompute_early_stop=values["recompute_early_stop"], rope_kernel=values["rope_kernel"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,
