@@ -113,22 +113,20 @@ def embedding_bytes() -> sympy.Expr:
 
 
 def cross_entropy_bytes() -> sympy.Expr:
-    """The loss's kernels, forward and backward: ``g_X`` bytes per logit of the device's vocabulary share
-    (:data:`.recipe.LOGIT_TRAFFIC`, by the implementation the recipe's ``logit_bytes`` names), each kernel's tensors
-    read or written once:
+    """The loss's kernels, forward and backward: ``g_X`` bytes per logit of the device's vocabulary share, by the
+    implementation the recipe's ``logit_bytes`` names (:data:`.recipe.LOGIT_PASSES` lists each kernel's bytes and
+    :data:`.recipe.LOGIT_TRAFFIC` sums them), each kernel's tensors read or written once:
 
     * Megatron-LM's vocab-parallel cross entropy on an fp32 copy of the half-precision logits (``logit_bytes`` 10;
-      ``megatron/core/tensor_parallel/cross_entropy.py``, core_r0.14.0, unfused, the default): the cast (2 + 4),
-      the maximum (4), the in-place subtraction (4 + 4), ``exp`` in place (4 + 4), the sum (4), the division in
-      place into the softmax kept for the backward (4 + 4); backward, the gradient scaled in place (4 + 4) and cast
-      back for the head's products (4 + 2): 38 + 14 = **52**;
-    * PyTorch's ``cross_entropy`` on fp32 logits (``logit_bytes`` 14: ``log_softmax`` and ``nll_loss``): the cast
-      (6); ``log_softmax``'s kernel for a row longer than it keeps on chip reads the row for its maximum, for its
-      sum of exponentials and for its output, and writes it (16); ``nll_loss``'s backward writes a zero gradient and
-      scatters into it (4); ``log_softmax``'s backward reads the incoming gradient for its sum, then it and the
-      output, and writes (16); the cast back (6): **48**;
-    * the same Megatron-LM loss in half precision, without the casts (``logit_bytes`` 6): 2-byte values, eight
-      passes forward and two backward: **20**."""
+      ``megatron/core/tensor_parallel/cross_entropy.py``, core_r0.14.0, unfused, the default): the cast, the
+      maximum, the subtraction, ``exp`` and the division in place, the sum; backward, the gradient scaled in place
+      and cast back for the head's products: **52**;
+    * PyTorch's ``cross_entropy`` on fp32 logits (``logit_bytes`` 14: ``log_softmax`` and ``nll_loss``): the cast;
+      ``log_softmax``'s kernel for a row longer than it keeps on chip reads the row for its maximum, for its sum of
+      exponentials and for its output, and writes it; ``nll_loss``'s backward writes a zero gradient and scatters
+      into it; ``log_softmax``'s backward reads the incoming gradient for its sum, then it and the output, and
+      writes; the cast back: **48**;
+    * the same Megatron-LM loss in half precision, without the casts (``logit_bytes`` 6): **20**."""
     return g_X * tokens() * d_v / n_a
 
 

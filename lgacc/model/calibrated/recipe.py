@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from lgacc.errors import UserInputError
 
 __all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "ATTENTION_KERNELS", "MIXED_PRECISION", "LOGIT_BYTES",
-           "LOGIT_TRAFFIC", "ROPE_PASSES", "ROPE_KERNELS", "rope_traffic",
+           "LOGIT_PASSES", "LOGIT_TRAFFIC", "ROPE_PASSES", "ROPE_KERNELS", "rope_traffic",
            "HOST_FRAMEWORKS",
            "zero_stage"]
 
@@ -121,9 +121,25 @@ FIELDS: dict[str, str] = {
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
 LOGIT_BYTES = (6, 10, 14)
-#: bytes per logit the loss's kernels move, forward and backward, for each reading of ``logit_bytes`` (the
-#: implementation it names), counted from the code (lgacc.model.calibrated.kernels.cross_entropy_bytes)
-LOGIT_TRAFFIC = {6: 20, 10: 52, 14: 48}
+#: the loss's kernels, forward then backward, with the bytes each moves per logit, for each reading of
+#: ``logit_bytes`` (the implementation it names), read from the code (lgacc.model.calibrated.kernels.cross_entropy_bytes
+#: says where): each kernel's tensors read or written once
+LOGIT_PASSES: dict[int, tuple[tuple[str, int], ...]] = {
+    # the same Megatron-LM loss in half precision, without the casts
+    6: (("the maximum", 2), ("the subtraction in place", 2 + 2), ("exp in place", 2 + 2), ("the sum", 2),
+        ("the division into the softmax kept", 2 + 2), ("backward: the gradient scaled in place", 2 + 2)),
+    # Megatron-LM's vocab-parallel cross entropy on an fp32 copy of the half-precision logits (core_r0.14.0, unfused)
+    10: (("the cast to fp32", 2 + 4), ("the maximum", 4), ("the subtraction in place", 4 + 4),
+         ("exp in place", 4 + 4), ("the sum", 4), ("the division into the softmax kept", 4 + 4),
+         ("backward: the gradient scaled in place", 4 + 4), ("backward: the cast back", 4 + 2)),
+    # PyTorch's cross_entropy on fp32 logits: log_softmax and nll_loss
+    14: (("the cast to fp32", 2 + 4), ("log_softmax: three reads of the row and its write", 4 + 4 + 4 + 4),
+         ("backward: nll_loss's zero gradient and its scatter", 4),
+         ("backward: log_softmax's two reads of the gradient, one of its output, the write", 4 + 4 + 4 + 4),
+         ("backward: the cast back", 4 + 2)),
+}
+#: bytes per logit the loss's kernels move, forward and backward: :data:`LOGIT_PASSES` summed
+LOGIT_TRAFFIC = {reading: sum(size for _, size in kernels) for reading, kernels in LOGIT_PASSES.items()}
 ATTENTION_KERNELS = ("cudnn", "fa2", "triton")
 #: the kernels a rotary position embedding runs on one rotated tensor (the queries or the keys) in one pass, with the
 #: bytes each moves per rotated value, for each reading of ``rope_kernel``; the backward runs the same kernels in
