@@ -287,12 +287,12 @@ def test_each_memory_bound_kernel_pays_the_fixed_time_per_kernel():
     from lgacc.model.calibrated.step import layer_times
 
     launch = layer_times()["launch"]
-    plain = {S.d_R: 0}  # no rotary positions (a model with them adds 2 n_R a pass: test_calibrated_rope.py)
+    plain = {S.d_R: 0, S.e_N: 0, S.e_A: 0}  # fused kernels, no rotary positions (test_calibrated_rope.py: 2 n_R more)
     assert int(layer_forward_kernels().subs(S.fa, 1).subs(plain)) == 5
     assert float(launch.subs({S.fa: 1, S.t_k: 3e-6, **plain})) == pytest.approx(30e-6)
     assert float(launch.subs({S.fa: 0, S.t_k: 3e-6, **plain})) == pytest.approx(42e-6)
     # Llama's rotation fused (one kernel for the queries, one for the keys) adds 2 each way: 42 us with FlashAttention
-    assert float(launch.subs({S.fa: 1, S.t_k: 3e-6, S.d_R: 5120, S.n_R: 1})) == pytest.approx(42e-6)
+    assert float(launch.subs({S.fa: 1, S.t_k: 3e-6, S.d_R: 5120, S.n_R: 1, S.e_N: 0, S.e_A: 0})) == pytest.approx(42e-6)
 
 
 def test_the_attention_efficiency_is_the_measured_kernel_by_head_size_and_sequence():
@@ -565,7 +565,8 @@ def test_the_norms_stream_at_their_measured_shares_by_hand():
     from lgacc.model.calibrated.kernels import layer_streaming_times
 
     values = {S.d_m: 1024, S.d_I: 4096, S.d_s: 2048, S.b_mu: 1, S.n_a: 1, S.sp: 0, S.drop: 0, S.gated: 0, S.fa: 1,
-              S.beta_hbm: 3e12, S.e_hbm: 0.9, S.e_nF: 0.6, S.e_nB: 0.4, S.k_B: 1.5, S.d_R: 0}  # no rotary positions
+              S.beta_hbm: 3e12, S.e_hbm: 0.9, S.e_nF: 0.6, S.e_nB: 0.4, S.k_B: 1.5, S.d_R: 0,
+              S.e_N: 0, S.e_A: 0}  # no rotary positions, fused norms and activation
     forward, backward = (float(sympy.sympify(t).subs(values)) for t in layer_streaming_times())
     norms, rest = 2 * 4 * 1024 * 2048, 2 * 6 * 1024 * 2048 + 4 * 4096 * 2048
     assert forward == pytest.approx(norms / (0.6 * 3e12) + rest / (0.9 * 3e12))

@@ -47,7 +47,7 @@ def test_a_bad_rope_kernel_is_refused_in_one_line():
 
 def _values(changes=None):
     values = {S.e_hbm: 0.9, S.beta_hbm: 3.35e12, S.t_k: 3e-6, S.fa: 1, b_mu: 2, d_s: 4096, n_a: 2,
-              S.d_R: 5120, S.g_R: 20, S.n_R: 3}
+              S.d_R: 5120, S.g_R: 20, S.n_R: 3, S.e_N: 0, S.e_A: 0}
     values.update(changes or {})
     return values
 

@@ -83,7 +83,12 @@ def test_recipe_effects_change_only_the_bracketed_field():
     assert set(table["field"]) <= {"schedule", "n_v", "micro_batch_size", "recomputation", "sequence_parallel",
                                    "flash_attention", "dropout", "zero_stage", "grad_reduce_bytes", "dp_overlap",
                                    "tp_overlap", "dp_network", "attention_kernel", "cuda_graphs", "host_sync",
-                                   "host_framework", "recompute_early_stop"}
+                                   "host_framework", "recompute_early_stop", "norm_kernel"}
+    # torchtitan's norms read fused where its configuration runs them eagerly: a faster step, and eager where it runs
+    # Triton's fused kernel: a slower one (bytes and kernels only grow from fused to eager)
+    norms = table[table["field"] == "norm_kernel"]
+    assert set(norms["value"]) == {"fused", "eager"}
+    assert (norms[norms["value"] == "fused"]["change"] < 0).all() and (norms[norms["value"] == "eager"]["change"] > 0).all()
     # plain PyTorch's host for a Megatron run: a lighter host, never a slower step, faster where the host paced it
     lighter = table[table["field"] == "host_framework"]
     assert len(lighter) and set(lighter["value"]) == {"pytorch"}

@@ -26,7 +26,8 @@ from lgacc.model.calibrated.gemm_table import MAPS, PRODUCT_LAYOUTS, gemm_tables
 from lgacc.model.calibrated.links import link_fits, measured_fits, nvlink_constants
 from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, HOST_FRAMEWORKS,
                                           LOGIT_BYTES, LOGIT_TRAFFIC, MIXED_PRECISION, RECOMPUTE, ROPE_KERNELS,
-                                          rope_traffic)
+                                          NORM_KERNELS, ACTIVATION_KERNELS, EAGER_NORM_PASSES,
+                                          EAGER_ACTIVATION_PASSES, eager_traffic, rope_traffic)
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
 from lgacc.model.transformer import load_model, shipped_model_files
 
@@ -131,6 +132,9 @@ def expected_data() -> dict[str, Any]:
         "logit_bytes": list(LOGIT_BYTES),
         "logit_traffic": {str(k): v for k, v in LOGIT_TRAFFIC.items()},
         "rope_traffic": {kernel: list(rope_traffic(kernel)) for kernel in ROPE_KERNELS},
+        "norm_kernels": list(NORM_KERNELS), "activation_kernels": list(ACTIVATION_KERNELS),
+        "eager_norm": list(eager_traffic(EAGER_NORM_PASSES)),
+        "eager_activation": list(eager_traffic(EAGER_ACTIVATION_PASSES)),
         "attention_fallback_factors": {kernel: fallback_factor(kernel) for kernel in ATTENTION_KERNELS},
         "attention_tables": [{"gpus": list(t["gpus"]), "head_dims": list(t["head_dims"]),
                               "sequence_lengths": list(t["sequence_lengths"]),
@@ -194,6 +198,8 @@ EXPECTED_JS = r"""
     if (!EXPECTED_DATA.mixed_precision.includes(R.mixed_precision)) fail(`recipe mixed_precision=${pyRepr(R.mixed_precision)} must be one of ${EXPECTED_DATA.mixed_precision.join(", ")}`);
     if (!EXPECTED_DATA.logit_bytes.includes(R.logit_bytes)) fail(`recipe logit_bytes=${pyRepr(R.logit_bytes)} must be one of ${EXPECTED_DATA.logit_bytes.join(", ")}`);
     if (!Object.keys(EXPECTED_DATA.rope_traffic).includes(R.rope_kernel)) fail(`recipe rope_kernel=${pyRepr(R.rope_kernel)} must be one of ${Object.keys(EXPECTED_DATA.rope_traffic).join(", ")}`);
+    if (!EXPECTED_DATA.norm_kernels.includes(R.norm_kernel)) fail(`recipe norm_kernel=${pyRepr(R.norm_kernel)} must be one of ${EXPECTED_DATA.norm_kernels.join(", ")}`);
+    if (!EXPECTED_DATA.activation_kernels.includes(R.activation_kernel)) fail(`recipe activation_kernel=${pyRepr(R.activation_kernel)} must be one of ${EXPECTED_DATA.activation_kernels.join(", ")}`);
     if (!EXPECTED_DATA.host_frameworks.includes(R.host_framework)) fail(`recipe host_framework=${pyRepr(R.host_framework)} must be one of ${EXPECTED_DATA.host_frameworks.join(", ")}`);
     if (!EXPECTED_DATA.dp_networks.includes(R.dp_network)) fail(`recipe dp_network=${pyRepr(R.dp_network)} must be one of ${EXPECTED_DATA.dp_networks.join(", ")}`);
     for (const key of ["grad_reduce_bytes", "main_grad_bytes"])
@@ -342,7 +348,10 @@ EXPECTED_JS = r"""
       pg: R.dp_network === "per-gpu" ? 1 : 0, improved: c.method === "improved" ? 1 : 0,
       amp: R.mixed_precision === "megatron" ? 0 : 1, keep_G: R.mixed_precision === "amp-zeroed" ? 1 : 0,
       g_L: R.logit_bytes, g_X: EXPECTED_DATA.logit_traffic[R.logit_bytes],
-      g_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][0], n_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][1], ddp_copy: R.ddp_bucket_copy ? 1 : 0, s_h: R.host_sync ? 1 : 0, ds_opt: R.deepspeed_optimizer ? 1 : 0,
+      g_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][0], n_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][1],
+      e_N: R.norm_kernel === "eager" ? 1 : 0, e_A: R.activation_kernel === "eager" ? 1 : 0,
+      g_NF: EXPECTED_DATA.eager_norm[0], g_NB: EXPECTED_DATA.eager_norm[1], n_NF: EXPECTED_DATA.eager_norm[2], n_NB: EXPECTED_DATA.eager_norm[3],
+      g_AF: EXPECTED_DATA.eager_activation[0], g_AB: EXPECTED_DATA.eager_activation[1], n_AF: EXPECTED_DATA.eager_activation[2], n_AB: EXPECTED_DATA.eager_activation[3], ddp_copy: R.ddp_bucket_copy ? 1 : 0, s_h: R.host_sync ? 1 : 0, ds_opt: R.deepspeed_optimizer ? 1 : 0,
       ds_pipe: R.deepspeed_pipeline ? 1 : 0, vc: R.vocabulary_chunks ? 1 : 0,
     }, EXPECTED_DATA.calibration);
     const nvlink = EXPECTED_DATA.nvlink_tables.find((t) => Math.abs(t.link_bytes_per_s - hw.nvlink_bandwidth_bytes_per_s / 2) <= 1e-6 * t.link_bytes_per_s

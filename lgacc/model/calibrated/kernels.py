@@ -46,10 +46,10 @@ import sympy
 from ..formulas.model import d_v
 from ..symbols import d_a, d_I, d_m, d_s, n_a
 from .shapes import replicated_tokens, tokens
-from .symbols import (amp, beta_hbm, d_R, drop, e_hbm, e_nB, e_nF, fa, g_R, g_X, gamma_G, gamma_M, gated, k_B, keep_G,
-                      minimum, n_R)
+from .symbols import (amp, beta_hbm, d_R, drop, e_A, e_hbm, e_N, e_nB, e_nF, fa, g_AB, g_AF, g_NB, g_NF, g_R, g_X,
+                      gamma_G, gamma_M, gated, k_B, keep_G, minimum, n_AB, n_AF, n_NB, n_NF, n_R)
 
-__all__ = ["streaming_time", "layer_forward_kernels", "rope_bytes", "residual_add_bytes", "norm_bytes", "layer_streaming_times",
+__all__ = ["streaming_time", "layer_forward_kernels", "layer_backward_kernels", "rope_bytes", "activation_bytes", "residual_add_bytes", "norm_bytes", "layer_streaming_times",
            "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
            "optimizer_bytes_per_parameter", "master_weights_bytes_per_parameter",
            "gradient_zeroing_bytes_per_parameter"]
@@ -61,10 +61,18 @@ def streaming_time(size_bytes) -> sympy.Expr:
 
 
 def layer_forward_kernels() -> sympy.Expr:
-    """Memory-bound kernels one layer's forward pass launches: 2 norms, 2 bias-dropout-adds, the activation, the
-    softmax and attention dropout without FlashAttention, and the rotary embedding's ``n_R`` on each of the queries
-    and the keys where the model has rotary positions (the rows of the module's table)."""
-    return 2 + 2 + 1 + 2 * (1 - fa) + 2 * n_R * minimum(1, d_R)
+    """Memory-bound kernels one layer's forward pass launches: 2 norms (``n_NF`` each when eager), 2
+    bias-dropout-adds, the activation (``n_AF`` when a gated one runs eagerly), the softmax and attention dropout
+    without FlashAttention, and the rotary embedding's ``n_R`` on each of the queries and the keys where the model
+    has rotary positions (the rows of the module's table)."""
+    return (2 * (1 + e_N * (n_NF - 1)) + 2 + 1 + e_A * gated * (n_AF - 1) + 2 * (1 - fa)
+            + 2 * n_R * minimum(1, d_R))
+
+
+def layer_backward_kernels() -> sympy.Expr:
+    """Memory-bound kernels one layer's backward pass launches: as many as its forward's, but an eager norm's or
+    eager activation's backward launches autograd's own (``n_NB``, ``n_AB``)."""
+    return layer_forward_kernels() + 2 * e_N * (n_NB - n_NF) + e_A * gated * (n_AB - n_AF)
 
 
 def rope_bytes() -> sympy.Expr:
@@ -89,21 +97,39 @@ def residual_add_bytes() -> sympy.Expr:
     return (6 + drop) * d_m * replicated_tokens()
 
 
+def activation_bytes() -> sympy.Expr:
+    """The fused activation's forward bytes (GeLU: read, write; SwiGLU: read both halves, write), per device and
+    micro-batch."""
+    return (4 + 2 * gated) * d_I / n_a * tokens()
+
+
 def layer_forward_bytes() -> sympy.Expr:
-    """Bytes of the memory-bound kernels of one layer's forward pass, per device and micro-batch."""
+    """Bytes of the fused memory-bound kernels of one layer's forward pass, per device and micro-batch."""
     replicated = norm_bytes() + 2 * residual_add_bytes()
-    activation = (4 + 2 * gated) * d_I / n_a * tokens()
-    return replicated + activation + attention_core_bytes()
+    return replicated + activation_bytes() + attention_core_bytes()
 
 
 def layer_streaming_times() -> tuple[sympy.Expr, sympy.Expr]:
     """Seconds the layer's memory-bound kernels stream (their fixed times per kernel apart): (forward, backward).
     The norms at their measured shares (``e_nF``, ``e_nB``), the rest at ``e_hbm``; the backward moves ``k_B`` times
-    each kernel's forward bytes, and the rotary embedding's own bytes again (:func:`rope_bytes`)."""
-    others = layer_forward_bytes() - norm_bytes()
+    each kernel's forward bytes, and the rotary embedding's own bytes again (:func:`rope_bytes`).
+
+    Eager norms (``e_N``) move ``g_NF`` and ``g_NB`` bytes per normalized value instead (the fused kernel's 4 a
+    value forward: ``norm_bytes`` over 4 values them), and an eager gated activation (``e_A``) ``g_AF`` and ``g_AB``
+    per feed-forward value, all at ``e_hbm``, their backward counted kernel by kernel, not ``k_B`` times the
+    forward (:data:`.recipe.EAGER_NORM_PASSES`, :data:`.recipe.EAGER_ACTIVATION_PASSES`)."""
+    norms, activation = norm_bytes(), activation_bytes()
+    others = layer_forward_bytes() - norms - activation
+    values = d_I / n_a * tokens()
+    eager_activation = e_A * gated
     rotation = streaming_time(rope_bytes())
-    forward = streaming_time(others) + norm_bytes() / (e_nF * beta_hbm) + rotation
-    backward = k_B * (streaming_time(others) + norm_bytes() / (e_nB * beta_hbm)) + rotation
+    forward = (streaming_time(others) + rotation
+               + (1 - e_N) * norms / (e_nF * beta_hbm) + e_N * streaming_time(g_NF / 4 * norms)
+               + (1 - eager_activation) * streaming_time(activation) + eager_activation * streaming_time(g_AF * values))
+    backward = (k_B * streaming_time(others) + rotation
+                + (1 - e_N) * k_B * norms / (e_nB * beta_hbm) + e_N * streaming_time(g_NB / 4 * norms)
+                + (1 - eager_activation) * k_B * streaming_time(activation)
+                + eager_activation * streaming_time(g_AB * values))
     return forward, backward
 
 

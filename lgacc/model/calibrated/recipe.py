@@ -23,6 +23,7 @@ from lgacc.errors import UserInputError
 
 __all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "ATTENTION_KERNELS", "MIXED_PRECISION", "LOGIT_BYTES",
            "LOGIT_PASSES", "LOGIT_TRAFFIC", "ROPE_PASSES", "ROPE_KERNELS", "rope_traffic",
+           "NORM_KERNELS", "ACTIVATION_KERNELS", "EAGER_NORM_PASSES", "EAGER_ACTIVATION_PASSES", "eager_traffic",
            "HOST_FRAMEWORKS",
            "zero_stage"]
 
@@ -117,6 +118,17 @@ FIELDS: dict[str, str] = {
                    "torchtitan's eager apply_rotary_emb: a cast to fp32, the complex product, the cast back); the "
                    "bytes and kernels of each, lgacc.model.calibrated.recipe.ROPE_PASSES; a model without rotary "
                    "positions rotates nothing",
+    "norm_kernel": "how the layer's two norms run: fused (one kernel each way per norm, at the share of the HBM "
+                   "bandwidth measured on an H100 for PyTorch's layer norm: Transformer Engine's, Apex's, Triton's and "
+                   "torch.compile's fused norms; the default) or eager (torchtitan's RMSNorm module in PyTorch "
+                   "operations, norm_type rmsnorm without torch.compile: a cast to fp32, the square, the mean, the "
+                   "product, the cast back and the weight, and autograd's kernels for each in the backward; "
+                   "lgacc.model.calibrated.recipe.EAGER_NORM_PASSES)",
+    "activation_kernel": "how a gated feed-forward's activation runs: fused (one kernel reads both halves and writes the "
+                         "product, Megatron-LM's bias_swiglu_fusion and Transformer Engine's; the default) or eager "
+                         "(torchtitan's F.silu(w1(x)) * w3(x): the SiLU and the product as two kernels, and autograd's "
+                         "three in the backward; lgacc.model.calibrated.recipe.EAGER_ACTIVATION_PASSES); an ungated "
+                         "activation is one kernel either way",
 }
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
@@ -158,6 +170,41 @@ ROPE_PASSES: dict[str, tuple[tuple[str, int], ...]] = {
     "complex": (("the cast to fp32", 2 + 4), ("the complex product", 4 + 4), ("the cast back", 4 + 2)),
 }
 ROPE_KERNELS = tuple(ROPE_PASSES)
+NORM_KERNELS = ("fused", "eager")
+ACTIVATION_KERNELS = ("fused", "eager")
+#: torchtitan's eager RMSNorm (torchtitan/models/norms.py, RMSNorm, at 157a12c56 and 9dec370:
+#: ``y = x.float(); (y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + eps)).type_as(x) * weight``) as PyTorch runs it
+#: without torch.compile: (forward kernels, backward kernels), each with the bytes it moves per normalized value
+#: (half-precision input; the per-row values, one a token, and the weight, one a column, are not counted).  The
+#: backward is autograd's: ``MulBackward0`` of the weight (the input's gradient, then the weight's as a product and its
+#: sum over the tokens), ``ToCopyBackward0``, ``MulBackward0`` of ``x * rsqrt`` (the direct gradient, then the
+#: gradient of the per-row factor as a product and its sum over the row), ``RsqrtBackward0`` on the rows, ``MeanBackward1``
+#: (the row's gradient expanded and divided), ``PowBackward0`` (``grad * (2 * x.pow(1))``, torch/csrc/autograd/
+#: FunctionsManual.cpp ``pow_backward``: a copy, a scaling, a product), the two gradients of the fp32 copy summed, and
+#: the cast back.
+EAGER_NORM_PASSES: tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]] = (
+    (("x.float()", 2 + 4), ("pow(2)", 4 + 4), ("mean over the row", 4), ("+ eps", 0), ("rsqrt", 0),
+     ("x * rsqrt", 4 + 4), ("type_as", 4 + 2), ("* weight", 2 + 2)),
+    (("grad * weight", 2 + 2), ("grad * output", 2 + 2 + 2), ("its sum over the tokens", 2), ("cast to fp32", 2 + 4),
+     ("grad * rsqrt", 4 + 4), ("grad * x", 4 + 4 + 4), ("its sum over the row", 4), ("rsqrt's backward", 0),
+     ("mean's backward: expand and divide", 4), ("pow's backward: x.pow(1)", 4 + 4), ("times 2", 4 + 4),
+     ("times grad", 4 + 4 + 4), ("the fp32 copy's two gradients summed", 4 + 4 + 4), ("cast back", 4 + 2)),
+)
+#: torchtitan's gated feed-forward activation (torchtitan/models/llama/model.py, FeedForward.forward, at 157a12c56 and
+#: 9dec370: ``self.w2(F.silu(self.w1(x)) * self.w3(x))``) without torch.compile: (forward kernels, backward kernels),
+#: each with the bytes it moves per feed-forward value (``d_I``, half precision).  The fused kernel it replaces reads
+#: both halves and writes the product (6 forward, ``k_B`` times that backward).
+EAGER_ACTIVATION_PASSES: tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]] = (
+    (("silu", 2 + 2), ("silu(a) * b", 2 + 2 + 2)),
+    (("grad * b", 2 + 2 + 2), ("grad * silu(a)", 2 + 2 + 2), ("silu's backward", 2 + 2 + 2)),
+)
+
+
+def eager_traffic(passes) -> tuple[int, int, int, int]:
+    """(forward bytes, backward bytes, forward kernels, backward kernels) of an eager table
+    (:data:`EAGER_NORM_PASSES`, :data:`EAGER_ACTIVATION_PASSES`)."""
+    forward, backward = passes
+    return sum(size for _, size in forward), sum(size for _, size in backward), len(forward), len(backward)
 
 
 def rope_traffic(kernel: str) -> tuple[int, int]:
@@ -197,6 +244,8 @@ class Recipe:
     host_framework: str = "pytorch"
     recompute_early_stop: bool = False
     rope_kernel: str = "fused"
+    norm_kernel: str = "fused"
+    activation_kernel: str = "fused"
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
@@ -221,6 +270,9 @@ class Recipe:
                                  f"{', '.join(HOST_FRAMEWORKS)}")
         if self.rope_kernel not in ROPE_KERNELS:
             raise UserInputError(f"recipe rope_kernel={self.rope_kernel!r} must be one of {', '.join(ROPE_KERNELS)}")
+        for name, allowed in (("norm_kernel", NORM_KERNELS), ("activation_kernel", ACTIVATION_KERNELS)):
+            if getattr(self, name) not in allowed:
+                raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be one of {', '.join(allowed)}")
         if self.dp_network not in DP_NETWORKS:
             raise UserInputError(f"recipe dp_network={self.dp_network!r} must be one of {', '.join(DP_NETWORKS)}")
         for name in ("grad_reduce_bytes", "main_grad_bytes"):
@@ -254,7 +306,8 @@ class Recipe:
 
 def _parse(key: str, text: str) -> Any:
     lowered = text.lower()
-    if key in ("recompute", "dp_network", "attention_kernel", "mixed_precision", "host_framework", "rope_kernel"):
+    if key in ("recompute", "dp_network", "attention_kernel", "mixed_precision", "host_framework", "rope_kernel",
+               "norm_kernel", "activation_kernel"):
         return lowered
     if key == "zero_stage":
         if lowered in ("", "none", "unset", "default"):

@@ -6,7 +6,9 @@ collectives of :mod:`.collectives`)::
     t_F = sum of the 4 linear GEMMs + attention + forward kernels  + 2 tensor-parallel all-reduces
     t_B = 2 x the linear GEMMs      + attention backward + k_B x kernels + 2 all-reduces
           (the kernels streaming at e_hbm, the norms at their measured shares e_nF, e_nB; the rotary
-          embedding's bytes once more, not k_B times: its backward runs its forward's kernels)
+          embedding's bytes once more, not k_B times: its backward runs its forward's kernels; eager norms
+          and an eager gated activation kernel by kernel, forward and backward, recipe norm_kernel and
+          activation_kernel)
     t_R = t_F (full recomputation; half of it when every other layer is recomputed),
           less the last linear GEMM, its all-reduce and the residual add under PyTorch's non-reentrant
           checkpoint (``r_stop``: it stops once the backward's tensors are saved again)
@@ -105,6 +107,7 @@ from .kernels import (
     attention_core_bytes,
     cross_entropy_bytes,
     embedding_bytes,
+    layer_backward_kernels,
     layer_forward_kernels,
     layer_streaming_times,
     residual_add_bytes,
@@ -230,6 +233,7 @@ def layer_times() -> dict[str, sympy.Expr]:
     attention_forward = fa * flash_forward + (1 - fa) * 2 * score
     attention_backward = fa * flash_backward + (1 - fa) * 4 * score
     launches = layer_forward_kernels() * t_k  # the fixed time of each memory-bound kernel (:mod:`.kernels`)
+    launches_backward = layer_backward_kernels() * t_k
     streamed, streamed_backward = layer_streaming_times()
     kernels = streamed + launches
     tensor = 2 * _tensor_collective()
@@ -237,7 +241,7 @@ def layer_times() -> dict[str, sympy.Expr]:
     backward_compute = 2 * linear + attention_backward
     forward = ov_tp * overlapped(forward_compute, tensor) + (1 - ov_tp) * (forward_compute + tensor) + kernels
     backward = (ov_tp * overlapped(backward_compute, tensor) + (1 - ov_tp) * (backward_compute + tensor)
-                + streamed_backward + launches)
+                + streamed_backward + launches_backward)
     selective = (1 - fa) * (2 * score + streaming_time(attention_core_bytes()))
     # PyTorch's non-reentrant checkpoint stops a recomputation once the backward's last saved tensor is packed again:
     # the input of the layer's last product (fc2), packed before that product runs, so the product, the collective
@@ -249,10 +253,10 @@ def layer_times() -> dict[str, sympy.Expr]:
         "recompute": r_full * (forward - r_stop * not_rerun) + r_sel * selective + r_op * (linear / 2 + kernels),
         "weight": linear,
         "matmul": forward_compute + backward_compute,
-        "memory_bound": streamed + streamed_backward + 2 * launches,
-        "launch": 2 * launches,
+        "memory_bound": streamed + streamed_backward + launches + launches_backward,
+        "launch": launches + launches_backward,
         "tensor_parallel": 2 * tensor,
-        "ramp_backward": attention_backward + streamed_backward + launches + (1 - ov_tp) * tensor,
+        "ramp_backward": attention_backward + streamed_backward + launches_backward + (1 - ov_tp) * tensor,
     }
 
 

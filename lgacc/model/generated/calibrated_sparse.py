@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = 'f89f744d023f2c60c7d284ee'
+SOURCE_KEY = 'a6df5295dfa016c0bfedabd9'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

@@ -90,6 +90,8 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "host_framework": ("pytorch", "megatron"),
     "recompute_early_stop": (True, False),
     "rope_kernel": ("fused", "complex"),
+    "norm_kernel": ("fused", "eager"),
+    "activation_kernel": ("fused", "eager"),
 }
 
 
@@ -165,6 +167,12 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                     "Megatron-LM, NeMo and Megatron-Bridge call by default; a run whose framework rotates in eager "
                     "complex fp32, torchtitan's, says so in its file; it matters only for a model with rotary "
                     "positions)", lambda r: ()),
+    "norm_kernel": ("fused", "fused norms, one kernel each way (Transformer Engine's, Apex's and Megatron-LM's, PyTorch's "
+                    "layer norm, torch.compile's; a run whose framework runs its norms as PyTorch operations, "
+                    "torchtitan's rmsnorm without torch.compile, says so in its file)", lambda r: ()),
+    "activation_kernel": ("fused", "a fused gated activation (Megatron-LM's bias_swiglu_fusion, Transformer Engine's; a run "
+                          "whose framework runs the SiLU and the product apart, torchtitan's without torch.compile, "
+                          "says so in its file; it matters only for a gated feed-forward)", lambda r: ()),
 }
 
 
@@ -262,7 +270,8 @@ class Run:
                         "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
                         "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs", "host_sync",
                         "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap",
-                        "host_framework", "recompute_early_stop", "rope_kernel")})
+                        "host_framework", "recompute_early_stop", "rope_kernel", "norm_kernel",
+                        "activation_kernel")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -531,7 +540,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     deepspeed_pipeline=values["deepspeed_pipeline"],
                     vocabulary_chunks=values["vocabulary_chunks"], ep_overlap=values["ep_overlap"],
                     host_framework=values["host_framework"],
-                    recompute_early_stop=values["recompute_early_stop"], rope_kernel=values["rope_kernel"])
+                    recompute_early_stop=values["recompute_early_stop"], rope_kernel=values["rope_kernel"],
+                    norm_kernel=values["norm_kernel"], activation_kernel=values["activation_kernel"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,
