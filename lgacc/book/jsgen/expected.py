@@ -25,7 +25,7 @@ from lgacc.model.calibrated.attention import attention_tables, fallback_factor
 from lgacc.model.calibrated.gemm_table import MAPS, PRODUCT_LAYOUTS, gemm_tables, shape_tables
 from lgacc.model.calibrated.links import link_fits, measured_fits, nvlink_constants
 from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, HOST_FRAMEWORKS,
-                                          LOGIT_BYTES, LOGIT_TRAFFIC, MIXED_PRECISION, RECOMPUTE, ROPE_KERNELS,
+                                          LOGIT_BYTES, LOGIT_TRAFFIC, LOSS_TRAFFIC, MIXED_PRECISION, RECOMPUTE, ROPE_KERNELS,
                                           NORM_KERNELS, ACTIVATION_KERNELS, EAGER_NORM_PASSES,
                                           EAGER_ACTIVATION_PASSES, eager_traffic, rope_traffic)
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
@@ -131,6 +131,7 @@ def expected_data() -> dict[str, Any]:
         "mixed_precision": list(MIXED_PRECISION),
         "logit_bytes": list(LOGIT_BYTES),
         "logit_traffic": {str(k): v for k, v in LOGIT_TRAFFIC.items()},
+        "loss_traffic": dict(LOSS_TRAFFIC),
         "rope_traffic": {kernel: list(rope_traffic(kernel)) for kernel in ROPE_KERNELS},
         "norm_kernels": list(NORM_KERNELS), "activation_kernels": list(ACTIVATION_KERNELS),
         "eager_norm": list(eager_traffic(EAGER_NORM_PASSES)),
@@ -198,6 +199,7 @@ EXPECTED_JS = r"""
     if (!EXPECTED_DATA.mixed_precision.includes(R.mixed_precision)) fail(`recipe mixed_precision=${pyRepr(R.mixed_precision)} must be one of ${EXPECTED_DATA.mixed_precision.join(", ")}`);
     if (!EXPECTED_DATA.logit_bytes.includes(R.logit_bytes)) fail(`recipe logit_bytes=${pyRepr(R.logit_bytes)} must be one of ${EXPECTED_DATA.logit_bytes.join(", ")}`);
     if (!Object.keys(EXPECTED_DATA.rope_traffic).includes(R.rope_kernel)) fail(`recipe rope_kernel=${pyRepr(R.rope_kernel)} must be one of ${Object.keys(EXPECTED_DATA.rope_traffic).join(", ")}`);
+    if (R.loss_kernel !== null && !Object.keys(EXPECTED_DATA.loss_traffic).includes(R.loss_kernel)) fail(`recipe loss_kernel=${pyRepr(R.loss_kernel)} must be one of ${Object.keys(EXPECTED_DATA.loss_traffic).join(", ")} (or unset)`);
     if (!EXPECTED_DATA.norm_kernels.includes(R.norm_kernel)) fail(`recipe norm_kernel=${pyRepr(R.norm_kernel)} must be one of ${EXPECTED_DATA.norm_kernels.join(", ")}`);
     if (!EXPECTED_DATA.activation_kernels.includes(R.activation_kernel)) fail(`recipe activation_kernel=${pyRepr(R.activation_kernel)} must be one of ${EXPECTED_DATA.activation_kernels.join(", ")}`);
     if (!EXPECTED_DATA.host_frameworks.includes(R.host_framework)) fail(`recipe host_framework=${pyRepr(R.host_framework)} must be one of ${EXPECTED_DATA.host_frameworks.join(", ")}`);
@@ -347,7 +349,7 @@ EXPECTED_JS = r"""
       gamma_G: R.grad_reduce_bytes, gamma_M: R.main_grad_bytes, ov_dp: R.dp_overlap ? 1 : 0, ov_tp: R.tp_overlap ? 1 : 0,
       pg: R.dp_network === "per-gpu" ? 1 : 0, improved: c.method === "improved" ? 1 : 0,
       amp: R.mixed_precision === "megatron" ? 0 : 1, keep_G: R.mixed_precision === "amp-zeroed" ? 1 : 0,
-      g_L: R.logit_bytes, g_X: EXPECTED_DATA.logit_traffic[R.logit_bytes],
+      g_L: R.logit_bytes, g_X: R.loss_kernel === null ? EXPECTED_DATA.logit_traffic[R.logit_bytes] : EXPECTED_DATA.loss_traffic[R.loss_kernel],
       g_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][0], n_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][1],
       e_N: R.norm_kernel === "eager" ? 1 : 0, e_A: R.activation_kernel === "eager" ? 1 : 0,
       g_NF: EXPECTED_DATA.eager_norm[0], g_NB: EXPECTED_DATA.eager_norm[1], n_NF: EXPECTED_DATA.eager_norm[2], n_NB: EXPECTED_DATA.eager_norm[3],

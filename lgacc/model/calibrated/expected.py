@@ -30,7 +30,7 @@ from ..evaluator.inputs import as_count, as_model, check_chunks, check_config, c
 from ..evaluator.mapping import default_schedule
 from .parameters import Calibration, fitted_calibration
 from .program import Program, run
-from .recipe import (DEFAULT_RECIPE, EAGER_ACTIVATION_PASSES, EAGER_NORM_PASSES, LOGIT_TRAFFIC, Recipe, eager_traffic,
+from .recipe import (DEFAULT_RECIPE, EAGER_ACTIVATION_PASSES, EAGER_NORM_PASSES, Recipe, eager_traffic, loss_traffic,
                      rope_traffic, zero_stage)
 from .store import load_or_build
 
@@ -138,7 +138,7 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
         "gamma_G": float(recipe.grad_reduce_bytes), "gamma_M": float(recipe.main_grad_bytes),
         "amp": float(recipe.mixed_precision in ("amp", "amp-zeroed")),
         "keep_G": float(recipe.mixed_precision == "amp-zeroed"), "g_L": float(recipe.logit_bytes),
-        "g_X": float(LOGIT_TRAFFIC[recipe.logit_bytes]),
+        "g_X": float(loss_traffic(recipe)),
         "g_R": float(rope_traffic(recipe.rope_kernel)[0]), "n_R": float(rope_traffic(recipe.rope_kernel)[1]),
         "e_N": float(recipe.norm_kernel == "eager"), "e_A": float(recipe.activation_kernel == "eager"),
         **dict(zip(("g_NF", "g_NB", "n_NF", "n_NB"), map(float, eager_traffic(EAGER_NORM_PASSES)))),

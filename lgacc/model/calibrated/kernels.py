@@ -140,8 +140,9 @@ def embedding_bytes() -> sympy.Expr:
 
 def cross_entropy_bytes() -> sympy.Expr:
     """The loss's kernels, forward and backward: ``g_X`` bytes per logit of the device's vocabulary share, by the
-    implementation the recipe's ``logit_bytes`` names (:data:`.recipe.LOGIT_PASSES` lists each kernel's bytes and
-    :data:`.recipe.LOGIT_TRAFFIC` sums them), each kernel's tensors read or written once:
+    implementation the recipe's ``loss_kernel`` names, else the one its ``logit_bytes`` names
+    (:data:`.recipe.LOGIT_PASSES` lists each kernel's bytes and :data:`.recipe.LOSS_TRAFFIC` sums them), each
+    kernel's tensors read or written once:
 
     * Megatron-LM's vocab-parallel cross entropy on an fp32 copy of the half-precision logits (``logit_bytes`` 10;
       ``megatron/core/tensor_parallel/cross_entropy.py``, core_r0.14.0, unfused, the default): the cast, the
@@ -152,7 +153,11 @@ def cross_entropy_bytes() -> sympy.Expr:
       exponentials and for its output, and writes it; ``nll_loss``'s backward writes a zero gradient and scatters
       into it; ``log_softmax``'s backward reads the incoming gradient for its sum, then it and the output, and
       writes; the cast back: **48**;
-    * the same Megatron-LM loss in half precision, without the casts (``logit_bytes`` 6): **20**."""
+    * the same Megatron-LM loss in half precision, without the casts (``logit_bytes`` 6): **20**;
+    * FlashAttention's fused CUDA cross entropy on half-precision logits (``loss_kernel`` xentropy; Apex's kernel in
+      ``csrc/xentropy/xentropy_kernel.cu``, which LLM Foundry's MPT calls as ``loss_fn: fused_crossentropy``): the
+      forward kernel reads the row twice (its maximum and sum, then its sum of exponentials), the backward reads it
+      and writes the gradient: **8**."""
     return g_X * tokens() * d_v / n_a
 
 

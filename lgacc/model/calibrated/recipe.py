@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from lgacc.errors import UserInputError
 
 __all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "ATTENTION_KERNELS", "MIXED_PRECISION", "LOGIT_BYTES",
-           "LOGIT_PASSES", "LOGIT_TRAFFIC", "ROPE_PASSES", "ROPE_KERNELS", "rope_traffic",
+           "LOGIT_PASSES", "LOGIT_TRAFFIC", "LOSS_KERNELS", "LOSS_TRAFFIC", "LOGIT_IMPLEMENTATION", "loss_traffic", "ROPE_PASSES", "ROPE_KERNELS", "rope_traffic",
            "NORM_KERNELS", "ACTIVATION_KERNELS", "EAGER_NORM_PASSES", "EAGER_ACTIVATION_PASSES", "eager_traffic",
            "HOST_FRAMEWORKS",
            "zero_stage"]
@@ -124,6 +124,12 @@ FIELDS: dict[str, str] = {
                    "operations, norm_type rmsnorm without torch.compile: a cast to fp32, the square, the mean, the "
                    "product, the cast back and the weight, and autograd's kernels for each in the backward; "
                    "lgacc.model.calibrated.recipe.EAGER_NORM_PASSES)",
+    "loss_kernel": "the cross entropy's kernels, where they are not the ones logit_bytes names (unset, the default): "
+                   "megatron (Megatron-LM's vocab-parallel loss on an fp32 copy, 52 bytes a logit), pytorch "
+                   "(cross_entropy on fp32 logits, 48), half (Megatron-LM's in half precision, 20) or xentropy "
+                   "(FlashAttention's fused CUDA cross entropy on half logits, LLM Foundry's fused_crossentropy: two "
+                   "reads forward, a read and a write backward, 8); lgacc.model.calibrated.recipe.LOGIT_PASSES; the "
+                   "memory alive at the loss stays logit_bytes'",
     "activation_kernel": "how a gated feed-forward's activation runs: fused (one kernel reads both halves and writes the "
                          "product, Megatron-LM's bias_swiglu_fusion and Transformer Engine's; the default) or eager "
                          "(torchtitan's F.silu(w1(x)) * w3(x): the SiLU and the product as two kernels, and autograd's "
@@ -133,25 +139,42 @@ FIELDS: dict[str, str] = {
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
 LOGIT_BYTES = (6, 10, 14)
-#: the loss's kernels, forward then backward, with the bytes each moves per logit, for each reading of
-#: ``logit_bytes`` (the implementation it names), read from the code (lgacc.model.calibrated.kernels.cross_entropy_bytes
-#: says where): each kernel's tensors read or written once
-LOGIT_PASSES: dict[int, tuple[tuple[str, int], ...]] = {
-    # the same Megatron-LM loss in half precision, without the casts
-    6: (("the maximum", 2), ("the subtraction in place", 2 + 2), ("exp in place", 2 + 2), ("the sum", 2),
-        ("the division into the softmax kept", 2 + 2), ("backward: the gradient scaled in place", 2 + 2)),
+#: the loss's kernels, forward then backward, with the bytes each moves per logit, for each implementation, read from
+#: the code (lgacc.model.calibrated.kernels.cross_entropy_bytes says where): each kernel's tensors read or written once
+LOGIT_PASSES: dict[str, tuple[tuple[str, int], ...]] = {
+    # the Megatron-LM loss below in half precision, without the casts
+    "half": (("the maximum", 2), ("the subtraction in place", 2 + 2), ("exp in place", 2 + 2), ("the sum", 2),
+             ("the division into the softmax kept", 2 + 2), ("backward: the gradient scaled in place", 2 + 2)),
     # Megatron-LM's vocab-parallel cross entropy on an fp32 copy of the half-precision logits (core_r0.14.0, unfused)
-    10: (("the cast to fp32", 2 + 4), ("the maximum", 4), ("the subtraction in place", 4 + 4),
-         ("exp in place", 4 + 4), ("the sum", 4), ("the division into the softmax kept", 4 + 4),
-         ("backward: the gradient scaled in place", 4 + 4), ("backward: the cast back", 4 + 2)),
+    "megatron": (("the cast to fp32", 2 + 4), ("the maximum", 4), ("the subtraction in place", 4 + 4),
+                 ("exp in place", 4 + 4), ("the sum", 4), ("the division into the softmax kept", 4 + 4),
+                 ("backward: the gradient scaled in place", 4 + 4), ("backward: the cast back", 4 + 2)),
     # PyTorch's cross_entropy on fp32 logits: log_softmax and nll_loss
-    14: (("the cast to fp32", 2 + 4), ("log_softmax: three reads of the row and its write", 4 + 4 + 4 + 4),
-         ("backward: nll_loss's zero gradient and its scatter", 4),
-         ("backward: log_softmax's two reads of the gradient, one of its output, the write", 4 + 4 + 4 + 4),
-         ("backward: the cast back", 4 + 2)),
+    "pytorch": (("the cast to fp32", 2 + 4), ("log_softmax: three reads of the row and its write", 4 + 4 + 4 + 4),
+                ("backward: nll_loss's zero gradient and its scatter", 4),
+                ("backward: log_softmax's two reads of the gradient, one of its output, the write", 4 + 4 + 4 + 4),
+                ("backward: the cast back", 4 + 2)),
+    # FlashAttention's fused CUDA cross entropy on half-precision logits (csrc/xentropy/xentropy_kernel.cu,
+    # Dao-AILab/flash-attention, Apex's kernel: cunn_SoftMaxXEntropyForward reads the row for its maximum and sum,
+    # then for its sum of exponentials; cunn_SoftMaxXEntropyBackward reads it and writes the gradient), LLM
+    # Foundry's MPT loss_fn fused_crossentropy
+    "xentropy": (("the maximum and the sum", 2), ("the sum of exponentials", 2), ("backward: read and write", 2 + 2)),
 }
+LOSS_KERNELS = tuple(LOGIT_PASSES)
+#: the loss each reading of ``logit_bytes`` names, where the recipe's ``loss_kernel`` is unset
+LOGIT_IMPLEMENTATION = {6: "half", 10: "megatron", 14: "pytorch"}
 #: bytes per logit the loss's kernels move, forward and backward: :data:`LOGIT_PASSES` summed
-LOGIT_TRAFFIC = {reading: sum(size for _, size in kernels) for reading, kernels in LOGIT_PASSES.items()}
+LOSS_TRAFFIC = {kernel: sum(size for _, size in kernels) for kernel, kernels in LOGIT_PASSES.items()}
+#: the same, by the reading of ``logit_bytes`` that names the implementation
+LOGIT_TRAFFIC = {reading: LOSS_TRAFFIC[kernel] for reading, kernel in LOGIT_IMPLEMENTATION.items()}
+
+
+def loss_traffic(recipe: "Recipe") -> int:
+    """Bytes per logit the recipe's loss moves: its ``loss_kernel``'s, else the one its ``logit_bytes`` names."""
+    kernel = recipe.loss_kernel if recipe.loss_kernel is not None else LOGIT_IMPLEMENTATION[recipe.logit_bytes]
+    return LOSS_TRAFFIC[kernel]
+
+
 ATTENTION_KERNELS = ("cudnn", "fa2", "triton")
 #: the kernels a rotary position embedding runs on one rotated tensor (the queries or the keys) in one pass, with the
 #: bytes each moves per rotated value, for each reading of ``rope_kernel``; the backward runs the same kernels in
@@ -246,6 +269,7 @@ class Recipe:
     rope_kernel: str = "fused"
     norm_kernel: str = "fused"
     activation_kernel: str = "fused"
+    loss_kernel: str | None = None
 
     def __post_init__(self) -> None:
         if self.recompute not in RECOMPUTE:
@@ -273,6 +297,9 @@ class Recipe:
         for name, allowed in (("norm_kernel", NORM_KERNELS), ("activation_kernel", ACTIVATION_KERNELS)):
             if getattr(self, name) not in allowed:
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be one of {', '.join(allowed)}")
+        if self.loss_kernel is not None and self.loss_kernel not in LOSS_KERNELS:
+            raise UserInputError(f"recipe loss_kernel={self.loss_kernel!r} must be one of {', '.join(LOSS_KERNELS)} "
+                                 "(or unset)")
         if self.dp_network not in DP_NETWORKS:
             raise UserInputError(f"recipe dp_network={self.dp_network!r} must be one of {', '.join(DP_NETWORKS)}")
         for name in ("grad_reduce_bytes", "main_grad_bytes"):
@@ -309,9 +336,11 @@ def _parse(key: str, text: str) -> Any:
     if key in ("recompute", "dp_network", "attention_kernel", "mixed_precision", "host_framework", "rope_kernel",
                "norm_kernel", "activation_kernel"):
         return lowered
-    if key == "zero_stage":
+    if key in ("zero_stage", "loss_kernel"):
         if lowered in ("", "none", "unset", "default"):
             return None
+    if key == "loss_kernel":
+        return lowered
     if key in ("zero_stage", "grad_reduce_bytes", "main_grad_bytes", "logit_bytes"):
         try:
             return int(text)

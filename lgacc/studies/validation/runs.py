@@ -92,6 +92,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "rope_kernel": ("fused", "complex"),
     "norm_kernel": ("fused", "eager"),
     "activation_kernel": ("fused", "eager"),
+    "loss_kernel": (None, "megatron", "pytorch", "half", "xentropy"),
 }
 
 
@@ -173,6 +174,9 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
     "activation_kernel": ("fused", "a fused gated activation (Megatron-LM's bias_swiglu_fusion, Transformer Engine's; a run "
                           "whose framework runs the SiLU and the product apart, torchtitan's without torch.compile, "
                           "says so in its file; it matters only for a gated feed-forward)", lambda r: ()),
+    "loss_kernel": (None, "the cross entropy's kernels as logit_bytes names them (Megatron-LM's vocab-parallel loss "
+                    "by default; a run whose framework uses another, LLM Foundry's fused_crossentropy, says so in its "
+                    "file)", lambda r: ()),
 }
 
 
@@ -271,7 +275,7 @@ class Run:
                         "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs", "host_sync",
                         "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap",
                         "host_framework", "recompute_early_stop", "rope_kernel", "norm_kernel",
-                        "activation_kernel")})
+                        "activation_kernel", "loss_kernel")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
@@ -541,7 +545,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     vocabulary_chunks=values["vocabulary_chunks"], ep_overlap=values["ep_overlap"],
                     host_framework=values["host_framework"],
                     recompute_early_stop=values["recompute_early_stop"], rope_kernel=values["rope_kernel"],
-                    norm_kernel=values["norm_kernel"], activation_kernel=values["activation_kernel"])
+                    norm_kernel=values["norm_kernel"], activation_kernel=values["activation_kernel"],
+                    loss_kernel=values["loss_kernel"])
     return Run(
         id=str(spec["id"]), publication=str(top["publication"]), citation=str(spec["citation"]), model=model,
         hardware=hardware, n_gpu=n_gpu, n_a=n_a, n_l=n_l, b=b, b_mu=b_mu,

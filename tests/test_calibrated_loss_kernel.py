@@ -1,0 +1,45 @@
+"""The cross entropy's kernels by implementation (recipe loss_kernel; logit_bytes names one when it is unset)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lgacc.errors import UserInputError
+from lgacc.model.calibrated import Recipe
+from lgacc.model.calibrated.expected import inputs
+from lgacc.model.calibrated.recipe import LOGIT_TRAFFIC, LOSS_TRAFFIC, loss_traffic
+
+
+def test_flash_attentions_fused_cross_entropy_moves_eight_bytes_a_logit():
+    # csrc/xentropy/xentropy_kernel.cu on 2-byte logits: the forward reads the row for its maximum and sum, then
+    # for its sum of exponentials (2 + 2); the backward reads it and writes the gradient (2 + 2)
+    assert LOSS_TRAFFIC["xentropy"] == (2 + 2) + (2 + 2) == 8
+    # the three implementations logit_bytes names keep their counts (test_calibrated.py counts them)
+    assert LOGIT_TRAFFIC == {6: 20, 10: 52, 14: 48}
+    assert {k: LOSS_TRAFFIC[k] for k in ("half", "megatron", "pytorch")} == {"half": 20, "megatron": 52, "pytorch": 48}
+
+
+def test_unset_the_loss_is_the_one_logit_bytes_names_and_set_it_wins():
+    assert loss_traffic(Recipe()) == 52
+    assert loss_traffic(Recipe(logit_bytes=14)) == 48
+    assert loss_traffic(Recipe(logit_bytes=14, loss_kernel="xentropy")) == 8
+    assert Recipe.from_strings(["loss_kernel=unset"]).loss_kernel is None
+    assert Recipe.from_strings(["loss_kernel=XENTROPY"]).loss_kernel == "xentropy"
+    with pytest.raises(UserInputError, match=r"recipe loss_kernel='liger' must be one of half, megatron, pytorch, xentropy"):
+        Recipe(loss_kernel="liger")
+
+
+def test_the_loss_kernel_sets_the_programs_bytes_and_leaves_the_memory_at_the_loss():
+    plain = inputs("llama-3-8b", "h100-sxm", "baseline", n_b=8)
+    fused = inputs("llama-3-8b", "h100-sxm", "baseline", n_b=8, recipe=Recipe(loss_kernel="xentropy"))
+    assert plain["g_X"] == 52 and fused["g_X"] == 8
+    assert plain["g_L"] == fused["g_L"] == 10  # bytes alive at the loss: logit_bytes', unchanged
+
+
+def test_llm_foundrys_runs_read_its_fused_cross_entropy():
+    from lgacc.studies.validation.runs import load_runs
+
+    runs = load_runs()
+    mosaic = [run for run in runs if run.id.startswith("mosaicml-")]
+    assert len(mosaic) >= 90 and all(run.recipe.loss_kernel == "xentropy" for run in mosaic)
+    assert all(run.recipe.loss_kernel is None for run in runs if not run.id.startswith("mosaicml-"))
