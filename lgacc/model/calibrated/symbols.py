@@ -202,8 +202,8 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
     ("keep_G", keep_G, "PyTorch AMP's gradients stay allocated between steps (zero_grad() zeroes them, PyTorch "
      "before 2.0), 0 or 1", "indicator"),
     ("g_L", g_L, "bytes per logit at the loss (its tensors alive at the loss's backward)", "bytes"),
-    ("g_X", g_X, "bytes per logit the loss's kernels move, forward and backward (the implementation g_L names)",
-     "bytes"),
+    ("g_X", g_X, "bytes per logit the loss's kernels move, forward and backward (the recipe's loss_kernel, else the "
+     "implementation g_L names)", "bytes"),
     ("g_R", g_R, "bytes per rotated value the rotary embedding's kernels move in one pass, forward or backward (the "
      "implementation the recipe's rope_kernel names)", "bytes"),
     ("n_R", n_R, "kernels the rotary embedding launches per rotated tensor (queries, keys) and pass", "kernels"),

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = 'a6df5295dfa016c0bfedabd9'
+SOURCE_KEY = '4f6dbc6573542de01351fc8c'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
