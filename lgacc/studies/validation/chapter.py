@@ -122,7 +122,7 @@ def memory_sentence(parameters, numbers: Mapping[str, Any] | None = None) -> str
             "fp32 after the backward, so that they raise the peak where the state outweighs the activations; "
             "DeepSpeed's pipeline engine, which keeps each in-flight micro-batch's stage output and restores it in "
             "full beside its gradient at the backward; and the bytes a logit takes at the loss (10 for Megatron-LM's "
-            "fused cross entropy, 14 for PyTorch's on fp32 logits, 6 on half logits). The recipe's kernel choices "
+            "vocab-parallel cross entropy, 14 for PyTorch's on fp32 logits, 6 on half logits). The recipe's kernel choices "
             "(`rope_kernel`, `norm_kernel`, `activation_kernel`, `loss_kernel`) move time only: what eager kernels save for their "
             "backward beyond the fused kernel's (an eager RMSNorm's fp32 copy of its input) is not counted.")
     framework = getattr(parameters, "framework_gib", None)
