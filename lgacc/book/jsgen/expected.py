@@ -25,9 +25,8 @@ from lgacc.model.calibrated.attention import attention_tables, fallback_factor
 from lgacc.model.calibrated.gemm_table import MAPS, PRODUCT_LAYOUTS, gemm_tables, shape_tables
 from lgacc.model.calibrated.links import link_fits, measured_fits, nvlink_constants
 from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, HOST_FRAMEWORKS,
-                                          LOGIT_BYTES, LOGIT_TRAFFIC, LOSS_TRAFFIC, MIXED_PRECISION, RECOMPUTE, ROPE_KERNELS,
-                                          NORM_KERNELS, ACTIVATION_KERNELS, EAGER_NORM_PASSES,
-                                          EAGER_ACTIVATION_PASSES, eager_traffic, rope_traffic)
+                                          LOGIT_BYTES, LOGIT_IMPLEMENTATION, LOSS_TRAFFIC, MIXED_PRECISION, RECOMPUTE,
+                                          ROPE_KERNELS, NORM_KERNELS, ACTIVATION_KERNELS, rope_traffic)
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
 from lgacc.model.transformer import load_model, shipped_model_files
 
@@ -130,12 +129,10 @@ def expected_data() -> dict[str, Any]:
         "attention_kernels": list(ATTENTION_KERNELS),
         "mixed_precision": list(MIXED_PRECISION),
         "logit_bytes": list(LOGIT_BYTES),
-        "logit_traffic": {str(k): v for k, v in LOGIT_TRAFFIC.items()},
+        "logit_implementation": {str(k): v for k, v in LOGIT_IMPLEMENTATION.items()},
         "loss_traffic": dict(LOSS_TRAFFIC),
         "rope_traffic": {kernel: list(rope_traffic(kernel)) for kernel in ROPE_KERNELS},
         "norm_kernels": list(NORM_KERNELS), "activation_kernels": list(ACTIVATION_KERNELS),
-        "eager_norm": list(eager_traffic(EAGER_NORM_PASSES)),
-        "eager_activation": list(eager_traffic(EAGER_ACTIVATION_PASSES)),
         "attention_fallback_factors": {kernel: fallback_factor(kernel) for kernel in ATTENTION_KERNELS},
         "attention_tables": [{"gpus": list(t["gpus"]), "head_dims": list(t["head_dims"]),
                               "sequence_lengths": list(t["sequence_lengths"]),
@@ -349,11 +346,10 @@ EXPECTED_JS = r"""
       gamma_G: R.grad_reduce_bytes, gamma_M: R.main_grad_bytes, ov_dp: R.dp_overlap ? 1 : 0, ov_tp: R.tp_overlap ? 1 : 0,
       pg: R.dp_network === "per-gpu" ? 1 : 0, improved: c.method === "improved" ? 1 : 0,
       amp: R.mixed_precision === "megatron" ? 0 : 1, keep_G: R.mixed_precision === "amp-zeroed" ? 1 : 0,
-      g_L: R.logit_bytes, g_X: R.loss_kernel === null ? EXPECTED_DATA.logit_traffic[R.logit_bytes] : EXPECTED_DATA.loss_traffic[R.loss_kernel],
+      g_L: R.logit_bytes, g_X: EXPECTED_DATA.loss_traffic[R.loss_kernel === null ? EXPECTED_DATA.logit_implementation[R.logit_bytes] : R.loss_kernel],
       g_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][0], n_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][1],
       e_N: R.norm_kernel === "eager" ? 1 : 0, e_A: R.activation_kernel === "eager" ? 1 : 0,
-      g_NF: EXPECTED_DATA.eager_norm[0], g_NB: EXPECTED_DATA.eager_norm[1], n_NF: EXPECTED_DATA.eager_norm[2], n_NB: EXPECTED_DATA.eager_norm[3],
-      g_AF: EXPECTED_DATA.eager_activation[0], g_AB: EXPECTED_DATA.eager_activation[1], n_AF: EXPECTED_DATA.eager_activation[2], n_AB: EXPECTED_DATA.eager_activation[3], ddp_copy: R.ddp_bucket_copy ? 1 : 0, s_h: R.host_sync ? 1 : 0, ds_opt: R.deepspeed_optimizer ? 1 : 0,
+      ddp_copy: R.ddp_bucket_copy ? 1 : 0, s_h: R.host_sync ? 1 : 0, ds_opt: R.deepspeed_optimizer ? 1 : 0,
       ds_pipe: R.deepspeed_pipeline ? 1 : 0, vc: R.vocabulary_chunks ? 1 : 0,
     }, EXPECTED_DATA.calibration);
     const nvlink = EXPECTED_DATA.nvlink_tables.find((t) => Math.abs(t.link_bytes_per_s - hw.nvlink_bandwidth_bytes_per_s / 2) <= 1e-6 * t.link_bytes_per_s

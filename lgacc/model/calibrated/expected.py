@@ -30,8 +30,7 @@ from ..evaluator.inputs import as_count, as_model, check_chunks, check_config, c
 from ..evaluator.mapping import default_schedule
 from .parameters import Calibration, fitted_calibration
 from .program import Program, run
-from .recipe import (DEFAULT_RECIPE, EAGER_ACTIVATION_PASSES, EAGER_NORM_PASSES, Recipe, eager_traffic, loss_traffic,
-                     rope_traffic, zero_stage)
+from .recipe import DEFAULT_RECIPE, Recipe, loss_traffic, rope_traffic, zero_stage
 from .store import load_or_build
 
 __all__ = ["programs", "inputs", "evaluate_inputs", "expected_many", "expected", "Expected", "STEP_PARTS", "MEMORY_PARTS", "SECONDS_PER_DAY",
@@ -139,10 +138,8 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
         "amp": float(recipe.mixed_precision in ("amp", "amp-zeroed")),
         "keep_G": float(recipe.mixed_precision == "amp-zeroed"), "g_L": float(recipe.logit_bytes),
         "g_X": float(loss_traffic(recipe)),
-        "g_R": float(rope_traffic(recipe.rope_kernel)[0]), "n_R": float(rope_traffic(recipe.rope_kernel)[1]),
+        **dict(zip(("g_R", "n_R"), map(float, rope_traffic(recipe.rope_kernel)))),
         "e_N": float(recipe.norm_kernel == "eager"), "e_A": float(recipe.activation_kernel == "eager"),
-        **dict(zip(("g_NF", "g_NB", "n_NF", "n_NB"), map(float, eager_traffic(EAGER_NORM_PASSES)))),
-        **dict(zip(("g_AF", "g_AB", "n_AF", "n_AB"), map(float, eager_traffic(EAGER_ACTIVATION_PASSES)))),
         "ddp_copy": float(recipe.ddp_bucket_copy),
         "ds_opt": float(recipe.deepspeed_optimizer), "ds_pipe": float(recipe.deepspeed_pipeline),
         "ov_dp": float(recipe.dp_overlap), "ov_tp": float(recipe.tp_overlap), "pg": float(recipe.dp_network == "per-gpu"),

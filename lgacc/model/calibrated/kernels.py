@@ -46,11 +46,12 @@ import sympy
 from ..formulas.model import d_v
 from ..symbols import d_a, d_I, d_m, d_s, n_a
 from .shapes import replicated_tokens, tokens
-from .symbols import (amp, beta_hbm, d_R, drop, e_A, e_hbm, e_N, e_nB, e_nF, fa, g_AB, g_AF, g_NB, g_NF, g_R, g_X,
-                      gamma_G, gamma_M, gated, k_B, keep_G, minimum, n_AB, n_AF, n_NB, n_NF, n_R)
+from .recipe import EAGER_ACTIVATION_PASSES, EAGER_NORM_PASSES, eager_traffic
+from .symbols import (amp, beta_hbm, d_R, drop, e_A, e_hbm, e_N, e_nB, e_nF, fa, g_R, g_X, gamma_G, gamma_M, gated, k_B,
+                      keep_G, minimum, n_R)
 
-__all__ = ["streaming_time", "layer_forward_kernels", "layer_backward_kernels", "rope_bytes", "activation_bytes", "residual_add_bytes", "norm_bytes", "layer_streaming_times",
-           "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
+__all__ = ["streaming_time", "layer_forward_kernels", "layer_backward_kernels", "rope_bytes", "activation_bytes",
+           "residual_add_bytes", "norm_values", "norm_bytes", "layer_streaming_times", "attention_core_bytes", "layer_forward_bytes", "embedding_bytes", "cross_entropy_bytes",
            "optimizer_bytes_per_parameter", "master_weights_bytes_per_parameter",
            "gradient_zeroing_bytes_per_parameter"]
 
@@ -60,19 +61,26 @@ def streaming_time(size_bytes) -> sympy.Expr:
     return size_bytes / (e_hbm * beta_hbm)
 
 
+#: an eager norm's and an eager gated activation's (forward bytes, backward bytes, forward kernels, backward
+#: kernels) per value, summed from the kernels :mod:`.recipe` lists: constants of the derivation, not inputs
+EAGER_NORM = eager_traffic(EAGER_NORM_PASSES)
+EAGER_ACTIVATION = eager_traffic(EAGER_ACTIVATION_PASSES)
+
+
 def layer_forward_kernels() -> sympy.Expr:
-    """Memory-bound kernels one layer's forward pass launches: 2 norms (``n_NF`` each when eager), 2
-    bias-dropout-adds, the activation (``n_AF`` when a gated one runs eagerly), the softmax and attention dropout
-    without FlashAttention, and the rotary embedding's ``n_R`` on each of the queries and the keys where the model
-    has rotary positions (the rows of the module's table)."""
-    return (2 * (1 + e_N * (n_NF - 1)) + 2 + 1 + e_A * gated * (n_AF - 1) + 2 * (1 - fa)
+    """Memory-bound kernels one layer's forward pass launches: 2 norms (8 each when eager), 2 bias-dropout-adds,
+    the activation (2 when a gated one runs eagerly), the softmax and attention dropout without FlashAttention, and
+    the rotary embedding's ``n_R`` on each of the queries and the keys where the model has rotary positions (the
+    rows of the module's table)."""
+    return (2 * (1 + e_N * (EAGER_NORM[2] - 1)) + 2 + 1 + e_A * gated * (EAGER_ACTIVATION[2] - 1) + 2 * (1 - fa)
             + 2 * n_R * minimum(1, d_R))
 
 
 def layer_backward_kernels() -> sympy.Expr:
     """Memory-bound kernels one layer's backward pass launches: as many as its forward's, but an eager norm's or
-    eager activation's backward launches autograd's own (``n_NB``, ``n_AB``)."""
-    return layer_forward_kernels() + 2 * e_N * (n_NB - n_NF) + e_A * gated * (n_AB - n_AF)
+    eager activation's backward launches autograd's own (14 and 3)."""
+    return (layer_forward_kernels() + 2 * e_N * (EAGER_NORM[3] - EAGER_NORM[2])
+            + e_A * gated * (EAGER_ACTIVATION[3] - EAGER_ACTIVATION[2]))
 
 
 def rope_bytes() -> sympy.Expr:
@@ -86,9 +94,14 @@ def attention_core_bytes() -> sympy.Expr:
     return (1 - fa) * (4 + 5 * drop) * d_s * d_a / n_a * tokens()
 
 
+def norm_values() -> sympy.Expr:
+    """The values the layer's two norms normalize, per device and micro-batch."""
+    return 2 * d_m * replicated_tokens()
+
+
 def norm_bytes() -> sympy.Expr:
     """The layer's two norms' forward bytes (read x, write y, half precision), per device and micro-batch."""
-    return 2 * 4 * d_m * replicated_tokens()
+    return 4 * norm_values()
 
 
 def residual_add_bytes() -> sympy.Expr:
@@ -114,22 +127,22 @@ def layer_streaming_times() -> tuple[sympy.Expr, sympy.Expr]:
     The norms at their measured shares (``e_nF``, ``e_nB``), the rest at ``e_hbm``; the backward moves ``k_B`` times
     each kernel's forward bytes, and the rotary embedding's own bytes again (:func:`rope_bytes`).
 
-    Eager norms (``e_N``) move ``g_NF`` and ``g_NB`` bytes per normalized value instead (the fused kernel's 4 a
-    value forward: ``norm_bytes`` over 4 values them), and an eager gated activation (``e_A``) ``g_AF`` and ``g_AB``
-    per feed-forward value, all at ``e_hbm``, their backward counted kernel by kernel, not ``k_B`` times the
-    forward (:data:`.recipe.EAGER_NORM_PASSES`, :data:`.recipe.EAGER_ACTIVATION_PASSES`)."""
+    Eager norms (``e_N``) move 36 and 92 bytes per normalized value instead, and an eager gated activation (``e_A``)
+    10 and 18 per feed-forward value, all at ``e_hbm``, their backward counted kernel by kernel, not ``k_B`` times
+    the forward (:data:`.recipe.EAGER_NORM_PASSES`, :data:`.recipe.EAGER_ACTIVATION_PASSES`)."""
     norms, activation = norm_bytes(), activation_bytes()
     others = layer_forward_bytes() - norms - activation
     values = d_I / n_a * tokens()
     eager_activation = e_A * gated
     rotation = streaming_time(rope_bytes())
     forward = (streaming_time(others) + rotation
-               + (1 - e_N) * norms / (e_nF * beta_hbm) + e_N * streaming_time(g_NF / 4 * norms)
-               + (1 - eager_activation) * streaming_time(activation) + eager_activation * streaming_time(g_AF * values))
+               + (1 - e_N) * norms / (e_nF * beta_hbm) + e_N * streaming_time(EAGER_NORM[0] * norm_values())
+               + (1 - eager_activation) * streaming_time(activation)
+               + eager_activation * streaming_time(EAGER_ACTIVATION[0] * values))
     backward = (k_B * streaming_time(others) + rotation
-                + (1 - e_N) * k_B * norms / (e_nB * beta_hbm) + e_N * streaming_time(g_NB / 4 * norms)
+                + (1 - e_N) * k_B * norms / (e_nB * beta_hbm) + e_N * streaming_time(EAGER_NORM[1] * norm_values())
                 + (1 - eager_activation) * k_B * streaming_time(activation)
-                + eager_activation * streaming_time(g_AB * values))
+                + eager_activation * streaming_time(EAGER_ACTIVATION[1] * values))
     return forward, backward
 
 

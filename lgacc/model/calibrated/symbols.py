@@ -96,15 +96,7 @@ g_X = _positive("g_X")
 g_R = _indicator("g_R")
 n_R = _indicator("n_R")
 e_N = _indicator("e_N")
-g_NF = _indicator("g_NF")
-g_NB = _indicator("g_NB")
-n_NF = _indicator("n_NF")
-n_NB = _indicator("n_NB")
 e_A = _indicator("e_A")
-g_AF = _indicator("g_AF")
-g_AB = _indicator("g_AB")
-n_AF = _indicator("n_AF")
-n_AB = _indicator("n_AB")
 ddp_copy = _indicator("ddp_copy")
 ds_opt = _indicator("ds_opt")
 ds_pipe = _indicator("ds_pipe")
@@ -208,15 +200,7 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
      "implementation the recipe's rope_kernel names)", "bytes"),
     ("n_R", n_R, "kernels the rotary embedding launches per rotated tensor (queries, keys) and pass", "kernels"),
     ("e_N", e_N, "the norms run eagerly, as PyTorch operations (torchtitan's RMSNorm), 0 or 1", "indicator"),
-    ("g_NF", g_NF, "bytes per normalized value an eager norm's forward kernels move", "bytes"),
-    ("g_NB", g_NB, "bytes per normalized value an eager norm's backward kernels move", "bytes"),
-    ("n_NF", n_NF, "kernels an eager norm's forward launches", "kernels"),
-    ("n_NB", n_NB, "kernels an eager norm's backward launches", "kernels"),
     ("e_A", e_A, "a gated activation runs eagerly, the SiLU and the product apart (torchtitan's), 0 or 1", "indicator"),
-    ("g_AF", g_AF, "bytes per feed-forward value an eager gated activation's forward kernels move", "bytes"),
-    ("g_AB", g_AB, "bytes per feed-forward value an eager gated activation's backward kernels move", "bytes"),
-    ("n_AF", n_AF, "kernels an eager gated activation's forward launches", "kernels"),
-    ("n_AB", n_AB, "kernels an eager gated activation's backward launches", "kernels"),
     ("ddp_copy", ddp_copy, "PyTorch DDP's buckets hold a second copy of the gradients (gradient_as_bucket_view "
      "off), 0 or 1", "indicator"),
     ("ds_opt", ds_opt, "DeepSpeed's fp16 optimizer (FP16_Optimizer without ZeRO, DeepSpeedZeroOptimizer with ZeRO-1/2): "

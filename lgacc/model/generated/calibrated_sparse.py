@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '4f6dbc6573542de01351fc8c'
+SOURCE_KEY = 'e8140ff31b5b827bec0597e2'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
