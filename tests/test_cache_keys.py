@@ -240,3 +240,77 @@ def test_a_spec_file_keys_a_search_result_by_its_content(cache, tmp_path, monkey
     fresh = fastest_by_method("X32", str(spec))
     pd.testing.assert_frame_equal(cached, fresh)
     assert not cached.equals(before)
+
+
+# `lgacc reproduce`'s printed answer (issue 15's half-second): the text a table, the claims or the reading matrix
+# printed, kept in the result cache and keyed like every other entry.
+
+def _reproduce(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(["reproduce", *argv])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+@pytest.mark.parametrize("argv", [("table:x_model",), ("table:x_model", "--format", "csv"),
+                                  ("table:hardware_bandwidth", "--compare", "--format", "json"),
+                                  ("readings", "--format", "csv")])
+def test_a_repeated_reproduce_prints_what_an_uncached_one_prints(cache, capsys, monkeypatch, argv):
+    first = _reproduce(capsys, *argv)
+    entries = list((cache / "results").glob("reproduce-output-*.json"))
+    assert len(entries) == 1
+    again = _reproduce(capsys, *argv)
+    monkeypatch.setenv("LGACC_RESULT_CACHE", "0")
+    fresh = _reproduce(capsys, *argv)
+    assert first == again == fresh
+    assert first[0] == 0 and first[1].strip()
+
+
+def test_a_hardware_file_keys_reproduce_by_its_content(cache, tmp_path, capsys, monkeypatch):
+    """The spec edited in place (same path): the cached answer changes as an uncached one does."""
+    spec = tmp_path / "gpu.yaml"
+    original = (DATA / "hardware" / "a100-80gb.yaml").read_text()
+    spec.write_text(original)
+    before = _reproduce(capsys, "table:hardware_bandwidth", "--hardware", str(spec), "--format", "json")
+    lines = [line for line in original.splitlines() if line.startswith("infiniband_bandwidth_gib_per_s:")]
+    assert len(lines) == 1
+    value = float(lines[0].split(":")[1].split("#")[0])
+    spec.write_text(original.replace(lines[0], f"infiniband_bandwidth_gib_per_s: {value / 8:g}"))
+    after = _reproduce(capsys, "table:hardware_bandwidth", "--hardware", str(spec), "--format", "json")
+    monkeypatch.setenv("LGACC_RESULT_CACHE", "0")
+    fresh = _reproduce(capsys, "table:hardware_bandwidth", "--hardware", str(spec), "--format", "json")
+    assert after == fresh and after[1] != before[1]
+    assert len(list((cache / "results").glob("reproduce-output-*.json"))) == 2
+
+
+def test_a_tampered_reproduce_entry_is_recomputed_not_served(cache, capsys):
+    fresh = _reproduce(capsys, "table:x_model", "--format", "csv")
+    (entry,) = (cache / "results").glob("reproduce-output-*.json")
+    text = entry.read_text()
+    assert "T-NLG" in text
+    entry.write_text(text.replace("T-NLG", "T-XXX"))  # the digest no longer checks out
+    assert _reproduce(capsys, "table:x_model", "--format", "csv") == fresh
+    assert "T-NLG" in entry.read_text()  # rewritten
+
+
+def test_errors_and_figures_are_not_kept(cache, tmp_path, capsys):
+    """An unknown label or a misused option is answered in one line every time; a figure is drawn every time."""
+    for argv in (("table:nope",), ("fig:scaling_limited",), ("table:x_model", "--out", str(tmp_path / "a.svg"))):
+        for _ in range(2):
+            rc, out, err = _reproduce(capsys, *argv)
+            assert (rc, out) == (2, "") and len(err.strip().splitlines()) == 1
+    rc, out, _ = _reproduce(capsys, "fig:scaling_limited", "--out", str(tmp_path / "a.svg"))
+    assert rc == 0 and (tmp_path / "a.svg").stat().st_size > 0
+    assert not list(cache.rglob("reproduce-output-*.json"))
+
+
+def test_a_repeated_reproduce_imports_neither_pandas_nor_the_reproduction(cache, tmp_path):
+    """In fresh processes: the second answers from the cache, and what it imports shows it."""
+    env = {**os.environ, "LGACC_CACHE_DIR": str(cache), "LGACC_SECRET_FILE": str(tmp_path / "config" / "secret")}
+    code = ("import sys\n"
+            "from lgacc.cli import main\n"
+            "rc = main(['reproduce', 'table:parallel_methods_comparison'])\n"
+            "print(rc, 'pandas' in sys.modules, 'lgacc.paper.reproductions' in sys.modules, file=sys.stderr)\n")
+    answers = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+               for _ in range(2)]
+    assert [a.stderr.split()[-3:] for a in answers] == [["0", "True", "True"], ["0", "False", "False"]]
+    assert answers[0].stdout == answers[1].stdout
