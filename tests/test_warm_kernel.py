@@ -110,6 +110,20 @@ def test_pages_of_one_worker_share_nothing_and_see_the_warm_imports_only_when_wa
     looks = _printed(out / "second.ipynb", "LOOKS")
     assert looks == {"leaked": False, "linewidth": 1.5, "max_rows": 60, "lgacc": False,
                      "backend": "module://matplotlib_inline.backend_inline"}
+    # both kernels' sockets carry CurveZMQ keys: ipykernel says nothing of plain-text TCP
+    assert "without encryption" not in done.stderr, done.stderr[-2000:]
+
+
+def test_the_kernel_managers_provision_curve_keys_for_a_spec_that_supports_them():
+    import zmq
+    from jupyter_client.manager import AsyncKernelManager
+
+    if not zmq.has("curve"):
+        assert warmkernel.encrypted(AsyncKernelManager) is AsyncKernelManager
+        return
+    manager = warmkernel.encrypted(AsyncKernelManager)()
+    assert isinstance(manager, AsyncKernelManager) and manager.transport_encryption == "auto"
+    assert AsyncKernelManager().transport_encryption == "disabled"  # jupyter_client's own default, left alone
 
 
 def test_a_failing_cell_is_reported_as_with_the_normal_kernel(tmp_path):

@@ -148,7 +148,7 @@ def run_notebook(
     ``kept`` is where an earlier build's executed copy is kept (:func:`lgacc.book.notebookcache.cache_path`):
     if it exists it is copied to ``output`` instead of executing; if not, a successful run is kept there.
     ``kernel_manager_class``: jupyter_client's kernel manager for papermill (:mod:`lgacc.book.warmkernel`'s);
-    ``None``, papermill's own."""
+    ``None``, papermill's own (jupyter_client's, with CurveZMQ keys: :func:`lgacc.book.warmkernel.encrypted`)."""
     start = time.perf_counter()
     reused = _reused(notebook, output, parameters, kept)
     if reused is not None:
@@ -160,7 +160,13 @@ def run_notebook(
     from papermill.exceptions import PapermillExecutionError
 
     output.parent.mkdir(parents=True, exist_ok=True)
-    engine = {} if kernel_manager_class is None else {"kernel_manager_class": kernel_manager_class}
+    if kernel_manager_class is None:  # papermill's own kernel, with its sockets encrypted as the forked one's
+        from jupyter_client.manager import AsyncKernelManager
+
+        from .warmkernel import encrypted
+
+        kernel_manager_class = encrypted(AsyncKernelManager)
+    engine = {"kernel_manager_class": kernel_manager_class}
     try:
         papermill.execute_notebook(
             str(notebook),

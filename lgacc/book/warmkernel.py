@@ -14,6 +14,11 @@ forked from a worker that never runs a notebook's code).
 Any start-up problem falls back to the normal kernel: a kernel spec that is not ipykernel on this very
 interpreter (``--kernel`` names another one, or its spec sets variables), a fork that fails, or a forked
 kernel that does not come up.
+
+Either kernel talks to papermill over local TCP sockets encrypted with CurveZMQ keys the kernel manager provisions
+(:func:`encrypted`: jupyter_client's ``transport_encryption="auto"``, for a kernel spec that declares
+``supported_encryption: curve``, as ipykernel's does), not in plain text that any local user could read (and
+ipykernel's warning that it is, printed once a page, goes away).
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable
 
-__all__ = ["WARM_PACKAGES", "notebook_imports", "fresh_image", "warm_up", "call_forked", "kernel_manager_class", "warm_command"]
+__all__ = ["WARM_PACKAGES", "notebook_imports", "fresh_image", "warm_up", "call_forked", "kernel_manager_class", "warm_command",
+           "encrypted"]
 
 #: The packages whose modules a worker imports ahead of the pages, when a notebook imports them: the ones that
 #: neither look for IPython nor change global state when imported (``matplotlib_inline``'s backend must be imported
@@ -363,6 +369,24 @@ def _reset_multiprocessing() -> None:
 # --- the kernel manager -------------------------------------------------------------------------------
 
 
+def encrypted(manager_class):
+    """``manager_class`` (a jupyter_client kernel manager) provisioning CurveZMQ keys for a kernel whose spec declares
+    it can use them (``transport_encryption="auto"``), where this pyzmq has CurveZMQ; unchanged otherwise."""
+    import zmq
+    from traitlets import default
+
+    if not zmq.has("curve"):
+        return manager_class
+
+    class Encrypted(manager_class):
+        @default("transport_encryption")
+        def _transport_encryption_default(self):
+            return "auto"
+
+    Encrypted.__name__ = Encrypted.__qualname__ = f"Encrypted{manager_class.__name__}"
+    return Encrypted
+
+
 def kernel_manager_class(kernel: _ForkedKernel):
     """A jupyter_client kernel manager whose kernel is ``kernel`` when the spec starts ipykernel on this interpreter
     (:func:`warm_command`) and sets no variable, else a normal kernel (as for any start-up problem)."""
@@ -398,7 +422,7 @@ def kernel_manager_class(kernel: _ForkedKernel):
                 self.provisioner = ForkedProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)
             return await super()._async_pre_start_kernel(**kw)
 
-    return ForkedKernelManager
+    return encrypted(ForkedKernelManager)
 
 
 class _ForkedProcess:
