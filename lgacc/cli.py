@@ -57,11 +57,14 @@ class OneLineParser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {' '.join(str(message).split())}")
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, overview: bool = False) -> argparse.ArgumentParser:
     """The parser with every subcommand, or with ``only`` that one when it names a subcommand.
 
     Registering one subcommand imports only its module: ``lgacc evaluate`` does not
-    pay for the plotting libraries of ``lgacc reproduce``.
+    pay for the plotting libraries of ``lgacc reproduce``.  ``overview``: each subcommand by its name and
+    one-line help only (:data:`lgacc.commands.SUMMARIES`), importing no command's module, for a command line
+    that names none (``lgacc --help``, ``lgacc``, a mistyped command): what argparse prints for those is the
+    same.
     """
     from lgacc import commands
 
@@ -78,6 +81,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     if only in names:
         names = [only]
     for name in names:
+        if overview and only not in names and name in commands.SUMMARIES:
+            subparsers.add_parser(name, help=commands.SUMMARIES[name])
+            continue
         module = importlib.import_module(f"{commands.__name__}.{name}")
         register = getattr(module, "register", None)
         if register is not None:
@@ -135,7 +141,7 @@ def attach_negative_values(argv: Sequence[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = attach_negative_values(list(sys.argv[1:] if argv is None else argv))
     first = next((arg for arg in argv if not arg.startswith("-")), None)
-    parser = build_parser(first)
+    parser = build_parser(first, overview=True)
     try:
         args = parser.parse_args(argv)
     except UsageError as error:

@@ -111,7 +111,7 @@ def test_the_lgacc_command_reports_an_interrupt_an_import_turned_into_its_own_er
                "    except BaseException:\n        raise ImportError('could not import module datetime') from None\n"
                "class Parser:\n    def parse_args(self, argv):\n"
                "        return argparse.Namespace(handler=swallows, command='evaluate')\n"
-               "cli.build_parser = lambda first: Parser()\n"
+               "cli.build_parser = lambda first, **options: Parser()\n"
                "from lgacc.__main__ import run\nsys.argv = ['lgacc', 'evaluate']\nsys.exit(run())")
     finished = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert finished.returncode == code, finished.stderr[-600:]

@@ -12,6 +12,7 @@ from typing import Iterator
 from lgacc.errors import UserInputError
 from lgacc.studies.codesign import default_workers, load_sweep, run_sweep, sweep_rows
 
+from . import SUMMARIES
 from ._args import count
 from ._output import to_jsonable
 
@@ -27,7 +28,7 @@ MAX_LOCAL_WORKERS = 1024
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "codesign",
-        help="the search over many hardware designs (a sweep file), serially or on Dask",
+        help=SUMMARIES["codesign"],
         description=(
             "Run the paper's search for every hardware design of a sweep file (a base spec and the keys to vary) "
             "and every model it names: per design and model, the best configuration, its time, GPU count and "

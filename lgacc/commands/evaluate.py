@@ -13,6 +13,7 @@ from lgacc.model.evaluator.mapping import CHUNKED_SCHEDULES, SCHEDULE_ALIASES, S
 from lgacc.model.hardware import DEFAULT_HARDWARE, load_hardware
 from lgacc.model.transformer import named_model
 
+from . import SUMMARIES
 from ._args import count, positive_float
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 from ._output import dumps
@@ -42,7 +43,7 @@ SPARSE_CALIBRATED_KEYS = ("expected_all_to_all_share", "expected_imbalance")
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "evaluate",
-        help="evaluate one training configuration: efficiency, time, memory per GPU, feasibility",
+        help=SUMMARIES["evaluate"],
         description=(
             "Evaluate one distributed training configuration with the paper's resource model: "
             "efficiency (with each overhead named), training time (100 k steps at the critical batch), "

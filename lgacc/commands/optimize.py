@@ -16,6 +16,7 @@ from lgacc.search import Parallelism, cheapest, fastest, parse_parallelism
 from lgacc.search.calibrated import fastest_expected
 from lgacc.search.sparse import auto_context_degrees, search_degrees
 
+from . import SUMMARIES
 from ._args import count, positive_float
 from ._assumptions import add_assumption_arguments, assumptions_from_args
 from ._output import dumps
@@ -40,7 +41,7 @@ def _counting_recompute(result, recompute: str):
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "optimize",
-        help="search the fastest configuration (or the cheapest meeting --target-days) under the paper's rules",
+        help=SUMMARIES["optimize"],
         description=(
             "Search the training configuration the paper's rules select (sec:methodology, 'Optimal configuration'): "
             "the fastest, or with --target-days the one with the fewest GPUs that trains within that time."

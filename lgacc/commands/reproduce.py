@@ -14,6 +14,7 @@ from lgacc.model.hardware import DEFAULT_HARDWARE
 if TYPE_CHECKING:  # imported where a table is built: a repeated command is answered from the cache without it
     import pandas as pd
 
+from . import SUMMARIES
 from ._output import FORMATS, dumps, figure_path, render_table, save_figure
 
 
@@ -23,7 +24,7 @@ def register(subparsers) -> None:
     # is answered with the list (get_artifact).
     parser = subparsers.add_parser(
         "reproduce",
-        help="reproduce a table or figure of the paper by its LaTeX label",
+        help=SUMMARIES["reproduce"],
         description="Reproduce a table or figure of the paper by its LaTeX label "
         "(table:..., fig:..., claims, or readings: the reading matrix); an unknown label prints the known ones.",
     )

@@ -5,13 +5,14 @@ from __future__ import annotations
 from lgacc.model.hardware import DEFAULT_HARDWARE
 from lgacc.paper.scorecard import scorecard
 
+from . import SUMMARIES
 from ._output import FORMATS, render_table
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "scorecard",
-        help="how each table and figure of the paper is reproduced",
+        help=SUMMARIES["scorecard"],
         description="One row per table and figure of the paper: paper value, reproduced value, status.",
     )
     parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help="shipped spec name or path to a YAML spec")

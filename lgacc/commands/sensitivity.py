@@ -18,6 +18,7 @@ from lgacc.studies.sensitivity import (
     verdicts,
 )
 
+from . import SUMMARIES
 from ._output import FORMATS, add_format_argument, dumps, render_table
 
 
@@ -25,7 +26,7 @@ def register(subparsers) -> None:
     names = ", ".join(d.name for d in dimensions(load_hardware(DEFAULT_HARDWARE)))
     parser = subparsers.add_parser(
         "sensitivity",
-        help="how the headline results move when each of the paper's assumptions moves",
+        help=SUMMARIES["sensitivity"],
         description=(
             "For each assumption (" + names + ") and each value of its range, the paper's value included: "
             "the fastest X160 time and GPU count of the baseline and the improved method, the speed-up, the "

@@ -15,6 +15,7 @@ from lgacc.schedule import MAX_OPERATIONS, Durations
 from lgacc.schedule.builders import ALIASES, SCHEDULES
 from lgacc.schedule.summary import simulation
 
+from . import SUMMARIES
 from ._output import dumps
 
 #: Largest duration accepted: sums of up to MAX_OPERATIONS of them stay exact in a float.
@@ -59,7 +60,7 @@ def _integer(text: str) -> int:
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "simulate",
-        help="simulate one step of a pipeline schedule and measure its bubble, memory and overlap",
+        help=SUMMARIES["simulate"],
         description=(
             "Simulate one training step of a standard (contiguous, GPipe) or modular pipeline "
             "(layer i on device i mod n_l) and print the measured bubble beside the paper's "

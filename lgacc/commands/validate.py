@@ -22,6 +22,7 @@ from lgacc.studies.validation import (
 from lgacc.studies.validation.recipe_effects import recipe_effects
 from lgacc.studies.validation.runs import fp8_runs_left_out
 
+from . import SUMMARIES
 from ._output import dumps
 
 #: Keys of each run in the JSON output (the first 21 as before the calibrated model; add, never rename).
@@ -67,7 +68,7 @@ KEY_MODELS = {
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "validate",
-        help="compare both models with the measured step times and memory of published training runs",
+        help=SUMMARIES["validate"],
         description=(
             "For each published run of data/validation/*.yaml (baseline, partitioned and improved methods): the "
             "measured step time; the ideal model's prediction under the paper's and the physical overlap conventions "
