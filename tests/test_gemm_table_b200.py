@@ -149,3 +149,23 @@ def test_attention_by_shape_hand_checked():
     # the recipe's other kernel, and a GPU whose attention table holds the kernel, do not read it
     assert shape_attention_efficiency("b200", "fa2", 4096, 64, 128, 8, 2) is None
     assert shape_attention_efficiency("h100-sxm", "cudnn", 4096, 64, 128, 8, 2) is None
+
+
+def test_a_gpu_reads_only_its_own_measured_table():
+    """In a fresh process: finding the A100 (no table) reads none of the measured files, the B200 reads its shape
+    table only, and every table still reads whole when asked for all."""
+    import subprocess
+    import sys
+
+    code = ("from lgacc.model.calibrated import attention, gemm_table as g\n"
+            "assert g.table_for('a100-80gb') is None and g.shape_table_for('a100-80gb') is None\n"
+            "assert not attention.kernel_measured('a100-80gb', 'fa2')\n"
+            "read = lambda: (g._gemm_table.cache_info().currsize, g._shape_table.cache_info().currsize,"
+            " attention._measured_table.cache_info().currsize)\n"
+            "assert read() == (0, 0, 0), read()\n"
+            "assert g.shape_table_for('b200-simumax') is not None and g.table_for('b200-simumax') is None\n"
+            "assert read() == (0, 1, 0), read()\n"
+            "assert g.table_for('h100-sxm') is g.gemm_tables()[0] and len(g.shape_tables()) >= 1\n"
+            "assert read()[:2] == (len(g.gemm_tables()), len(g.shape_tables())), read()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-800:]

@@ -141,11 +141,22 @@ def _read_measured(table: dict[str, Any], derived: dict[str, dict[str, Any]]) ->
 
 
 @cache
+def _measured_entries() -> tuple[dict[str, Any], ...]:
+    """The data file's ``tables`` entries as written, each with its ``gpus`` as lower-case name prefixes: what finds a
+    GPU's table before any table is read."""
+    data = load_yaml_mapping(ATTENTION_FILE, "attention kernel file")
+    return tuple({**table, "gpus": tuple(str(g).lower() for g in table["gpus"])} for table in data.get("tables") or ())
+
+
+@cache
+def _measured_table(index: int) -> dict[str, Any]:
+    """The measured table at ``index``, read and checked (:func:`_read_measured`): a GPU's run reads its own only."""
+    return _read_measured(_measured_entries()[index], derived_kernels())
+
+
 def attention_tables() -> tuple[dict[str, Any], ...]:
     """The measured tables of the data file, read and checked (:func:`_read_measured`)."""
-    data = load_yaml_mapping(ATTENTION_FILE, "attention kernel file")
-    derived = derived_kernels()
-    return tuple(_read_measured(table, derived) for table in data.get("tables") or ())
+    return tuple(_measured_table(i) for i in range(len(_measured_entries())))
 
 
 @cache
@@ -192,7 +203,9 @@ def table_for_gpu(tables, hardware_name: str) -> dict[str, Any] | None:
 
 
 def _table_for(hardware_name: str) -> dict[str, Any] | None:
-    return table_for_gpu(attention_tables(), hardware_name)
+    entries = _measured_entries()
+    found = table_for_gpu(entries, hardware_name)
+    return None if found is None else _measured_table(next(i for i, entry in enumerate(entries) if entry is found))
 
 
 def kernel_measured(hardware_name: str, kernel: str) -> bool:

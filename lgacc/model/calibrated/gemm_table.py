@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import csv
 import json
-import statistics
 import sys
 from functools import cache
 from typing import Any
@@ -139,26 +138,42 @@ def _read_fp8_speedup(path, peak_flop_per_s: float) -> dict[str, Any]:
               and 2 * m * n * k / t["bf16"] >= peak_flop_per_s / 2]
     if not ratios:
         raise UserInputError(f"{GEMM_FILE.name}: {path} holds no compute-bound shape measured in both bf16 and fp8")
-    return {"speedup": statistics.median(ratios), "shapes": len(ratios), "low": min(ratios), "high": max(ratios)}
+    return {"speedup": float(np.median(ratios)), "shapes": len(ratios), "low": min(ratios), "high": max(ratios)}
 
 
 @cache
+def _entries(kind: str) -> tuple[dict[str, Any], ...]:
+    """The data file's entries of ``kind`` (``tables`` or ``shape_tables``) as written, each with its ``gpus`` (lower-case
+    name prefixes): what finds a GPU's table before any table is read."""
+    data = load_yaml_mapping(GEMM_FILE, "GEMM table file")
+    return tuple({**table, "gpus": tuple(str(g).lower() for g in table["gpus"])} for table in data.get(kind) or ())
+
+
+def _index_for(kind: str, hardware_name: str) -> int | None:
+    """The position of the first entry of ``kind`` whose prefixes start ``hardware_name`` (:func:`.attention.table_for_gpu`)."""
+    entries = _entries(kind)
+    found = table_for_gpu(entries, hardware_name)
+    return None if found is None else next(i for i, entry in enumerate(entries) if entry is found)
+
+
+@cache
+def _gemm_table(index: int) -> dict[str, Any]:
+    """The grid table at ``index`` of the data file, read and checked (a GPU's run reads its own table only)."""
+    table = _entries("tables")[index]
+    files = table["file"] if isinstance(table["file"], list) else [table["file"]]
+    peak = float(table["peak_tflops"]) * 1e12
+    read = _read_table([GEMM_FILE.parent / str(f) for f in files], peak)
+    fp8 = None
+    if table.get("fp8_products"):
+        fp8 = {**_read_fp8_speedup(GEMM_FILE.parent / str(table["fp8_products"]), peak),
+               "source": str(table["fp8_products"])}
+    return {"gpus": table["gpus"], "source": str(files[0]), "sources": tuple(str(f) for f in files), **read, "fp8": fp8}
+
+
 def gemm_tables() -> tuple[dict[str, Any], ...]:
     """The tables of the data file, read and checked: ``gpus`` (name prefixes), ``source``, the grid and ``fp8``
     (:func:`_read_fp8_speedup`, or None where the table names no FP8 products)."""
-    data = load_yaml_mapping(GEMM_FILE, "GEMM table file")
-    out = []
-    for table in data.get("tables") or ():
-        files = table["file"] if isinstance(table["file"], list) else [table["file"]]
-        peak = float(table["peak_tflops"]) * 1e12
-        read = _read_table([GEMM_FILE.parent / str(f) for f in files], peak)
-        fp8 = None
-        if table.get("fp8_products"):
-            fp8 = {**_read_fp8_speedup(GEMM_FILE.parent / str(table["fp8_products"]), peak),
-                   "source": str(table["fp8_products"])}
-        out.append({"gpus": tuple(str(g).lower() for g in table["gpus"]), "source": str(files[0]),
-                    "sources": tuple(str(f) for f in files), **read, "fp8": fp8})
-    return tuple(out)
+    return tuple(_gemm_table(i) for i in range(len(_entries("tables"))))
 
 
 def fp8_speedup(hardware_name: str) -> float | None:
@@ -170,7 +185,8 @@ def fp8_speedup(hardware_name: str) -> float | None:
 
 def table_for(hardware_name: str) -> dict[str, Any] | None:
     """The table whose GPU names start ``hardware_name`` (as :mod:`.attention` matches), else ``None``."""
-    return table_for_gpu(gemm_tables(), hardware_name)
+    index = _index_for("tables", hardware_name)
+    return None if index is None else _gemm_table(index)
 
 
 def interpolate(table: dict[str, Any], name: str, d, tp, M) -> np.ndarray:
@@ -288,27 +304,30 @@ def _read_attention_table(path, ops, peak_flop_per_s: float) -> dict[str, Any]:
 
 
 @cache
+def _shape_table(index: int) -> dict[str, Any]:
+    """The table by shape at ``index`` of the data file, read and checked."""
+    table = _entries("shape_tables")[index]
+    path = GEMM_FILE.parent / str(table["file"])
+    peak = float(table["peak_tflops"]) * 1e12
+    products = _read_shape_table(path, str(table["op"]), peak)
+    grouped = _read_group_table(path, str(table["group_op"]), peak) if table.get("group_op") else None
+    ops = table.get("attention_ops")
+    attention = _read_attention_table(path, [str(op) for op in ops], peak) if ops else None
+    return {"gpus": table["gpus"], "source": str(table["file"]), "origin": dict(table.get("source") or {}),
+            "products": products, "grouped": grouped, "attention": attention,
+            "attention_kernel": str(table.get("attention_kernel", ""))}
+
+
 def shape_tables() -> tuple[dict[str, Any], ...]:
     """The file's tables by shape, read and checked: ``gpus``, ``source`` (file), ``origin`` (repository, commit,
     path) and per product (:data:`PRODUCT_LAYOUTS`) its entries' shapes and efficiencies."""
-    data = load_yaml_mapping(GEMM_FILE, "GEMM table file")
-    out = []
-    for table in data.get("shape_tables") or ():
-        path = GEMM_FILE.parent / str(table["file"])
-        peak = float(table["peak_tflops"]) * 1e12
-        products = _read_shape_table(path, str(table["op"]), peak)
-        grouped = _read_group_table(path, str(table["group_op"]), peak) if table.get("group_op") else None
-        ops = table.get("attention_ops")
-        attention = _read_attention_table(path, [str(op) for op in ops], peak) if ops else None
-        out.append({"gpus": tuple(str(g).lower() for g in table["gpus"]), "source": str(table["file"]),
-                    "origin": dict(table.get("source") or {}), "products": products, "grouped": grouped,
-                    "attention": attention, "attention_kernel": str(table.get("attention_kernel", ""))})
-    return tuple(out)
+    return tuple(_shape_table(i) for i in range(len(_entries("shape_tables"))))
 
 
 def shape_table_for(hardware_name: str) -> dict[str, Any] | None:
     """The shape table whose GPU names start ``hardware_name``, else ``None``."""
-    return table_for_gpu(shape_tables(), hardware_name)
+    index = _index_for("shape_tables", hardware_name)
+    return None if index is None else _shape_table(index)
 
 
 def product_shapes(M, N, K) -> dict[str, tuple]:

@@ -24,10 +24,11 @@ Engine's) was not measured, and is read at the same shares.
 from __future__ import annotations
 
 import csv
-import statistics
 import sys
 from functools import cache
 from pathlib import Path
+
+import numpy as np
 
 from lgacc.errors import UserInputError
 from lgacc.paths import DATA
@@ -47,7 +48,7 @@ def kernel_shares(path: Path | None = None, hardware: str = MEASURED_ON) -> dict
     """``{(kernel, pass): median share of the HBM bandwidth}`` over the sizes of ``path`` (the package's table, read
     once, by default; another file is read each time)."""
     samples = _package_samples() if path is None else share_samples(Path(path), hardware)
-    return {key: statistics.median(values) for key, values in samples.items()}
+    return {key: float(np.median(values)) for key, values in samples.items()}
 
 
 @cache
