@@ -253,7 +253,7 @@ def _reproduce(capsys, *argv: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("argv", [("table:x_model",), ("table:x_model", "--format", "csv"),
                                   ("table:hardware_bandwidth", "--compare", "--format", "json"),
-                                  ("readings", "--format", "csv")])
+                                  ("table:parallel_methods_memory", "--compare")])
 def test_a_repeated_reproduce_prints_what_an_uncached_one_prints(cache, capsys, monkeypatch, argv):
     first = _reproduce(capsys, *argv)
     entries = list((cache / "results").glob("reproduce-output-*.json"))
@@ -263,6 +263,23 @@ def test_a_repeated_reproduce_prints_what_an_uncached_one_prints(cache, capsys, 
     fresh = _reproduce(capsys, *argv)
     assert first == again == fresh
     assert first[0] == 0 and first[1].strip()
+
+
+def test_everything_a_reproduction_prints_is_kept_in_order(cache, capsys, monkeypatch):
+    """The reading matrix prints its legend before its table, a claims table a note on the columns left out: the
+    entry holds every line the command printed (the reading matrix itself is too slow to compute here)."""
+    from lgacc.commands import reproduce
+
+    def prints_two_lines(args, hardware=None):
+        print("0: paper; 1: other reading")
+        print("claim verdict 0 1")
+        return 0
+
+    monkeypatch.setattr(reproduce, "_reproduce", prints_two_lines)
+    first = _reproduce(capsys, "readings")
+    again = _reproduce(capsys, "readings")
+    assert first == again == (0, "0: paper; 1: other reading\nclaim verdict 0 1\n", "")
+    assert len(list((cache / "results").glob("reproduce-output-*.json"))) == 1
 
 
 def test_a_hardware_file_keys_reproduce_by_its_content(cache, tmp_path, capsys, monkeypatch):
