@@ -79,9 +79,9 @@ def build_parser(only: str | None = None, overview: bool = False) -> argparse.Ar
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     names = _command_names(commands.__path__)
     if only in names:
-        names = [only]
+        names, overview = [only], False
     for name in names:
-        if overview and only not in names and name in commands.SUMMARIES:
+        if overview and name in commands.SUMMARIES:
             subparsers.add_parser(name, help=commands.SUMMARIES[name])
             continue
         module = importlib.import_module(f"{commands.__name__}.{name}")

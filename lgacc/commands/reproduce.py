@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 from lgacc.errors import UserInputError
 from lgacc.model.hardware import DEFAULT_HARDWARE
 
-if TYPE_CHECKING:  # imported where a table is built: a repeated command is answered from the cache without it
-    import pandas as pd
-
 from . import SUMMARIES
 from ._output import FORMATS, dumps, figure_path, render_table, save_figure
+
+if TYPE_CHECKING:  # imported where a table is built: a repeated command is answered from the cache without it
+    import pandas as pd
 
 
 def register(subparsers) -> None:

@@ -195,17 +195,23 @@ def published_efficiency(hardware_name: str, kernel: str, d_s: float) -> float |
     return table["kernels"][kernel][index]
 
 
-def table_for_gpu(tables, hardware_name: str) -> dict[str, Any] | None:
-    """The first of ``tables`` (each with its ``gpus``: lower-case name prefixes) whose prefixes start
-    ``hardware_name``, else ``None``: how the calibrated model's measured tables (attention, GEMMs) find a GPU's."""
+def index_for_gpu(tables, hardware_name: str) -> int | None:
+    """The position of the first of ``tables`` (each with its ``gpus``: lower-case name prefixes) whose prefixes
+    start ``hardware_name``, else ``None``: how the calibrated model's measured tables (attention, GEMMs) find a
+    GPU's, before any table is read."""
     name = hardware_name.lower()
-    return next((table for table in tables if any(name.startswith(prefix) for prefix in table["gpus"])), None)
+    return next((i for i, table in enumerate(tables) if any(name.startswith(prefix) for prefix in table["gpus"])), None)
+
+
+def table_for_gpu(tables, hardware_name: str) -> dict[str, Any] | None:
+    """The first of ``tables`` whose prefixes start ``hardware_name`` (:func:`index_for_gpu`), else ``None``."""
+    index = index_for_gpu(tables, hardware_name)
+    return None if index is None else tables[index]
 
 
 def _table_for(hardware_name: str) -> dict[str, Any] | None:
-    entries = _measured_entries()
-    found = table_for_gpu(entries, hardware_name)
-    return None if found is None else _measured_table(next(i for i, entry in enumerate(entries) if entry is found))
+    index = index_for_gpu(_measured_entries(), hardware_name)
+    return None if index is None else _measured_table(index)
 
 
 def kernel_measured(hardware_name: str, kernel: str) -> bool:

@@ -67,7 +67,7 @@ from lgacc.errors import UserInputError
 from lgacc.paths import DATA
 from lgacc.yamlfile import load_yaml_mapping
 
-from .attention import table_for_gpu
+from .attention import index_for_gpu
 from .lookup import log_weights
 
 __all__ = ["GEMM_FILE", "MAPS", "PRODUCT_LAYOUTS", "gemm_tables", "table_for", "interpolate", "layer_efficiencies",
@@ -149,13 +149,6 @@ def _entries(kind: str) -> tuple[dict[str, Any], ...]:
     return tuple({**table, "gpus": tuple(str(g).lower() for g in table["gpus"])} for table in data.get(kind) or ())
 
 
-def _index_for(kind: str, hardware_name: str) -> int | None:
-    """The position of the first entry of ``kind`` whose prefixes start ``hardware_name`` (:func:`.attention.table_for_gpu`)."""
-    entries = _entries(kind)
-    found = table_for_gpu(entries, hardware_name)
-    return None if found is None else next(i for i, entry in enumerate(entries) if entry is found)
-
-
 @cache
 def _gemm_table(index: int) -> dict[str, Any]:
     """The grid table at ``index`` of the data file, read and checked (a GPU's run reads its own table only)."""
@@ -185,7 +178,7 @@ def fp8_speedup(hardware_name: str) -> float | None:
 
 def table_for(hardware_name: str) -> dict[str, Any] | None:
     """The table whose GPU names start ``hardware_name`` (as :mod:`.attention` matches), else ``None``."""
-    index = _index_for("tables", hardware_name)
+    index = index_for_gpu(_entries("tables"), hardware_name)
     return None if index is None else _gemm_table(index)
 
 
@@ -326,7 +319,7 @@ def shape_tables() -> tuple[dict[str, Any], ...]:
 
 def shape_table_for(hardware_name: str) -> dict[str, Any] | None:
     """The shape table whose GPU names start ``hardware_name``, else ``None``."""
-    index = _index_for("shape_tables", hardware_name)
+    index = index_for_gpu(_entries("shape_tables"), hardware_name)
     return None if index is None else _shape_table(index)
 
 
