@@ -73,6 +73,10 @@ DDP_KEY = "ddp"  # a spec's entry for the DistributedDataParallelConfig, not the
 FORWARD_ONLY_KEY = "forward_only"  # a spec's entry for the schedule: forward passes only
 # (LGACC_SPECS=name,name measures those specs only)
 EXPERTS, TOPK = int(os.environ.get("LGACC_EXPERTS", 8)), int(os.environ.get("LGACC_TOPK", 2))
+#: the fusions Megatron-LM's arguments switch on unless told not to (--no-gradient-accumulation-fusion,
+#: --no-bias-gelu-fusion, --no-bias-dropout-fusion, --no-masked-softmax-fusion, --no-persist-layer-norm)
+MEGATRON_LM_FUSIONS = {"gradient_accumulation_fusion": True, "bias_activation_fusion": True,
+                       "bias_dropout_fusion": True, "masked_softmax_fusion": True, "persist_layer_norm": True}
 MOE = {"num_moe_experts": EXPERTS, "moe_router_topk": TOPK, "moe_aux_loss_coeff": 0.0, "add_bias_linear": False}
 
 
@@ -135,13 +139,16 @@ def specs() -> dict:
            # host time its forward takes, which Megatron-LM's pipeline waits for at each point-to-point exchange
            "local_forward_only": (local, {FORWARD_ONLY_KEY: True})}
     try:
-        import transformer_engine  # noqa: F401
+        import transformer_engine.pytorch  # noqa: F401 - the modules the TE spec builds, not only the package
     except Exception as error:  # noqa: BLE001 - recorded: TE absent or broken on this image
         print(f"transformer_engine not usable here ({type(error).__name__}: {error}); local spec only", flush=True)
     else:
         te = layer_specs.get_gpt_layer_with_transformer_engine_spec
         out["transformer_engine"] = (te, {})
         out["transformer_engine_moe"] = (lambda: te(**moe, moe_grouped_gemm=True), {**MOE, "moe_grouped_gemm": True})
+        # the same layer with the fusions Megatron-LM switches on by default (its arguments.py: each a --no-... flag),
+        # TE's weight-gradient accumulation into the fp32 main_grad among them
+        out["transformer_engine_fused"] = (te, MEGATRON_LM_FUSIONS)
     wanted = [name for name in os.environ.get("LGACC_SPECS", "").split(",") if name]
     return {name: spec for name, spec in out.items() if not wanted or name in wanted}
 
@@ -156,14 +163,16 @@ def build(make_spec, extra: dict, layers: int, width: int):
     from megatron.core.models.gpt import GPTModel
     from megatron.core.transformer.transformer_config import TransformerConfig
 
-    config = TransformerConfig(
+    # every fusion off unless the spec's extras switch it on (MEGATRON_LM_FUSIONS: Megatron-LM's own defaults)
+    settings = dict(
         num_layers=layers, hidden_size=width, num_attention_heads=max(1, width // 64) if width > 64 else 4,
         ffn_hidden_size=4 * width,
         hidden_dropout=0.0, attention_dropout=0.0, bf16=BF16, params_dtype=torch.bfloat16 if BF16 else torch.float32,
         pipeline_dtype=torch.bfloat16 if BF16 else torch.float32,
         use_cpu_initialization=DEVICE != "cuda", gradient_accumulation_fusion=False,
         bias_activation_fusion=False, bias_dropout_fusion=False, masked_softmax_fusion=False,
-        apply_rope_fusion=False, persist_layer_norm=False, **extra)
+        apply_rope_fusion=False, persist_layer_norm=False)
+    config = TransformerConfig(**{**settings, **extra})
     model = GPTModel(config=config, transformer_layer_spec=make_spec(), vocab_size=VOCAB,
                      max_sequence_length=TOKENS, position_embedding_type="learned_absolute")
     if DEVICE == "cuda" or os.environ.get("LGACC_BF16_ON_CPU"):
