@@ -16,7 +16,12 @@ layers, for each layer spec the installation has:
 
 * ``local``: Megatron-Core's modules on plain PyTorch (``get_gpt_layer_local_spec``);
 * ``transformer_engine``: Transformer Engine's modules (``get_gpt_layer_with_transformer_engine_spec``), the spec of
-  ``--transformer-impl transformer_engine`` (Megatron-LM's default), where ``transformer_engine`` imports.
+  ``--transformer-impl transformer_engine`` (Megatron-LM's default), where ``transformer_engine.pytorch`` imports;
+  ``transformer_engine_fused`` the same with the fusions Megatron-LM switches on by default
+  (:data:`MEGATRON_LM_FUSIONS`), ``transformer_engine_moe`` with experts (grouped GEMM).
+
+The image has no Transformer Engine: ``pack_te.sh`` prepares one here and ``run_te_host.sh`` runs this script with it
+on the lent machine, beside the ``local`` spec on the same lease.
 
 Writes ``megatron_host.csv`` (spec, layers, micro-batches, median step seconds, CUDA kernels launched per step when
 the profiler is available) and ``environment.json`` (``measure.py``'s, plus the Megatron-Core and Transformer Engine
@@ -33,8 +38,8 @@ folder travels with the working tree (the compiled helper in the wheel serves on
     # on the device (run's carry: ["benchmarks/gpu/vendor"])
     PYTHONPATH=benchmarks/gpu/vendor python3 benchmarks/gpu/measure_megatron_host.py $OUT
 
-Transformer Engine must come with the machine's image (its wheel is 300 MB, over what travels); without it only the
-``local`` rows are written, and the environment file says why.  On a machine without a GPU the script runs on the CPU
+Without Transformer Engine only the ``local`` rows are written (its core wheel is 185 MB, over what travels:
+``pack_te.sh`` makes it 23 MB).  On a machine without a GPU the script runs on the CPU
 (gloo, Megatron-Core's CUDA-only calls stubbed), which checks it end to end (about 10 s here) but measures nothing of use.
 """
 
@@ -73,9 +78,11 @@ DDP_KEY = "ddp"  # a spec's entry for the DistributedDataParallelConfig, not the
 FORWARD_ONLY_KEY = "forward_only"  # a spec's entry for the schedule: forward passes only
 # (LGACC_SPECS=name,name measures those specs only)
 EXPERTS, TOPK = int(os.environ.get("LGACC_EXPERTS", 8)), int(os.environ.get("LGACC_TOPK", 2))
-#: the fusions Megatron-LM's arguments switch on unless told not to (--no-gradient-accumulation-fusion,
-#: --no-bias-gelu-fusion, --no-bias-dropout-fusion, --no-masked-softmax-fusion, --no-persist-layer-norm)
-MEGATRON_LM_FUSIONS = {"gradient_accumulation_fusion": True, "bias_activation_fusion": True,
+#: the fusions Megatron-LM's arguments switch on unless told not to (--no-bias-gelu-fusion, --no-bias-dropout-fusion,
+#: --no-masked-softmax-fusion, --no-persist-layer-norm); not its gradient_accumulation_fusion, which the GPT
+#: model's output layer (Megatron-Core's own ColumnParallelLinear) runs only with Apex's fused_weight_gradient_mlp_cuda,
+#: absent from the image (refused at the first step, 2026-11-28)
+MEGATRON_LM_FUSIONS = {"bias_activation_fusion": True,
                        "bias_dropout_fusion": True, "masked_softmax_fusion": True, "persist_layer_norm": True}
 MOE = {"num_moe_experts": EXPERTS, "moe_router_topk": TOPK, "moe_aux_loss_coeff": 0.0, "add_bias_linear": False}
 
