@@ -98,6 +98,7 @@ def _fixed_parameters() -> dict:
             "host_megatron_step_s": calibration.host_megatron_step_s,
             "host_megatron_step_layer_s": calibration.host_megatron_step_layer_s,
             "host_megatron_micro_batch_s": calibration.host_megatron_micro_batch_s,
+            "host_te_layer_s": calibration.host_te_layer_s,
             "norm_forward_efficiency": calibration.norm_forward_efficiency,
             "norm_backward_efficiency": calibration.norm_backward_efficiency,
             "source": f"eta and nvlink_latency_s: alpha-beta fit to {link_fits()[REFERENCE_TABLE].source} "
@@ -113,7 +114,10 @@ def _fixed_parameters() -> dict:
                       "host_megatron_micro_batch_s: the same terms of Megatron-Core's own step, host_megatron_layer_s "
                       "what its layer costs beyond plain PyTorch's and host_megatron_recompute_s its recomputed "
                       "forward, for a recipe with host_framework=megatron, measured on an H100 "
-                      "(benchmarks/gpu/measure_megatron_host.py, the same command); norm_forward_efficiency and "
+                      "(benchmarks/gpu/measure_megatron_host.py, the same command); host_te_layer_s: what Transformer "
+                      "Engine's layer with Megatron-LM's default fusions costs the host beyond Megatron-Core's own, "
+                      "for a recipe with host_framework=megatron_te, both measured on one H200 lease "
+                      "(benchmarks/gpu/run_te_host.sh); norm_forward_efficiency and "
                       "norm_backward_efficiency: the layer norm's median share of the HBM bandwidth forward and "
                       "backward, measured on an H100 (benchmarks/gpu/measure_memory_bound.py; python -m "
                       "lgacc.model.calibrated.memory_bound), the other memory-bound kernels at hbm_efficiency"}

@@ -108,7 +108,7 @@ def expected_data() -> dict[str, Any]:
                         "t_hM": calibration.host_megatron_layer_s, "t_hMR": calibration.host_megatron_recompute_s,
                         "t_hs": calibration.host_step_s, "t_hl": calibration.host_step_layer_s,
                         "t_hm": calibration.host_micro_batch_s, "t_hMs": calibration.host_megatron_step_s,
-                        "t_hMl": calibration.host_megatron_step_layer_s,
+                        "t_hMl": calibration.host_megatron_step_layer_s, "t_hTE": calibration.host_te_layer_s,
                         "t_hMm": calibration.host_megatron_micro_batch_s},
         "fitted": calibration.fitted(),
         # NVLink collectives: a fit measured on the GPU's own node first, then the published NCCL table of its NVLink
@@ -358,8 +358,9 @@ EXPECTED_JS = r"""
     x.alpha_nvl = nvlink ? nvlink.alpha_nvl : x.alpha_nvl;
     x.delta_nvl = nvlink ? nvlink.delta_nvl : 0;
     if (R.cuda_graphs) { x.t_h = 0; x.t_hR = 0; x.t_hs = 0; x.t_hl = 0; x.t_hm = 0; }  // a captured graph: no host floor (lgacc.model.calibrated.host)
-    else if (R.host_framework === "megatron") {  // Megatron-Core's terms, measured (expected.megatron_host_inputs)
-      x.t_h += x.t_hM; x.t_hR = x.t_hMR; x.t_hs = x.t_hMs; x.t_hl = x.t_hMl; x.t_hm = x.t_hMm;
+    else if (R.host_framework === "megatron" || R.host_framework === "megatron_te") {  // Megatron-Core's terms (and TE's layer), measured (expected.megatron_host_inputs)
+      x.t_h += x.t_hM + (R.host_framework === "megatron_te" ? x.t_hTE : 0);
+      x.t_hR = x.t_hMR; x.t_hs = x.t_hMs; x.t_hl = x.t_hMl; x.t_hm = x.t_hMm;
     }
     x.e_att = attentionEfficiency(hw.name, R.attention_kernel, m.d_s, m.d_h, EXPECTED_DATA.calibration.e_att);
     const measuredAttention = shapeAttentionEfficiency(hw.name, R.attention_kernel, m, c.n_a);

@@ -90,14 +90,17 @@ def _hardware_inputs(hardware: Hardware) -> dict[str, float]:
     }
 
 
-def megatron_host_inputs(t_h: float, calibration: Calibration) -> dict[str, float]:
-    """The host's terms for a recipe whose ``host_framework`` is ``megatron`` (:mod:`.host`): ``t_h`` plain PyTorch's
-    and what Megatron-Core's layer costs beyond it; Megatron-Core's own terms once a step, once a layer and step and
-    once a micro-batch; its recomputed forward, measured beside its plain layer, in place of PyTorch's.  The selective
+def megatron_host_inputs(t_h: float, calibration: Calibration, transformer_engine: bool = False) -> dict[str, float]:
+    """The host's terms for a recipe whose ``host_framework`` is ``megatron`` or ``megatron_te`` (:mod:`.host`):
+    ``t_h`` plain PyTorch's and what Megatron-Core's layer costs beyond it (and, with ``transformer_engine``, what
+    Transformer Engine's layer costs beyond Megatron-Core's own); Megatron-Core's own terms once a step, once a layer
+    and step and once a micro-batch; its recomputed forward, measured beside its plain layer, in place of PyTorch's
+    (Transformer Engine's recomputed forward was not measured: Megatron-Core's own is read).  The selective
     recomputation and the overlapped reduction measured beside it are not carried
     (:func:`.host.megatron_host_variants`: the first recomputes an unfused attention core, the runs' is fused; the
     second is about the spread between the GPU's leases, and a measured step leaves no room for it)."""
-    return {"t_h": t_h + calibration.host_megatron_layer_s, "t_hR": calibration.host_megatron_recompute_s,
+    te_layer = calibration.host_te_layer_s if transformer_engine else 0.0
+    return {"t_h": t_h + calibration.host_megatron_layer_s + te_layer, "t_hR": calibration.host_megatron_recompute_s,
             "t_hs": calibration.host_megatron_step_s, "t_hl": calibration.host_megatron_step_layer_s,
             "t_hm": calibration.host_megatron_micro_batch_s}
 
@@ -207,8 +210,8 @@ def inputs(
     values.update(_recipe_inputs(recipe, zero_stage(recipe, partitioned), method))
     if recipe.cuda_graphs:  # the host replays a captured graph: no floor from issuing each layer's work
         values.update(t_h=0.0, t_hR=0.0, t_hs=0.0, t_hl=0.0, t_hm=0.0)
-    elif recipe.host_framework == "megatron":  # Megatron-Core's layer, measured (.host)
-        values.update(megatron_host_inputs(values["t_h"], calibration))
+    elif recipe.host_framework in ("megatron", "megatron_te"):  # Megatron-Core's layer (and TE's), measured (.host)
+        values.update(megatron_host_inputs(values["t_h"], calibration, recipe.host_framework == "megatron_te"))
     values["e_att"] = fused_attention_efficiency(hw, recipe, calibration, model.d_s, model.d_a, model.d_h, model.d_kv,
                                                  values["n_a"])
     if attention_peak_flop_per_s is not None:  # the program times attention at kappa e_att c, c the products' peak

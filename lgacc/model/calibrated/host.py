@@ -46,8 +46,19 @@ once a step, once a layer and step and once a micro-batch, and adds :func:`megat
 the two layers' slopes) to ``t_h``; its ``t_hR`` is what Megatron-Core's recomputed forward added beside its plain
 layer on one lease (:func:`megatron_host_variants`; the selective recomputation and the overlapped reduction
 measured there are not carried, :func:`lgacc.model.calibrated.expected.megatron_host_inputs`).
-Measured with Megatron-Core's ``local`` layer spec: the image had no Transformer Engine, whose modules (Megatron-LM's
-default) fuse the norm into the next product and may issue less or more.
+Measured with Megatron-Core's ``local`` layer spec: the image had no Transformer Engine.
+
+**Transformer Engine's modules issue more again, measured.**  Megatron-LM's default layer (``--transformer-impl
+transformer_engine``, NeMo and Megatron-Bridge too) is built of Transformer Engine's modules, whose Python wrappers
+(quantizer bookkeeping, workspace and stream checks per call) cost the host more than Megatron-Core's own.  On one
+H200 lease (``data/calibrated/measured/h200-sxm-2026-11-28``; TE 2.9.0, packed for the image by
+``benchmarks/gpu/pack_te.sh`` and run by ``benchmarks/gpu/run_te_host.sh``) the same script measured Megatron-Core's
+``local`` layer beside TE's, plain and with Megatron-LM's default fusions (bias-GELU, bias-dropout-add: its
+``--no-...-fusion`` flags), twice.  A ``megatron_te`` recipe adds :func:`te_host_extra_s` (the fused TE layer's
+slope less the local layer's, fitted to the same table: one machine, so the lease's CPU drops out of the difference)
+to Megatron-Core's terms.  Not measured: TE's recomputed forward (Megatron-Core's own is read), the gradient-
+accumulation fusion (it needs Apex, absent from the image) and TE releases after 2.9, whose host work TE has since
+cut (TransformerEngine#2126, January 2026).
 """
 
 from __future__ import annotations
@@ -65,7 +76,7 @@ from .recipe import HOST_FRAMEWORKS  # noqa: F401 - the recipe's host_framework 
 __all__ = ["TRAINING_FILE", "PYTORCH_HOST_FILE", "MEGATRON_HOST_FILES", "HOST_FRAMEWORKS", "HOST_TERMS", "host_terms",
            "host_times",
            "host_bound_spread", "host_step_fit", "megatron_layer_rows", "megatron_host_extra_s", "megatron_host_variants",
-           "MEGATRON_VARIANTS", "main"]
+           "MEGATRON_VARIANTS", "TE_HOST_FILES", "TE_SPEC", "te_host_extra_s", "main"]
 
 TRAINING_FILE = DATA / "calibrated" / "measured" / "h100-sxm-2026-11-26" / "training.csv"
 #: eager PyTorch steps and Megatron-Core steps at width 64 on the same kind of H100 (the recipe's host_framework)
@@ -74,6 +85,11 @@ PYTORCH_HOST_FILE = DATA / "calibrated" / "measured" / "h100-sxm-2026-11-27" / "
 #: forward passes' run)
 MEGATRON_HOST_FILES = tuple(DATA / "calibrated" / "measured" / "h100-sxm-2026-11-27" / f"megatron_host{suffix}.csv"
                             for suffix in ("", "_e128", "_variants", "_forward"))
+#: Megatron-Core's local layer beside Transformer Engine's, two runs on one H200 lease
+TE_HOST_FILES = tuple(DATA / "calibrated" / "measured" / "h200-sxm-2026-11-28" / f"megatron_host_te{suffix}.csv"
+                      for suffix in ("", "_fused"))
+#: the TE layer a megatron_te recipe reads: Megatron-LM's default fusions on (the script's spec name)
+TE_SPEC = "transformer_engine_fused"
 #: the width of the host-bound rows (every kernel's GPU work a few microseconds)
 HOST_WIDTH = 64
 
@@ -219,6 +235,26 @@ def megatron_host_variants(megatron: tuple[Path, ...] = MEGATRON_HOST_FILES) -> 
     return out
 
 
+@cache
+def te_host_extra_s(spec: str = TE_SPEC, paths: tuple[Path, ...] = TE_HOST_FILES) -> float:
+    """What Transformer Engine's layer ``spec`` costs the host beyond Megatron-Core's ``local`` layer, seconds per
+    layer and micro-batch: in each table of ``paths`` holding both, the difference of their slopes fitted
+    (:func:`host_step_fit`) to its steps of width 64 (one lease's machine, so its CPU's speed drops out), averaged
+    over those tables."""
+    differences = []
+    for path in paths:
+        rows = [r for r in _rows(Path(path)) if int(r["width"]) == HOST_WIDTH]
+        if {r["spec"] for r in rows} >= {spec, "local"}:
+            differences.append(_layer_s([r for r in rows if r["spec"] == spec])
+                               - _layer_s([r for r in rows if r["spec"] == "local"]))
+    where = f"measured Megatron-Core steps {', '.join(str(p) for p in paths)}"
+    if not differences:
+        raise UserInputError(f"{where}: no {spec} rows beside a local spec's")
+    if min(differences) < 0:
+        raise UserInputError(f"{where}: the {spec} layer fits cheaper than the local one ({min(differences)!r} s)")
+    return sum(differences) / len(differences)
+
+
 def host_bound_spread(path: Path = TRAINING_FILE) -> float:
     """Largest over smallest step time of the narrowest width's rows without recomputation (same tokens per
     micro-batch, attention flops up to four-fold apart): near 1 when the step waits on the host."""
@@ -238,6 +274,9 @@ def main(argv: list[str] | None = None) -> int:
               f"a layer and micro-batch  [{source}]")
     print(f"Megatron-Core's layer costs the host {extra * 1e3:.2f} ms more per micro-batch than plain PyTorch's; its "
           f"recomputed forward {megatron_host_variants()['recompute_full'] * 1e3:.2f} ms")
+    print(f"Transformer Engine's layer (host_framework=megatron_te, Megatron-LM's default fusions) costs it "
+          f"{te_host_extra_s() * 1e3:.2f} ms more than Megatron-Core's own ({te_host_extra_s('transformer_engine') * 1e3:.2f} "
+          f"ms without the fusions)  [{', '.join(str(p.relative_to(DATA.parent)) for p in TE_HOST_FILES)}]")
     print(f"{TRAINING_FILE.relative_to(DATA.parent)}: a whole eager step at width 1,024 over its layers "
           f"{times['host_layer_s'] * 1e3:.2f} ms per layer and micro-batch, recomputed forward "
           f"+{times['host_recompute_s'] * 1e3:.2f} ms (narrowest width's steps within "

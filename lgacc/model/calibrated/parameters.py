@@ -64,6 +64,9 @@ Fixed (not fitted), with their sources:
   its layer costs the host beyond plain PyTorch's per layer and micro-batch; ``host_megatron_recompute_s``: what its
   recomputed forward costs (in place of ``host_recompute_s``), measured on an H100 (:func:`.host.host_terms`,
   :func:`.host.megatron_host_extra_s`, :func:`.host.megatron_host_variants`).  0 in :data:`PRIORS`.
+* ``host_te_layer_s``: what Transformer Engine's layer (with Megatron-LM's default fusions) costs the host beyond
+  Megatron-Core's own per layer and micro-batch, for a recipe whose ``host_framework`` is ``megatron_te``, both
+  measured on one H200 lease (:func:`.host.te_host_extra_s`).  0 in :data:`PRIORS`.
 """
 
 from __future__ import annotations
@@ -114,6 +117,7 @@ class Calibration:
     host_megatron_step_s: float = 0.0
     host_megatron_step_layer_s: float = 0.0
     host_megatron_micro_batch_s: float = 0.0
+    host_te_layer_s: float = 0.0
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -150,7 +154,7 @@ def link_priors() -> Calibration:
     """The priors with the link constants of the published NCCL benchmark (:func:`.links.link_constants`), the
     host's times measured on our H100 (:func:`.host.host_terms`, :func:`.host.host_times`) and the layer norm's
     measured shares of the bandwidth (:func:`.memory_bound.norm_shares`)."""
-    from .host import host_terms, host_times, megatron_host_extra_s, megatron_host_variants
+    from .host import host_terms, host_times, megatron_host_extra_s, megatron_host_variants, te_host_extra_s
     from .links import link_constants
     from .memory_bound import norm_shares
 
@@ -162,7 +166,8 @@ def link_priors() -> Calibration:
                           **{f"host_{name}": eager[name] for name in ("step_s", "step_layer_s", "micro_batch_s")},
                           **{f"host_megatron_{name}": core[name] for name in ("step_s", "step_layer_s", "micro_batch_s")},
                           host_megatron_layer_s=megatron_host_extra_s(),
-                          host_megatron_recompute_s=megatron_host_variants()["recompute_full"])
+                          host_megatron_recompute_s=megatron_host_variants()["recompute_full"],
+                          host_te_layer_s=te_host_extra_s())
 
 
 @cache

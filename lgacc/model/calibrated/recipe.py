@@ -102,9 +102,13 @@ FIELDS: dict[str, str] = {
                   "(Megatron-Core's default)",
     "host_framework": "whose modules the host issues, where the step is eager: pytorch (plain torch.nn layers under "
                       "autocast; the default) or megatron (Megatron-Core's GPTModel, its DistributedDataParallel wrapper "
-                      "and forward-backward schedule: Megatron-LM, NeMo, Megatron-Bridge), whose layer and recomputed forward "
-                      "were measured on an H100 to cost the host more than plain PyTorch's "
-                      "(python -m lgacc.model.calibrated.host prints both)",
+                      "and forward-backward schedule, with its own modules: Megatron-LM's --transformer-impl local and "
+                      "its layers before Transformer Engine), whose layer and recomputed forward "
+                      "were measured on an H100 to cost the host more than plain PyTorch's, or megatron_te (the same "
+                      "with Transformer Engine's modules and Megatron-LM's default fusions: --transformer-impl "
+                      "transformer_engine, Megatron-LM's default since 2023, NeMo, Megatron-Bridge), whose layer was "
+                      "measured beside Megatron-Core's own on one H200 to cost the host more again "
+                      "(python -m lgacc.model.calibrated.host prints each)",
     "vocabulary_chunks": "with a pipeline, the embedding and the head each take one layer's place (Llama 3, Dubey et al. "
                          "2024, section 3.3.2: \"we reduce one Transformer layer each from the first and the last "
                          "stages\", whose first and last chunks hold only the embedding and only the output projection "
@@ -235,8 +239,9 @@ def rope_traffic(kernel: str) -> tuple[int, int]:
     (:data:`ROPE_PASSES`)."""
     passes = ROPE_PASSES[kernel]
     return sum(size for _, size in passes), len(passes)
-#: whose modules an eager host issues (lgacc.model.calibrated.host: each measured on an H100)
-HOST_FRAMEWORKS = ("pytorch", "megatron")
+#: whose modules an eager host issues (lgacc.model.calibrated.host: each measured on an H100; megatron_te's layer
+#: beside Megatron-Core's own on an H200)
+HOST_FRAMEWORKS = ("pytorch", "megatron", "megatron_te")
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "deepspeed_pipeline": (True, False),
     "vocabulary_chunks": (True, False),
     "ep_overlap": (True, False),
-    "host_framework": ("pytorch", "megatron"),
+    "host_framework": ("pytorch", "megatron", "megatron_te"),
     "recompute_early_stop": (True, False),
     "rope_kernel": ("fused", "complex"),
     "norm_kernel": ("fused", "eager"),
