@@ -10,7 +10,7 @@ import pandas as pd
 
 from lgacc.model.calibrated.parameters import fitted_calibration
 from lgacc.model.hardware import load_hardware
-from lgacc.model.calibrated.host import host_times, megatron_host_extra_s
+from lgacc.model.calibrated.host import TE_HOST_FILES, TE_SPEC, host_times, megatron_host_extra_s, te_host_extra_s
 from lgacc.studies.gpu_measured import (HostMeasurement, Measurement, assumed_against_measured,
                                         attention_read_by_model, device_beyond_pool, gemm_lease_check,
                                         memory_bound_against_assumed,
@@ -24,7 +24,7 @@ from .formats import format_list
 from .tables import show_table
 
 __all__ = ["environment_markdown", "assumed_table", "gemm_figure", "layer_table_markdown", "training_table",
-           "training_summary_markdown", "recomputation_table", "recomputation_markdown", "host_markdown", "megatron_host_markdown", "device_memory_table",
+           "training_summary_markdown", "recomputation_table", "recomputation_markdown", "host_markdown", "megatron_host_markdown", "te_host_markdown", "device_memory_table",
            "device_memory_markdown"]
 
 
@@ -533,3 +533,48 @@ def device_memory_markdown(measurement: HostMeasurement) -> str:
              f"({CUDA_CONTEXT_BYTES['lazy'] / 2 ** 20:,.0f} MiB loading kernels lazily, "
              f"{CUDA_CONTEXT_BYTES['eager'] / 2 ** 20:,.0f} MiB eagerly) to older runs.")
     return text
+
+
+#: the specs of the Transformer Engine lease, as its table names them, and what each is
+_TE_SPECS = {"local": "Megatron-Core's own modules (`local`)",
+             "transformer_engine": "Transformer Engine's modules, every fusion off",
+             TE_SPEC: "Transformer Engine's modules, Megatron-LM's default fusions",
+             "local_moe": "Megatron-Core's own modules, 8 experts, top 2",
+             "transformer_engine_moe": "Transformer Engine's modules, 8 experts, top 2 (grouped GEMM)"}
+
+
+def te_host_markdown() -> str:
+    """Megatron-Core's host time per layer with Transformer Engine's modules beside its own, two runs on one H200
+    lease (``TE_HOST_FILES``), and what the calibrated model takes from them (``host_framework=megatron_te``)."""
+    folder = TE_HOST_FILES[0].parent
+    env = json.loads((folder / "environment.json").read_text())
+    measurement = HostMeasurement(folder, "h200-sxm", pd.DataFrame(), pd.DataFrame())
+    fits = [f for f in megatron_host_times(measurement) if f.spec in _TE_SPECS]
+    runs = {table: i + 1 for i, table in enumerate(sorted({f.table for f in fits}))}
+    lines = [
+        f"Megatron-LM's default layer is built of Transformer Engine's modules (`--transformer-impl "
+        f"transformer_engine`), which the lent machines' image does not have. On one {env.get('gpu', 'H200')} lease "
+        f"(PyTorch {env.get('torch', '?')}, Megatron-Core {env.get('megatron_core', '?')}, Transformer Engine "
+        f"{env.get('transformer_engine', '?')}, packed for the image by `benchmarks/gpu/pack_te.sh` and run by "
+        f"`benchmarks/gpu/run_te_host.sh`) the same script measured both, at the same width (64), tokens (64), "
+        f"layers (2, 4, 8) and micro-batches (1, 2, 4), twice. Each spec's time per layer and micro-batch, fitted as "
+        f"above, and the kernels it launches:", "",
+        "| run | layer | host per layer and micro-batch, ms | kernels per layer |", "|---:|---|---:|---:|"]
+    lines += [f"| {runs[f.table]} | {_TE_SPECS[f.spec]} | {f.per_layer_s * 1e3:.2f} | "
+              f"{'' if f.kernels_per_layer is None else f'{f.kernels_per_layer:.0f}'} |" for f in fits]
+    plain = te_host_extra_s("transformer_engine")
+    lines += ["", "Transformer Engine's layer launches fewer kernels than Megatron-Core's own (its norm fused into the "
+              "next product) but takes more of the host's time: what it costs is Python per call, not launches. "
+              f"Against Megatron-Core's own layer of the same run (one machine, so its CPU drops out of the "
+              f"difference), Transformer Engine's layer costs the host **{te_host_extra_s() * 1e3:.2f} ms more per "
+              f"layer and micro-batch** with Megatron-LM's default fusions (bias-GELU and bias-dropout-add, each "
+              f"a scripted function) and {plain * 1e3:.2f} ms more without them (the two runs' mean). The lent "
+              f"machine's host is slower than the H100's: Megatron-Core's own layer took "
+              f"{format_list([f'{f.per_layer_s * 1e3:.2f}' for f in fits if f.spec == 'local'])} ms here against the "
+              f"pooled {(fitted_calibration().host_layer_s + megatron_host_extra_s()) * 1e3:.2f} ms there. The "
+              f"recipe's `host_framework=megatron_te` adds the fused difference to Megatron-Core's terms; the "
+              f"measured-runs chapter reads it as the bracket's other end for the runs that use Transformer Engine, "
+              f"not as their reading, and says why. Not measured: Transformer Engine's recomputed forward, its "
+              f"gradient-accumulation fusion (it needs Apex, absent from the image) and its releases after "
+              f"{env.get('transformer_engine', '2.9')}, which cut its host work (TransformerEngine#2126)."]
+    return "\n".join(lines)

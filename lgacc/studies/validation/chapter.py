@@ -179,6 +179,7 @@ def host_floor_bullet(frame: pd.DataFrame, runs, parameters) -> str:
     one = (parameters.host_megatron_step_s + parameters.host_megatron_micro_batch_s
            + layers[tp[0]] * (parameters.host_megatron_step_layer_s + megatron))
     signed = [by_id.loc[run_id, "lopo_ratio"] - 1 for run_id in many]
+    te = _te_readings(frame, runs, parameters, [*many, *tp, llama])
     return (f"* **Megatron-LM's host, measured, and what its runs still read.** GPT-2 1.2B's step of one micro-batch "
             f"of 8 sequences reads {steps[0]:.3g}, {steps[1]:.3g} and {steps[2]:.3g} s on 2, 4 and 8 GPUs of tensor "
             f"parallelism (megatron-tutorials): the same time whatever the split, {per_layer * 1e3:.1f} ms per layer. "
@@ -190,10 +191,29 @@ def host_floor_bullet(frame: pd.DataFrame, runs, parameters) -> str:
             f"{parameters.host_megatron_step_layer_s * 1e3:.2f} ms per layer and step (the optimizer's and the "
             f"gradients' work per tensor), {parameters.host_megatron_micro_batch_s * 1e3:.2f} ms per micro-batch and "
             f"{parameters.host_megatron_step_s * 1e3:.2f} ms per step: {one:.3g} s for the 1.2B model's "
-            f"{layers[tp[0]]} layers and one micro-batch. Transformer "
-            f"Engine's modules were not on that machine, and the runs' CPUs are not ours: the 1F1B runs of 16 and 32 "
+            f"{layers[tp[0]]} layers and one micro-batch. The 1F1B runs of 16 and 32 "
             f"micro-batches of one sequence still read {signed[0]:+.0%} and {signed[1]:+.0%} with their source left "
-            f"out.")
+            f"out. Transformer Engine's modules, which these runs use, were measured beside Megatron-Core's own on one "
+            f"H200 ({{ref}}`measured-gpu`): with Megatron-LM's default fusions its layer costs the host "
+            f"{parameters.host_te_layer_s * 1e3:.2f} ms more per layer and micro-batch (recipe `host_framework="
+            f"megatron_te`). Read that way the two 1F1B runs would come to {te[many[0]]:+.0%} and {te[many[1]]:+.0%} "
+            f"and Llama-3-70B's to {te[llama]:+.0%}, but the 1.2B model's one-micro-batch runs, on the same machine "
+            f"and software as the 1F1B runs, would go to {min(te[r] for r in tp):+.0%} to {max(te[r] for r in tp):+.0%}: "
+            f"their host issues a layer faster than the lent H200's did, so the measurement is the bracket's other "
+            f"end, not the reading, and what slows the 1F1B runs' slots stays open.")
+
+
+def _te_readings(frame: pd.DataFrame, runs, parameters, ids: list[str]) -> dict[str, float]:
+    """Each run of ``ids`` read with Transformer Engine's measured host cost (``host_framework=megatron_te``): its
+    held-out ratio scaled by what that reading changes in the step (both with ``parameters``), less one."""
+    from . import calibrated as cal
+
+    chosen = [run for run in runs if run.id in ids]
+    other = [run.with_reading("host_framework", "megatron_te") for run in chosen]
+    central = cal.predict(chosen, parameters, compact=True)["step_time_s"]
+    te = cal.predict(other, parameters, compact=True)["step_time_s"]
+    ratio = frame.set_index("id")["lopo_ratio"]
+    return {run.id: float(ratio[run.id] * t / c - 1) for run, c, t in zip(chosen, central, te)}
 
 
 def onefactor_sentence(onefactor: Mapping[str, float], numbers: Mapping[str, Any]) -> str:
