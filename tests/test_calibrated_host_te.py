@@ -90,3 +90,22 @@ def test_cuda_graphs_lift_the_te_floor_too():
 def test_an_unknown_host_framework_is_one_clear_line():
     with pytest.raises(UserInputError, match="host_framework='te' must be one of pytorch, megatron, megatron_te"):
         Recipe(host_framework="te")
+
+
+def test_the_tutorials_host_bound_run_at_its_shape_waited_on_the_lent_host_and_megatron_te_reads_it():
+    """GPT-2 XL, one sequence, one GPU (megatron-tutorials R1): on the lent H200 its device was busy a fifth of the
+    step, the step took longer than the tutorial's published one, and the reading built from the lent machine's host
+    (megatron_te) predicts the lent machine's step within 10 %, the tutorial's own reading (megatron) does not."""
+    from lgacc.studies.gpu_measured import TE_SHAPES_FILE, tutorial_shapes_against_calibrated
+
+    with open(TE_SHAPES_FILE, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {(r["spec"], r["layers"], r["width"], r["micro_batch_size"]) for r in rows} == {
+        (spec, layers, width, mbs) for spec in ("local", TE_SPEC)
+        for layers, width, mbs in (("48", "1600", "1"), ("40", "1536", "8"))}
+    shapes = tutorial_shapes_against_calibrated().set_index("id")
+    xl = shapes.loc["mtut-dp-r1-gpt2xl-dp1-gbs1"]
+    assert xl.busy_s < 0.25 * xl.measured_s  # host-bound
+    assert xl.published_s == 0.22 and xl.measured_s > 1.2 * xl.published_s
+    assert abs(xl.megatron_te_s / xl.measured_s - 1) < 0.10 < abs(xl.megatron_s / xl.measured_s - 1)
+    assert (shapes["megatron_te_s"] > shapes["megatron_s"]).all()

@@ -65,7 +65,12 @@ def _ints(name: str, default: tuple[int, ...]) -> tuple[int, ...]:
 
 # LGACC_WIDTHS, LGACC_TOKENS, LGACC_LAYERS, LGACC_MICRO_BATCHES, LGACC_REPEATS set others: wider layers, whose GPU
 # work is no longer negligible, check how the host's time and the device's compose into a step (head size 64)
-WIDTHS, TOKENS, VOCAB = _ints("LGACC_WIDTHS", (64,)), _ints("LGACC_TOKENS", (64,))[0], 256
+WIDTHS, TOKENS, VOCAB = _ints("LGACC_WIDTHS", (64,)), _ints("LGACC_TOKENS", (64,))[0], _ints("LGACC_VOCAB", (256,))[0]
+# a published run's own shape (LGACC_HEADS, LGACC_MICRO_BATCH_SIZE sequences a micro-batch, LGACC_DROPOUT): the
+# defaults are the host-bound layer's (64 per head above width 64, else 4 heads; one sequence; no dropout)
+HEADS = _ints("LGACC_HEADS", (0,))[0]
+MICRO_BATCH_SIZE = _ints("LGACC_MICRO_BATCH_SIZE", (1,))[0]
+DROPOUT = float(os.environ.get("LGACC_DROPOUT", 0.0))
 LAYERS = _ints("LGACC_LAYERS", (2, 4) if QUICK else (2, 4, 8))
 MICRO_BATCHES = _ints("LGACC_MICRO_BATCHES", (1, 2) if QUICK else (1, 2, 4))
 REPEATS = _ints("LGACC_REPEATS", (5 if QUICK else 30,))[0]
@@ -172,9 +177,10 @@ def build(make_spec, extra: dict, layers: int, width: int):
 
     # every fusion off unless the spec's extras switch it on (MEGATRON_LM_FUSIONS: Megatron-LM's own defaults)
     settings = dict(
-        num_layers=layers, hidden_size=width, num_attention_heads=max(1, width // 64) if width > 64 else 4,
+        num_layers=layers, hidden_size=width,
+        num_attention_heads=HEADS or (max(1, width // 64) if width > 64 else 4),
         ffn_hidden_size=4 * width,
-        hidden_dropout=0.0, attention_dropout=0.0, bf16=BF16, params_dtype=torch.bfloat16 if BF16 else torch.float32,
+        hidden_dropout=DROPOUT, attention_dropout=DROPOUT, bf16=BF16, params_dtype=torch.bfloat16 if BF16 else torch.float32,
         pipeline_dtype=torch.bfloat16 if BF16 else torch.float32,
         use_cpu_initialization=DEVICE != "cuda", gradient_accumulation_fusion=False,
         bias_activation_fusion=False, bias_dropout_fusion=False, masked_softmax_fusion=False,
@@ -201,10 +207,10 @@ def make_step(config, model, optimizer, micro_batches: int, forward_only: bool =
 
     forward_backward = get_forward_backward_func()
     device = torch.device(DEVICE)
-    tokens = torch.randint(0, VOCAB, (1, TOKENS), device=device)
-    positions = torch.arange(TOKENS, device=device).unsqueeze(0)
+    tokens = torch.randint(0, VOCAB, (MICRO_BATCH_SIZE, TOKENS), device=device)
+    positions = torch.arange(TOKENS, device=device).unsqueeze(0).expand(MICRO_BATCH_SIZE, -1)
     mask = torch.ones(1, 1, TOKENS, TOKENS, dtype=torch.bool, device=device).tril().logical_not()
-    labels = torch.randint(0, VOCAB, (1, TOKENS), device=device)
+    labels = torch.randint(0, VOCAB, (MICRO_BATCH_SIZE, TOKENS), device=device)
 
     def batches():
         while True:
@@ -228,7 +234,7 @@ def make_step(config, model, optimizer, micro_batches: int, forward_only: bool =
         optimizer.zero_grad(set_to_none=False)
         if DEVICE == "cuda":
             forward_backward(forward_step_func=forward_step, data_iterator=batches(), model=model,
-                             num_microbatches=micro_batches, seq_length=TOKENS, micro_batch_size=1,
+                             num_microbatches=micro_batches, seq_length=TOKENS, micro_batch_size=MICRO_BATCH_SIZE,
                              forward_only=forward_only)
         else:  # Megatron-Core's schedule allocates on the GPU: the same passes, by hand (smoke test)
             data = batches()
@@ -296,7 +302,8 @@ def main() -> int:
     (out / "environment.json").write_text(json.dumps(env, indent=1))
     handle, rows = writer(out, "megatron_host.csv", ["spec", "layers", "micro_batches", "tokens", "width", "experts",
                                                     "topk", "step_seconds", "kernels",
-                                                    "device_busy_seconds"])
+                                                    "device_busy_seconds", "heads", "micro_batch_size", "vocab",
+                                                    "dropout"])
     started = time.perf_counter()
     for name, (make_spec, extra) in specs().items():
         for width in WIDTHS:
@@ -314,7 +321,8 @@ def main() -> int:
                                        "experts": EXPERTS if "num_moe_experts" in extra else "",
                                        "topk": TOPK if "num_moe_experts" in extra else "",
                                        "step_seconds": f"{seconds:.6f}", "kernels": kernels,
-                                       "device_busy_seconds": busy})
+                                       "device_busy_seconds": busy, "heads": config.num_attention_heads,
+                                       "micro_batch_size": MICRO_BATCH_SIZE, "vocab": VOCAB, "dropout": DROPOUT})
                         handle.flush()
                         print(f"{name:20s} width {width} layers {layers} micro-batches {micro_batches}: "
                               f"{seconds * 1e3:8.2f} ms ({time.perf_counter() - started:.0f} s)", flush=True)

@@ -38,7 +38,7 @@ specs=${LGACC_SPECS:-local,transformer_engine,transformer_engine_fused,local_moe
 LGACC_SPECS=$specs python3 benchmarks/gpu/measure_megatron_host.py "$out/te"
 rc=$?
 # TE's fused attention refused or failed: the TE rows again with its unfused attention, labelled as such
-if ! grep -q '^transformer_engine,' "$out/te/megatron_host.csv" 2>/dev/null; then
+if ! grep -q '^transformer_engine' "$out/te/megatron_host.csv" 2>/dev/null; then
     echo "no transformer_engine rows: again with NVTE_FUSED_ATTN=0 NVTE_FLASH_ATTN=0"
     NVTE_FUSED_ATTN=0 NVTE_FLASH_ATTN=0 LGACC_SPECS=local,transformer_engine \
         python3 benchmarks/gpu/measure_megatron_host.py "$out/te_unfused"

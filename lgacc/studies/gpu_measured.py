@@ -34,7 +34,8 @@ __all__ = ["MEASURED", "MEASURED_RECIPE", "Measurement", "measurements", "read_m
            "HostTime", "host_measurements", "read_host_measurement", "host_time", "device_beyond_pool",
            "host_floor_against_measured", "MegatronHostTime", "megatron_host_times", "megatron_widths_against_calibrated",
            "attention_read_by_model", "gemm_lease_check", "MEMORY_BOUND_FILE", "memory_bound_against_assumed",
-           "recomputation_against_measured"]
+           "recomputation_against_measured", "TE_SHAPES_FILE", "TUTORIAL_SHAPE_RUNS",
+           "tutorial_shapes_against_calibrated"]
 
 #: Where the measurements are kept, one folder per GPU and date.
 MEASURED = DATA / "calibrated" / "measured"
@@ -464,3 +465,36 @@ def memory_bound_against_assumed(path: Path = MEMORY_BOUND_FILE, hardware: str =
     out["assumed"] = [norms[name] if read else calibration.hbm_efficiency
                       for read, name in zip(out["read"], out["pass"])]
     return out
+
+
+#: the H200 lease's steps of Megatron-Core at two published runs' own shapes, local and Transformer Engine layers
+TE_SHAPES_FILE = MEASURED / "h200-sxm-2026-11-28" / "megatron_tutorial_shapes.csv"
+#: (layers, width) of each shape -> the published single-GPU run of megatron-tutorials it is (data/validation)
+TUTORIAL_SHAPE_RUNS = {(48, 1600): "mtut-dp-r1-gpt2xl-dp1-gbs1", (40, 1536): "mtut-tpweak-r1-gpt2-1.2b-tp1-gbs8"}
+
+
+def tutorial_shapes_against_calibrated(path: Path = TE_SHAPES_FILE) -> pd.DataFrame:
+    """Each single-GPU run of megatron-tutorials whose shape the H200 lease ran with Transformer Engine's layers and
+    Megatron-LM's default fusions (:data:`TUTORIAL_SHAPE_RUNS`): ``id``, ``layers``, ``width``,
+    ``micro_batch_size``, ``published_s`` (the tutorial's step on its H100), ``measured_s`` and ``busy_s`` (the
+    lease's step and its device's busy time), ``megatron_s`` and ``megatron_te_s`` (the calibrated model on an H200,
+    the run's recipe with ``host_framework`` read each way)."""
+    from lgacc.model.calibrated.host import TE_SPEC
+    from lgacc.studies.validation.measured import measured_step_time
+    from lgacc.studies.validation.runs import load_runs
+
+    frame = pd.read_csv(path)
+    frame = frame[frame["spec"] == TE_SPEC]
+    runs = {run.id: run for run in load_runs()}
+    out = []
+    for row in frame.itertuples():
+        run = runs[TUTORIAL_SHAPE_RUNS[int(row.layers), int(row.width)]]
+        config = TrainingConfig(method=run.method, n_b=run.n_b, n_l=run.n_l, n_a=run.n_a, n_mu=run.n_mu, b_mu=run.b_mu)
+        steps = {framework: expected(run.model, "h200-sxm", config, recipe=run.recipe.replace(host_framework=framework),
+                                     calibration=fitted_calibration()).step_time_s
+                 for framework in ("megatron", "megatron_te")}
+        out.append({"id": run.id, "layers": int(row.layers), "width": int(row.width),
+                    "micro_batch_size": int(row.micro_batch_size), "published_s": measured_step_time(run),
+                    "measured_s": float(row.step_seconds), "busy_s": float(row.device_busy_seconds),
+                    "megatron_s": steps["megatron"], "megatron_te_s": steps["megatron_te"]})
+    return pd.DataFrame(out)

@@ -199,8 +199,20 @@ def host_floor_bullet(frame: pd.DataFrame, runs, parameters) -> str:
             f"megatron_te`). Read that way the two 1F1B runs would come to {te[many[0]]:+.0%} and {te[many[1]]:+.0%} "
             f"and Llama-3-70B's to {te[llama]:+.0%}, but the 1.2B model's one-micro-batch runs, on the same machine "
             f"and software as the 1F1B runs, would go to {min(te[r] for r in tp):+.0%} to {max(te[r] for r in tp):+.0%}: "
-            f"their host issues a layer faster than the lent H200's did, so the measurement is the bracket's other "
-            f"end, not the reading, and what slows the 1F1B runs' slots stays open.")
+            f"their host issues a layer faster than the lent H200's did{_shape_clause()}, so the measurement is the "
+            f"bracket's other end, not the reading, and what slows the 1F1B runs' slots stays open.")
+
+
+def _shape_clause() -> str:
+    """The lent H200's own step of megatron-tutorials' host-bound GPT-2 XL run, beside the published one."""
+    from lgacc.studies.gpu_measured import tutorial_shapes_against_calibrated
+
+    shapes = tutorial_shapes_against_calibrated()
+    if not len(shapes):
+        return ""
+    row = shapes.loc[(shapes["busy_s"] / shapes["measured_s"]).idxmin()]
+    return (f" (run at the tutorial's own shape there, `{row.id}` took {row.measured_s:.3f} s against the published "
+            f"{row.published_s:.3f} s, its device busy {row.busy_s:.3f} s of it)")
 
 
 def _te_readings(frame: pd.DataFrame, runs, parameters, ids: list[str]) -> dict[str, float]:
