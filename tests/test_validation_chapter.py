@@ -73,8 +73,10 @@ def test_the_host_floor_bullet_divides_the_measured_steps_by_their_layers():
                             "n_mu": [1, 1, 1, 4, 16, 32], "lopo_ratio": [1, 1, 1, 1, 0.79, 1.04]})
     runs = [SimpleNamespace(id=i, model=SimpleNamespace(d_l=layers)) for i, layers in zip(ids, (40, 40, 40, 12, 72, 72))]
     parameters = SimpleNamespace(host_layer_s=2.8e-3, host_megatron_layer_s=1.5e-3, host_megatron_step_s=0.0,
-                                 host_megatron_step_layer_s=1.2e-3, host_megatron_micro_batch_s=5.6e-3)
-    text = chapter.host_floor_bullet(made_up, runs, parameters)
+                                 host_megatron_step_layer_s=1.2e-3, host_megatron_micro_batch_s=5.6e-3,
+                                 host_te_layer_s=1.8e-3)
+    te = dict(zip(ids, (0.31, 0.25, 0.28, 0.02, 0.021, -0.03)))
+    text = chapter.host_floor_bullet(made_up, runs, parameters, te)
     # the fastest of the three steps over 40 layers: 0.2 / 40 = 5.0 ms; 0.24 s / (4 x 12) = 5.0 ms
     assert "0.2, 0.21 and 0.25 s" in text and "5.0 ms per layer." in text
     assert "read 5.0 ms per layer and micro-batch" in text
@@ -84,4 +86,7 @@ def test_the_host_floor_bullet_divides_the_measured_steps_by_their_layers():
     assert "1.20 ms per layer and step" in text and "5.60 ms per micro-batch and 0.00 ms per step" in text
     assert "0.226 s for the 1.2B model's 40 layers and one micro-batch" in text
     assert "still read -21% and +4% with their source left out" in text
-    assert chapter.host_floor_bullet(made_up.iloc[:2], runs, parameters) == ""
+    # read with Transformer Engine's host cost: the 1F1B runs and Llama's as given, the 1.2B runs' lowest and highest
+    assert "costs the host 1.80 ms more per layer and micro-batch" in text
+    assert "would come to +2% and -3% and Llama-3-70B's to +2%" in text and "would go to +25% to +31%" in text
+    assert chapter.host_floor_bullet(made_up.iloc[:2], runs, parameters, te) == ""
