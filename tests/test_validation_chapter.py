@@ -90,3 +90,26 @@ def test_the_host_floor_bullet_divides_the_measured_steps_by_their_layers():
     assert "costs the host 1.80 ms more per layer and micro-batch" in text
     assert "would come to +2% and -3% and Llama-3-70B's to +2%" in text and "would go to +25% to +31%" in text
     assert chapter.host_floor_bullet(made_up.iloc[:2], runs, parameters, te) == ""
+
+
+def test_the_host_floor_bullet_computes_the_transformer_engine_readings_itself_when_not_given():
+    """The page's call (no readings given): each named run read with host_framework=megatron_te, its held-out ratio
+    scaled by what that reading changes; a 1F1B run waits on the host, so it grows by more than the TE layer cost alone
+    would add to its measured step."""
+    from lgacc.model.calibrated import fitted_calibration
+    from lgacc.studies.validation import load_runs
+
+    ids = ["mtut-tpstrong-r12-gpt2-1.2b-tp2-gbs8", "mtut-tpstrong-r13-gpt2-1.2b-tp4-gbs8",
+           "mtut-tpstrong-r14-gpt2-1.2b-tp8-gbs8", "simumax-b200-llama3-70b-l12-tp8-pp1-dp1-mbc4-cef",
+           "mtut-pp-r5-gpt2-8.3b-pp8-m16", "mtut-pp-r6-gpt2-8.3b-pp8-m32"]
+    runs = [run for run in load_runs() if run.id in ids]
+    frame = pd.DataFrame({"id": ids, "measured_step_s": [0.2, 0.2, 0.205, 0.24, 1.16, 2.05],
+                          "n_mu": [1, 1, 1, 4, 16, 32], "lopo_ratio": [1.0] * 6})
+    parameters = fitted_calibration()
+    readings = chapter.te_readings(frame, runs, parameters, ids)
+    assert all(value >= 0 for value in readings.values())  # a heavier host never makes a step faster
+    assert readings["mtut-pp-r6-gpt2-8.3b-pp8-m32"] > 0.3  # 39 pipeline slots of 9 host-paced layers each
+    text = chapter.host_floor_bullet(frame, runs, parameters)
+    assert text == chapter.host_floor_bullet(frame, runs, parameters, readings)
+    r5, r6 = readings["mtut-pp-r5-gpt2-8.3b-pp8-m16"], readings["mtut-pp-r6-gpt2-8.3b-pp8-m32"]
+    assert f"would come to {r5:+.0%} and {r6:+.0%}" in text

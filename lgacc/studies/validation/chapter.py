@@ -157,13 +157,13 @@ def worst_runs_markdown(frame: pd.DataFrame, count: int = 5) -> str:
             + "\n".join(lines))
 
 
-def host_floor_bullet(frame: pd.DataFrame, runs, parameters, te_readings: Mapping[str, float] | None = None) -> str:
+def host_floor_bullet(frame: pd.DataFrame, runs, parameters, readings: Mapping[str, float] | None = None) -> str:
     """What Megatron-LM with Transformer Engine costs its host per layer, read from the runs that wait on it (GPT-2 1.2B
     with one micro-batch on TP 2, 4 and 8, megatron-tutorials; Llama-3-70B's 12 layers on TP 8 with 4 micro-batches,
     SimuMax), beside the floor the calibrated model takes for a Megatron run (plain PyTorch's, measured on an H100, and
     what Megatron-Core's own layer costs the host more, measured the same way), and how the pipeline runs with many
     micro-batches still read with their source left out; then the same runs read with Transformer Engine's measured
-    host cost (``te_readings``, held-out ratio less one by run; None: computed, :func:`te_readings`)."""
+    host cost (``readings``, held-out ratio less one by run; None: computed by :func:`te_readings`)."""
     by_id = frame.set_index("id")
     layers = {run.id: run.model.d_l for run in runs}
     tp = [f"mtut-tpstrong-r1{i}-gpt2-1.2b-tp{n}-gbs8" for i, n in ((2, 2), (3, 4), (4, 8))]
@@ -180,7 +180,7 @@ def host_floor_bullet(frame: pd.DataFrame, runs, parameters, te_readings: Mappin
     one = (parameters.host_megatron_step_s + parameters.host_megatron_micro_batch_s
            + layers[tp[0]] * (parameters.host_megatron_step_layer_s + megatron))
     signed = [by_id.loc[run_id, "lopo_ratio"] - 1 for run_id in many]
-    te = te_readings(frame, runs, parameters, [*many, *tp, llama]) if te_readings is None else te_readings
+    te = te_readings(frame, runs, parameters, [*many, *tp, llama]) if readings is None else readings
     return (f"* **Megatron-LM's host, measured, and what its runs still read.** GPT-2 1.2B's step of one micro-batch "
             f"of 8 sequences reads {steps[0]:.3g}, {steps[1]:.3g} and {steps[2]:.3g} s on 2, 4 and 8 GPUs of tensor "
             f"parallelism (megatron-tutorials): the same time whatever the split, {per_layer * 1e3:.1f} ms per layer. "
