@@ -592,13 +592,14 @@ def _tutorial_shape_lines(shapes: pd.DataFrame) -> list[str]:
              "(Megatron-LM's default fusions, dropout 0.1, vocabulary 50,304, one micro-batch of the run's sequences "
              "of 1,024 tokens) at their shapes, ten steps each. The script's optimizer is PyTorch's fused AdamW on the "
              "bf16 weights, not Megatron-LM's on fp32 master weights: a few milliseconds of device time.", "",
-             "| run | layers × width | sequences | published (its H100), s | measured here (H200), s | "
-             "device busy here, s | calibrated, `megatron`, s | calibrated, `megatron_te`, s |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
-    lines += [f"| `{r.id}` | {r.layers} × {r.width:,} | {r.micro_batch_size} | {r.published_s:.3f} | "
-              f"{r.measured_s:.3f} | {r.busy_s:.3f} | {r.megatron_s:.3f} | {r.megatron_te_s:.3f} |"
+             "| shape | published (its H100), s | here (H200), s | device busy here, s | calibrated, megatron, s "
+             "| calibrated, megatron_te, s |",
+             "|---|---:|---:|---:|---:|---:|"]
+    lines += [f"| {r.layers} layers of {r.width:,}, {r.micro_batch_size} sequence{'s' if r.micro_batch_size > 1 else ''} "
+              f"| {r.published_s:.3f} | {r.measured_s:.3f} | {r.busy_s:.3f} | {r.megatron_s:.3f} | {r.megatron_te_s:.3f} |"
               for r in shapes.itertuples()]
-    lines += ["", f"The calibrated columns are for an H200, each run's recipe with `host_framework` read both ways. "
+    lines += ["", f"The rows are {format_list([f'`{r.id}`' for r in shapes.itertuples()])}. The calibrated columns "
+              f"are for an H200, each run's recipe with `host_framework` read both ways. "
               f"`{slowest.id}` waits on the host (its device is busy {slowest.busy_s:.3f} of its "
               f"{slowest.measured_s:.3f} s): here its step took {slowest.measured_s / slowest.published_s:.2f} times "
               f"the tutorial's {slowest.published_s:.3f} s, and the `megatron_te` reading, built from the same kind of lent "
