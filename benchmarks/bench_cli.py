@@ -55,6 +55,12 @@ def main() -> int:
     failed = False
     argv, _ = COMMANDS["lgacc evaluate"]
     seconds = first_call_seconds(argv)
+    # a warm call reuses the package's compiled bytecode, as an install has it (pip compiles it); where the
+    # environment says PYTHONDONTWRITEBYTECODE (this sandbox does), a module edited since its .pyc was written
+    # would be compiled again in every timed run
+    import compileall
+
+    compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "lgacc"), quiet=1)
     failed |= seconds >= 2.0
     print(f"{'lgacc evaluate, first call of a fresh install':55s} {seconds:6.3f} s (target < 2 s): "
           f"{'ok' if seconds < 2.0 else 'over target'}")

@@ -149,3 +149,16 @@ def test_a_c_extension_printing_the_interrupt_it_met_prints_nothing():
     before, _, after = out.stderr.partition("after the interrupt\n")
     assert before == ""
     assert "Traceback" in after and "ValueError: an ordinary error" in after
+
+
+def test_a_warm_evaluate_imports_neither_pandas_nor_numpys_masked_arrays(tmp_path):
+    """lgacc evaluate's calibrated columns read the measured tables with plain medians: np.median's first call
+    imports numpy.ma (about 20 ms of a 0.2 s budget, issue #35's start-up target); pandas is never needed."""
+    env = {**os.environ, "LGACC_CACHE_DIR": str(tmp_path / "cache")}
+    probe = ("import sys\nfrom lgacc.cli import main\n"
+             "rc = main(['evaluate', '--model', 'X160', '--method', 'improved', '--n-b', '483', '--n-l', '5', "
+             "'--n-a', '16', '--n-mu', '5', '--b-mu', '1', '--format', 'json'])\n"
+             "import json\nprint(json.dumps([rc, sorted(m for m in ('numpy.ma', 'pandas') if m in sys.modules)]))")
+    for _ in range(2):  # the first call may generate code into the cache; the second is the warm one
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
