@@ -3,6 +3,7 @@
 # run_te_host.sh unpacks on the lent GPU machine: .te/site.tar.xz, about 25 MB.  Not a test, never run by CI.
 #
 #     bash benchmarks/gpu/pack_te.sh WORK_DIR        (writes .te/site.tar.xz; .te/ is ignored by git)
+#     TE_VERSION=2.11.0 bash benchmarks/gpu/pack_te.sh WORK_DIR    (another release: .te/site-2.11.0.tar.xz)
 #
 # Transformer Engine 2.9.0 (Nov 2025: the first release with CUDA 13 wheels, which the image's PyTorch
 # 2.11.0+cu130 needs; TE's CPU-overhead work came after, TransformerEngine#2126, Jan 2026) comes as three PyPI
@@ -15,14 +16,16 @@ work=${1:?usage: pack_te.sh WORK_DIR}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$work" && cd "$work"
 py=${PYTHON312:-python3.12}
-pins=(transformer_engine_cu13==2.9.0 transformer_engine==2.9.0 pydantic==2.14.4 pydantic-core==2.50.5
+te=${TE_VERSION:-2.9.0}
+archive=site.tar.xz; [ "$te" = 2.9.0 ] || archive=site-$te.tar.xz
+pins=(transformer_engine_cu13==$te transformer_engine==$te pydantic==2.14.4 pydantic-core==2.50.5
       annotated-types==0.8.0 typing-inspection==0.4.5 typing_extensions==4.16.0)
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
     -d wheels "${pins[@]}" torch==2.11.0
 # the sdist: pip would build it to read its metadata, so it is fetched from the index page directly
 url=$(curl -sS https://pypi.org/simple/transformer-engine-torch/ \
-      | grep -o 'https://[^"#]*transformer_engine_torch-2.9.0.tar.gz' | head -1)
+      | grep -o "https://[^\"#]*transformer_engine_torch-$te.tar.gz" | head -1)
 curl -sS -o te_torch.tar.gz "$url" && tar -xzf te_torch.tar.gz
 # a build environment: PyPI's torch 2.11.0 (+cu130) and CUDA 13.0's headers and compiler
 "$py" -m venv build-venv
@@ -34,13 +37,13 @@ build-venv/bin/pip install -q "setuptools<82" wheel packaging ninja pybind11 num
 nv=$(build-venv/bin/python -c 'import nvidia; print(list(nvidia.__path__)[0])')
 mkdir -p cuda-home/include && ln -sfn "$nv/cu13/bin" cuda-home/bin && ln -sfn "$nv/cu13/lib" cuda-home/lib64
 for f in "$nv"/cu13/include/* "$nv"/cudnn/include/* "$nv"/nccl/include/*; do ln -sfn "$f" cuda-home/include/; done
-(cd transformer_engine_torch-2.9.0 && CUDA_HOME="$work/cuda-home" PATH="$work/cuda-home/bin:$PATH" MAX_JOBS=2 \
+(cd "transformer_engine_torch-$te" && CUDA_HOME="$work/cuda-home" PATH="$work/cuda-home/bin:$PATH" MAX_JOBS=2 \
     NVTE_CUDA_ARCHS=90 CPATH="$work/cuda-home/include/cccl" ../build-venv/bin/python setup.py build_ext -b "$work/ext")
 rm -rf site && build-venv/bin/pip install -q --no-deps --no-compile --target site \
-    wheels/transformer_engine_cu13-2.9.0-*.whl wheels/transformer_engine-2.9.0-*.whl wheels/pydantic*.whl \
+    wheels/transformer_engine_cu13-$te-*.whl wheels/transformer_engine-$te-*.whl wheels/pydantic*.whl \
     wheels/annotated_types-*.whl wheels/typing_inspection-*.whl wheels/typing_extensions-*.whl
 cp ext/transformer_engine/wheel_lib/transformer_engine_torch.cpython-312-x86_64-linux-gnu.so site/transformer_engine/wheel_lib/
 lib=site/transformer_engine/wheel_lib/libtransformer_engine.so
 python3 "$repo/benchmarks/gpu/blank_fatbin.py" "$lib" "$lib.sm90" && mv "$lib.sm90" "$lib"
-mkdir -p "$repo/.te" && tar -C site -cf - . | xz -T2 -9 > "$repo/.te/site.tar.xz"
-ls -l "$repo/.te/site.tar.xz"
+mkdir -p "$repo/.te" && tar -C site -cf - . | xz -T2 -9 > "$repo/.te/$archive"
+ls -l "$repo/.te/$archive"

@@ -3,6 +3,7 @@
 # Not a test, never run by CI.  Run on the lent GPU machine, from the repository root:
 #
 #     bash benchmarks/gpu/run_te_host.sh "$OUT"        (run's carry: [".te", "benchmarks/gpu/vendor"])
+#     TE_ARCHIVE=.te/site-2.11.0.tar.xz bash benchmarks/gpu/run_te_host.sh "$OUT"    (another release)
 #
 # The image has PyTorch 2.11.0+cu130 and no Transformer Engine, and the machine reaches no index, so TE travels
 # as one archive prepared here by benchmarks/gpu/pack_te.sh (see it for what it holds and why the core library's
@@ -13,7 +14,8 @@ out=${1:?usage: run_te_host.sh OUT_DIR}
 mkdir -p "$out"
 site=/tmp/te-site
 rm -rf "$site" && mkdir -p "$site"
-tar -xJf .te/site.tar.xz -C "$site" || { echo "cannot unpack .te/site.tar.xz"; exit 2; }
+archive=${TE_ARCHIVE:-.te/site.tar.xz}
+tar -xJf "$archive" -C "$site" || { echo "cannot unpack $archive"; exit 2; }
 nv=$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])')
 echo "nvidia packages: $nv"; ls "$nv"
 export PYTHONPATH="$site:benchmarks/gpu/vendor${PYTHONPATH:+:$PYTHONPATH}"
