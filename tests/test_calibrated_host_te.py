@@ -109,3 +109,17 @@ def test_the_tutorials_host_bound_run_at_its_shape_waited_on_the_lent_host_and_m
     assert xl.published_s == 0.22 and xl.measured_s > 1.2 * xl.published_s
     assert abs(xl.megatron_te_s / xl.measured_s - 1) < 0.10 < abs(xl.megatron_s / xl.measured_s - 1)
     assert (shapes["megatron_te_s"] > shapes["megatron_s"]).all()
+
+
+def test_two_releases_on_one_lease_and_the_tutorial_shape_repeats_across_leases():
+    """GPT-2 XL's host-bound step repeats within 2 % across two leases with TE 2.9.0, and TE 2.11.0 takes less of the
+    host for it on the same lease; the width-64 fits of the same local layer, back to back, part by more."""
+    from lgacc.studies.gpu_measured import te_versions, tutorial_shapes_against_calibrated
+
+    versions = te_versions().set_index("release")
+    assert list(versions.index) == ["2.9.0", "2.11.0"]
+    first = tutorial_shapes_against_calibrated().set_index("id").loc["mtut-dp-r1-gpt2xl-dp1-gbs1", "measured_s"]
+    assert versions.loc["2.9.0", "shape_s"] == pytest.approx(first, rel=0.02)
+    assert versions.loc["2.11.0", "shape_s"] < 0.95 * versions.loc["2.9.0", "shape_s"]
+    assert (versions["shape_busy_s"] < 0.25 * versions["shape_s"]).all()  # both wait on the host
+    assert abs(versions["local_s"].iloc[0] - versions["local_s"].iloc[1]) > 0.5e-3  # the width-64 fits' scatter

@@ -35,7 +35,7 @@ __all__ = ["MEASURED", "MEASURED_RECIPE", "Measurement", "measurements", "read_m
            "host_floor_against_measured", "MegatronHostTime", "megatron_host_times", "megatron_widths_against_calibrated",
            "attention_read_by_model", "gemm_lease_check", "MEMORY_BOUND_FILE", "memory_bound_against_assumed",
            "recomputation_against_measured", "TE_SHAPES_FILE", "TUTORIAL_SHAPE_RUNS",
-           "tutorial_shapes_against_calibrated"]
+           "tutorial_shapes_against_calibrated", "TE_VERSIONS_FILE", "TE_VERSIONS_SHAPES_FILE", "te_versions"]
 
 #: Where the measurements are kept, one folder per GPU and date.
 MEASURED = DATA / "calibrated" / "measured"
@@ -497,4 +497,30 @@ def tutorial_shapes_against_calibrated(path: Path = TE_SHAPES_FILE) -> pd.DataFr
                     "micro_batch_size": int(row.micro_batch_size), "published_s": measured_step_time(run),
                     "measured_s": float(row.step_seconds), "busy_s": float(row.device_busy_seconds),
                     "megatron_s": steps["megatron"], "megatron_te_s": steps["megatron_te"]})
+    return pd.DataFrame(out)
+
+
+#: a third lease: two Transformer Engine releases one after the other, the width-64 steps and GPT-2 XL's step
+TE_VERSIONS_FILE = MEASURED / "h200-sxm-2026-11-28" / "te_versions.csv"
+TE_VERSIONS_SHAPES_FILE = MEASURED / "h200-sxm-2026-11-28" / "te_versions_shapes.csv"
+
+
+def te_versions(grid: Path = TE_VERSIONS_FILE, shapes: Path = TE_VERSIONS_SHAPES_FILE) -> pd.DataFrame:
+    """One row per Transformer Engine release of the third lease, in the order run: ``release``, ``local_s`` and
+    ``te_s`` (the width-64 layers' host time per layer and micro-batch, Megatron-Core's own and TE's with
+    Megatron-LM's default fusions, fitted as :func:`megatron_host_times` fits them), ``shape_s`` and
+    ``shape_busy_s`` (GPT-2 XL's step at the tutorial's shape and its device's busy time)."""
+    from lgacc.model.calibrated.host import TE_SPEC
+
+    if not grid.is_file() or not shapes.is_file():
+        return pd.DataFrame(columns=["release", "local_s", "te_s", "shape_s", "shape_busy_s"])
+    steps, whole = pd.read_csv(grid, dtype={"transformer_engine": str}), pd.read_csv(shapes, dtype={"transformer_engine": str})
+    out = []
+    for release in dict.fromkeys(steps["transformer_engine"]):
+        rows = steps[steps["transformer_engine"] == release]
+        slope = {spec: host_step_fit(part["layers"], part["micro_batches"], part["step_seconds"])[0][3]
+                 for spec, part in rows.groupby("spec")}
+        step = whole[whole["transformer_engine"] == release].iloc[0]
+        out.append({"release": release, "local_s": float(slope["local"]), "te_s": float(slope[TE_SPEC]),
+                    "shape_s": float(step["step_seconds"]), "shape_busy_s": float(step["device_busy_seconds"])})
     return pd.DataFrame(out)

@@ -11,7 +11,7 @@ import pandas as pd
 from lgacc.model.calibrated.parameters import fitted_calibration
 from lgacc.model.hardware import load_hardware
 from lgacc.model.calibrated.host import TE_HOST_FILES, TE_SPEC, host_times, megatron_host_extra_s, te_host_extra_s
-from lgacc.studies.gpu_measured import (HostMeasurement, tutorial_shapes_against_calibrated, Measurement, assumed_against_measured,
+from lgacc.studies.gpu_measured import (HostMeasurement, te_versions, tutorial_shapes_against_calibrated, Measurement, assumed_against_measured,
                                         attention_read_by_model, device_beyond_pool, gemm_lease_check,
                                         memory_bound_against_assumed,
                                         host_floor_against_measured, host_time, megatron_host_times,
@@ -580,7 +580,36 @@ def te_host_markdown() -> str:
     shapes = tutorial_shapes_against_calibrated()
     if len(shapes):
         lines += _tutorial_shape_lines(shapes)
+    versions = te_versions()
+    if len(versions):
+        lines += _version_lines(versions)
     return "\n".join(lines)
+
+
+def _version_lines(versions: pd.DataFrame) -> list[str]:
+    """Two Transformer Engine releases on one lease: the width-64 layers' fitted slopes and GPT-2 XL's whole step."""
+    lines = ["", "**Two releases on one lease.** A third lease ran Transformer Engine 2.9.0 and 2.11.0 (the release "
+             "SimuMax's B200 runs used) one after the other: the width-64 steps of both layers and "
+             "GPT-2 XL's step at the tutorial's shape.", "",
+             "| Transformer Engine | Megatron-Core's own layer, ms | TE's layer (default fusions), ms | difference, ms "
+             "| GPT-2 XL step, s |", "|---|---:|---:|---:|---:|"]
+    lines += [f"| {r.release} | {r.local_s * 1e3:.2f} | {r.te_s * 1e3:.2f} | {(r.te_s - r.local_s) * 1e3:.2f} | "
+              f"{r.shape_s:.3f} |" for r in versions.itertuples()]
+    old, new = versions.iloc[0], versions.iloc[-1]
+    lines += ["", f"Megatron-Core's own layer, the same code in both runs, fits to "
+              f"{format_list([f'{v * 1e3:.2f}' for v in versions['local_s']])} ms: on one machine, back to back, "
+              f"the width-64 slopes scatter by about a millisecond, and so does each difference read from them "
+              f"(the first lease's {te_host_extra_s() * 1e3:.2f} ms included). GPT-2 XL's whole step, whose "
+              f"device is busy for only {old.shape_busy_s / old.shape_s:.0%} of it, repeats to "
+              f"{abs(old.shape_s / _shape_step_first_lease() - 1):.0%} across leases, and reads {new.release} "
+              f"{1 - new.shape_s / old.shape_s:.0%} faster than {old.release}: about "
+              f"{(old.shape_s - new.shape_s) / 48 * 1e3:.1f} ms less of the host per layer."]
+    return lines
+
+
+def _shape_step_first_lease() -> float:
+    shapes = tutorial_shapes_against_calibrated()
+    return float(shapes.loc[shapes["layers"] == 48, "measured_s"].iloc[0])
 
 
 def _tutorial_shape_lines(shapes: pd.DataFrame) -> list[str]:
