@@ -20,7 +20,7 @@ from lgacc.errors import UserInputError
 from lgacc.model.calibrated.attention import attention_efficiency, attention_tables, kernel_measured, published_efficiency
 from lgacc.model.calibrated.expected import expected
 from lgacc.model.calibrated.gemm_table import table_for
-from lgacc.model.calibrated.host import host_step_fit
+from lgacc.model.calibrated.host import HOST_TERMS, host_step_fit
 from lgacc.model.calibrated.memory_bound import MEMORY_BOUND_FILE, READ_KERNEL, share_samples
 from lgacc.model.calibrated.parameters import fitted_calibration
 from lgacc.model.calibrated.recipe import Recipe
@@ -518,7 +518,8 @@ def te_versions(grid: Path = TE_VERSIONS_FILE, shapes: Path = TE_VERSIONS_SHAPES
     out = []
     for release in dict.fromkeys(steps["transformer_engine"]):
         rows = steps[steps["transformer_engine"] == release]
-        slope = {spec: host_step_fit(part["layers"], part["micro_batches"], part["step_seconds"])[0][3]
+        slope = {spec: dict(zip(HOST_TERMS, host_step_fit(part["layers"], part["micro_batches"],
+                                                           part["step_seconds"])[0]))["layer_s"]
                  for spec, part in rows.groupby("spec")}
         step = whole[whole["transformer_engine"] == release].iloc[0]
         out.append({"release": release, "local_s": float(slope["local"]), "te_s": float(slope[TE_SPEC]),

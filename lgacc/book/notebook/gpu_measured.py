@@ -581,13 +581,14 @@ def te_host_markdown() -> str:
     if len(shapes):
         lines += _tutorial_shape_lines(shapes)
     versions = te_versions()
-    if len(versions):
-        lines += _version_lines(versions)
+    if len(versions) and len(shapes):
+        lines += _version_lines(versions, float(shapes.loc[shapes["layers"] == 48, "measured_s"].iloc[0]))
     return "\n".join(lines)
 
 
-def _version_lines(versions: pd.DataFrame) -> list[str]:
-    """Two Transformer Engine releases on one lease: the width-64 layers' fitted slopes and GPT-2 XL's whole step."""
+def _version_lines(versions: pd.DataFrame, first_lease_s: float) -> list[str]:
+    """Two Transformer Engine releases on one lease: the width-64 layers' fitted slopes and GPT-2 XL's whole step
+    (``first_lease_s``: the same step on the lease before, the shapes table's)."""
     lines = ["", "**Two releases on one lease.** A third lease ran Transformer Engine 2.9.0 and 2.11.0 (the release "
              "SimuMax's B200 runs used) one after the other: the width-64 steps of both layers and "
              "GPT-2 XL's step at the tutorial's shape.", "",
@@ -601,15 +602,10 @@ def _version_lines(versions: pd.DataFrame) -> list[str]:
               f"the width-64 slopes scatter by about a millisecond, and so does each difference read from them "
               f"(the first lease's {te_host_extra_s() * 1e3:.2f} ms included). GPT-2 XL's whole step, whose "
               f"device is busy for only {old.shape_busy_s / old.shape_s:.0%} of it, repeats to "
-              f"{abs(old.shape_s / _shape_step_first_lease() - 1):.0%} across leases, and reads {new.release} "
+              f"{abs(old.shape_s / first_lease_s - 1):.0%} across leases, and reads {new.release} "
               f"{1 - new.shape_s / old.shape_s:.0%} faster than {old.release}: about "
               f"{(old.shape_s - new.shape_s) / 48 * 1e3:.1f} ms less of the host per layer."]
     return lines
-
-
-def _shape_step_first_lease() -> float:
-    shapes = tutorial_shapes_against_calibrated()
-    return float(shapes.loc[shapes["layers"] == 48, "measured_s"].iloc[0])
 
 
 def _tutorial_shape_lines(shapes: pd.DataFrame) -> list[str]:

@@ -188,6 +188,12 @@ def _layer_s(rows: list[dict[str, str]], layers: str = "layers", micro_batches: 
     return _terms(rows, layers, micro_batches)["layer_s"]
 
 
+def _slope_over_local(rows: list[dict[str, str]], spec: str) -> float:
+    """What ``spec``'s layer costs the host per layer and micro-batch beyond the ``local`` layer of the same table
+    (one lease's machine), both slopes fitted (:func:`_layer_s`); negative where it fits cheaper."""
+    return _layer_s([r for r in rows if r["spec"] == spec]) - _layer_s([r for r in rows if r["spec"] == "local"])
+
+
 def megatron_layer_rows(megatron: tuple[Path, ...] = MEGATRON_HOST_FILES) -> list[dict[str, str]]:
     """The dense ``local`` spec's steps of width 64 in every table of ``megatron``, pooled: the leases' machines
     differ by more than one lease's steps scatter."""
@@ -225,9 +231,8 @@ def megatron_host_variants(megatron: tuple[Path, ...] = MEGATRON_HOST_FILES) -> 
         wanted = {name: spec for name, spec in MEGATRON_VARIANTS.items() if spec in specs and name not in out}
         if "local" not in specs or not wanted:
             continue
-        plain = _layer_s([r for r in rows if r["spec"] == "local"])
         for name, spec in wanted.items():
-            out[name] = max(0.0, _layer_s([r for r in rows if r["spec"] == spec]) - plain)
+            out[name] = max(0.0, _slope_over_local(rows, spec))
     missing = [name for name in MEGATRON_VARIANTS if name not in out]
     if missing:
         raise UserInputError(f"measured Megatron-Core steps {', '.join(str(p) for p in megatron)}: no "
@@ -245,8 +250,7 @@ def te_host_extra_s(spec: str = TE_SPEC, paths: tuple[Path, ...] = TE_HOST_FILES
     for path in paths:
         rows = [r for r in _rows(Path(path)) if int(r["width"]) == HOST_WIDTH]
         if {r["spec"] for r in rows} >= {spec, "local"}:
-            differences.append(_layer_s([r for r in rows if r["spec"] == spec])
-                               - _layer_s([r for r in rows if r["spec"] == "local"]))
+            differences.append(_slope_over_local(rows, spec))
     where = f"measured Megatron-Core steps {', '.join(str(p) for p in paths)}"
     if not differences:
         raise UserInputError(f"{where}: no {spec} rows beside a local spec's")
