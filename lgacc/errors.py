@@ -91,12 +91,18 @@ def received_interrupt() -> BaseException | None:
 def run_quietly(program: str, module: str, function: str = "main") -> int:
     """``module.function()`` for ``python -m module``, with a Ctrl-C or SIGTERM while ``module`` imports (its whole
     body) or runs answered by one line and 130 or 143 (:func:`report_interrupt`).  ``python -m`` runs the module's
-    body before anything in it can catch an interrupt: its first lines hand over to this instead."""
+    body before anything in it can catch an interrupt: its first lines hand over to this instead (or its last
+    lines, where the body is light; the function is then the one ``__main__`` already defined).
+
+    A reader that stops reading (``python -m module | head``) ends the program quietly with 0, as ``lgacc`` does:
+    the output is flushed here, so that a closed pipe is met inside the ``try`` rather than in the interpreter's
+    last flush, which would print ``Exception ignored ... BrokenPipeError`` and exit 120."""
     raise_on_interrupts()
     try:
-        import importlib
-
-        code = getattr(importlib.import_module(module), function)()
+        code = _entry_point(module, function)()
+        _flush_stdout()
+    except BrokenPipeError:
+        code = _closed_pipe()
     except KeyboardInterrupt as interrupt:
         code = report_interrupt(program, interrupt)
     except Exception:
@@ -108,6 +114,40 @@ def run_quietly(program: str, module: str, function: str = "main") -> int:
     if code in (130, 143):
         _exit_interrupted(code)
     return code
+
+
+def _entry_point(module: str, function: str):
+    """``module.function``: the one ``python -m module`` already defined in ``__main__`` when it has run that far,
+    else imported (a module whose whole body waits behind its ``__main__`` guard is imported under its name)."""
+    import importlib
+    import sys
+
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None) == module and hasattr(main, function):
+        return getattr(main, function)
+    return getattr(importlib.import_module(module), function)
+
+
+def _flush_stdout() -> None:
+    """Flush standard output now (a closed pipe raises :class:`BrokenPipeError` here, where it can be caught)."""
+    import sys
+
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
+def _closed_pipe() -> int:
+    """The reader of standard output went away: point the descriptor at ``/dev/null`` (Python's documented answer,
+    so that the interpreter's last flush has somewhere to go) and report success, as ``lgacc`` does."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 0
 
 
 def _exit_interrupted(code: int) -> None:

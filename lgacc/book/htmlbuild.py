@@ -117,5 +117,7 @@ def entry(argv: Sequence[str] | None = None) -> int:
         return 143 if terminated else 130
 
 
-if __name__ == "__main__":
-    sys.exit(entry())
+if __name__ == "__main__":  # a closed pipe: no traceback (lgacc.errors.run_quietly); entry() answers interrupts
+    from lgacc.errors import run_quietly
+
+    sys.exit(run_quietly("python -m lgacc.book.htmlbuild", "lgacc.book.htmlbuild", "entry"))

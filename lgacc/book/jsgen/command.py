@@ -12,8 +12,13 @@ __all__ = ["main"]
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) not in (1, 3) or (len(argv) == 3 and argv[1] != "--hardware"):
-        print("usage: python -m lgacc.book.jsgen OUT.js [--hardware NAME|PATH]  (the page's preselected spec)", file=sys.stderr)
+    usage = "usage: python -m lgacc.book.jsgen OUT.js [--hardware NAME|PATH]  (the page's preselected spec)"
+    if argv in (["-h"], ["--help"]):
+        print(usage)
+        return 0
+    if (len(argv) not in (1, 3) or (len(argv) == 3 and argv[1] != "--hardware")
+            or argv[0].startswith("-")):  # an option is not a file name to write over
+        print(usage, file=sys.stderr)
         return 2
     from .bundle import write
 

@@ -224,8 +224,12 @@ def write(path: str | Path, grid: dict = GRID) -> Path:
 def main(argv: list[str] | None = None) -> int:
     """``python -m lgacc.book.jsgen.schedules OUT.js``."""
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print("usage: python -m lgacc.book.jsgen.schedules OUT.js", file=sys.stderr)
+    usage = "usage: python -m lgacc.book.jsgen.schedules OUT.js"
+    if argv in (["-h"], ["--help"]):
+        print(usage)
+        return 0
+    if len(argv) != 1 or argv[0].startswith("-"):  # an option is not a file name to write over
+        print(usage, file=sys.stderr)
         return 2
     print(write(argv[0]))
     return 0

@@ -227,5 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # a closed pipe or Ctrl-C: one line or none, never a traceback
+    from lgacc.errors import run_quietly
+
+    sys.exit(run_quietly("python -m lgacc.model.calibrated.links", "lgacc.model.calibrated.links"))
