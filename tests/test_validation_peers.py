@@ -6,13 +6,15 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from lgacc.errors import UserInputError
 from lgacc.studies.validation import load_runs
 from lgacc.studies.validation.peers import side_by_side, side_by_side_markdown, tool_errors
-from lgacc.studies.validation.recipe_effects import bracket_predictions, recipe_effects, recipe_effects_markdown
+from lgacc.studies.validation.recipe_effects import (bracket_predictions, recipe_effects, recipe_effects_by_value,
+                                                     recipe_effects_markdown)
 
 NAN = float("nan")
 
@@ -123,3 +125,29 @@ def test_recipe_effects_change_only_the_bracketed_field():
     assert effects["mean_abs_change"].is_monotonic_decreasing
     assert "| `grad_reduce_bytes` |" in recipe_effects_markdown(effects.reset_index())
     assert not math.isnan(effects["max_abs_change"].max())
+
+
+def test_recipe_effects_by_value_part_each_field_by_its_other_reading():
+    runs = load_runs()
+    table = bracket_predictions(runs)
+    by_field = recipe_effects(runs, table=table).set_index("field")
+    by_value = recipe_effects_by_value(runs, table=table)
+    # the host's framework is bracketed both ways: a lighter host (never slower) and a heavier one (never faster),
+    # each its own row, where the per-field row averages them into a small signed mean
+    hosts = by_value[by_value["field"] == "host_framework"].set_index("value")
+    assert set(hosts.index) == {"pytorch", "megatron_te"}
+    assert hosts.loc["pytorch", "mean_change"] < 0 < hosts.loc["megatron_te", "mean_change"]
+    assert abs(by_field.loc["host_framework", "mean_change"]) < min(abs(hosts["mean_change"]))
+    # identities: a field's rows are its values' rows, so its signed mean is their means weighted by row counts, and
+    # its largest change the largest of theirs
+    counts = table.groupby(["field", "value"]).size()
+    for field, rows in by_value.groupby("field"):
+        weights = np.array([counts[(field, value)] for value in rows["value"]])
+        assert np.isclose((rows["mean_change"] * weights).sum() / weights.sum(), by_field.loc[field, "mean_change"])
+        assert np.isclose(rows["max_abs_change"].max(), by_field.loc[field, "max_abs_change"])
+        assert rows["runs"].max() <= by_field.loc[field, "runs"] <= rows["runs"].sum()
+    # a schedule bracket with chunks is spelled as a run file spells it, never as a Python tuple
+    assert not by_value["value"].str.startswith("(").any()
+    markdown = recipe_effects_markdown(by_value)
+    assert "| `host_framework` | `megatron_te` |" in markdown and "| `host_framework` | `pytorch` |" in markdown
+    assert markdown.splitlines()[0].count("|") == 7

@@ -19,7 +19,7 @@ from lgacc.studies.validation import (
     summary,
     tool_errors,
 )
-from lgacc.studies.validation.recipe_effects import recipe_effects
+from lgacc.studies.validation.recipe_effects import bracket_predictions, recipe_effects, recipe_effects_by_value
 from lgacc.studies.validation.runs import fp8_runs_left_out
 
 from . import SUMMARIES
@@ -215,6 +215,7 @@ def run(args: argparse.Namespace) -> int:
         columns = [key for key in (*RUN_KEYS, *SPARSE_RUN_DEFAULTS, *EXTENSION_RUN_KEYS) if key in frame.columns]
         records = [{**SPARSE_RUN_DEFAULTS, **{key: _clean(value) for key, value in row.items()}}
                    for row in frame[columns].to_dict("records")]
+        brackets = bracket_predictions(runs)  # every run at each end of its brackets, read once for both tables
         print(dumps({
             "runs": records,
             "key_models": KEY_MODELS,
@@ -223,7 +224,9 @@ def run(args: argparse.Namespace) -> int:
             "calibrated": {**headline, "parameters": fitted_calibration().fitted(),
                            "fixed_parameters": _fixed_parameters(), "measured_tables": _measured_tables(),
                            "side_by_side": tool_errors(frame).to_dict(orient="records"),
-                           "recipe_effects": recipe_effects(runs).to_dict(orient="records"),
+                           "recipe_effects": recipe_effects(runs, table=brackets).to_dict(orient="records"),
+                           "recipe_effects_by_value": recipe_effects_by_value(runs, table=brackets).to_dict(
+                               orient="records"),
                            "by_publication": publications.to_dict(orient="records"), "model": "calibrated"},
         }))
         return 0

@@ -20,7 +20,7 @@ from lgacc.model.calibrated import Calibration, fitted_calibration
 from . import calibrated as cal
 from .runs import Run
 
-__all__ = ["bracket_predictions", "recipe_effects", "recipe_effects_markdown"]
+__all__ = ["bracket_predictions", "recipe_effects", "recipe_effects_by_value", "recipe_effects_markdown"]
 
 
 def bracket_predictions(runs: Sequence[Run], calibration: Calibration | None = None) -> pd.DataFrame:
@@ -35,30 +35,57 @@ def bracket_predictions(runs: Sequence[Run], calibration: Calibration | None = N
         return pd.DataFrame(columns=columns)
     central = dict(zip((run.id for run in timed), cal.predict(timed, calibration, compact=True)["step_time_s"]))
     others = cal.predict([other for *_, other in pairs], calibration, compact=True)["step_time_s"]
-    rows = [{"id": run.id, "field": name, "value": str(value), "central_s": float(central[run.id]),
+    rows = [{"id": run.id, "field": name, "value": _spelled(value), "central_s": float(central[run.id]),
              "other_s": float(step)} for (run, name, value, _), step in zip(pairs, others)]
     frame = pd.DataFrame(rows, columns=columns[:-1])
     frame["change"] = frame["other_s"] / frame["central_s"] - 1
     return frame
 
 
-def recipe_effects(runs: Sequence[Run], calibration: Calibration | None = None) -> pd.DataFrame:
-    """Per bracketed field: ``runs`` (open for how many time runs), ``mean_abs_change``, ``max_abs_change`` and
-    ``mean_change`` of the expected step time when the field is read the other way, largest effect first."""
-    table = bracket_predictions(runs, calibration)
+def _spelled(value) -> str:
+    """A bracket's value as a run file spells it: a schedule with its chunks ``interleaved:2``."""
+    return ":".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+def _effects(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``table`` (:func:`bracket_predictions`) grouped by ``keys``: runs open, mean and largest absolute change,
+    signed mean; largest effect first."""
     rows = []
-    for field, group in table.groupby("field", sort=False):
+    for key, group in table.groupby(keys, sort=False):
         change = group["change"].to_numpy(dtype=float)
-        rows.append({"field": field, "runs": int(group["id"].nunique()), "mean_abs_change": float(np.abs(change).mean()),
+        rows.append({**dict(zip(keys, key if isinstance(key, tuple) else (key,))),
+                     "runs": int(group["id"].nunique()), "mean_abs_change": float(np.abs(change).mean()),
                      "max_abs_change": float(np.abs(change).max()), "mean_change": float(change.mean())})
-    out = pd.DataFrame(rows, columns=["field", "runs", "mean_abs_change", "max_abs_change", "mean_change"])
-    return out.sort_values("mean_abs_change", ascending=False, ignore_index=True)
+    out = pd.DataFrame(rows, columns=[*keys, "runs", "mean_abs_change", "max_abs_change", "mean_change"])
+    return out.sort_values("mean_abs_change", ascending=False, ignore_index=True, kind="stable")
+
+
+def recipe_effects(runs: Sequence[Run], calibration: Calibration | None = None, *,
+                   table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per bracketed field: ``runs`` (open for how many time runs), ``mean_abs_change``, ``max_abs_change`` and
+    ``mean_change`` of the expected step time when the field is read the other way, largest effect first
+    (``table``: :func:`bracket_predictions`' of the same runs, when already computed)."""
+    table = bracket_predictions(runs, calibration) if table is None else table
+    return _effects(table, ["field"])
+
+
+def recipe_effects_by_value(runs: Sequence[Run], calibration: Calibration | None = None, *,
+                            table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """As :func:`recipe_effects`, one row per bracketed field and other value (``field``, ``value``): a field
+    bracketed both ways (``host_framework``: plain PyTorch's lighter host, Transformer Engine's heavier one) shows
+    each end apart instead of one mean over moves in opposite directions."""
+    table = bracket_predictions(runs, calibration) if table is None else table
+    return _effects(table, ["field", "value"])
 
 
 def recipe_effects_markdown(effects: pd.DataFrame) -> str:
-    """The chapter's table of :func:`recipe_effects`."""
-    lines = ["| unstated choice | open for (runs) | mean change | largest change | signed mean |",
-             "|---|---:|---:|---:|---:|"]
-    lines += [f"| `{r.field}` | {r.runs} | {r.mean_abs_change:.1%} | {r.max_abs_change:.1%} | {r.mean_change:+.1%} |"
-              for r in effects.itertuples()]
+    """The chapter's table of :func:`recipe_effects`, or of :func:`recipe_effects_by_value` (one row per value)."""
+    by_value = "value" in effects.columns
+    lines = ["| unstated choice | read instead as | open for (runs) | mean change | largest change | signed mean |"
+             if by_value else "| unstated choice | open for (runs) | mean change | largest change | signed mean |",
+             "|---|---|---:|---:|---:|---:|" if by_value else "|---|---:|---:|---:|---:|"]
+    for r in effects.itertuples():
+        value = f" `{r.value}` |" if by_value else ""
+        lines.append(f"| `{r.field}` |{value} {r.runs} | {r.mean_abs_change:.1%} | {r.max_abs_change:.1%} | "
+                     f"{r.mean_change:+.1%} |")
     return "\n".join(lines)
