@@ -12,9 +12,9 @@ import pytest
 
 from lgacc.errors import UserInputError
 from lgacc.studies.validation import load_runs
-from lgacc.studies.validation.peers import side_by_side, side_by_side_markdown, tool_errors
+from lgacc.studies.validation.peers import side_by_side, side_by_side_markdown, side_by_side_tables, tool_errors
 from lgacc.studies.validation.recipe_effects import (bracket_predictions, recipe_effects, recipe_effects_by_value,
-                                                     recipe_effects_markdown)
+                                                     recipe_effects_markdown, recipe_effects_table)
 
 NAN = float("nan")
 
@@ -41,6 +41,11 @@ def test_each_tool_is_compared_on_the_runs_it_predicts():
     text = side_by_side_markdown(frame())
     assert "| SimuMax | 2 | 7.5% | 10.0% | 17.5% | 25.0% |" in text
     assert "| `b` | 20 | 15 (-25%) | 21 (+5%) | – |" in text
+    # the page's tables (stacked on a phone) hold the same cells as the Markdown
+    summary, runs = side_by_side_tables(frame())
+    assert summary.iloc[0].tolist() == ["SimuMax", "2", "7.5%", "10.0%", "17.5%", "25.0%"]
+    assert runs.set_index("run").loc["b"].tolist() == ["20", "15\u00a0(-25%)", "21\u00a0(+5%)", "–"]
+    assert list(runs["run"]) == ["a", "b", "c"] and list(runs.columns[-2:]) == ["SimuMax", "Calculon"]
 
 
 def test_the_shipped_runs_carry_simumax_and_calculon_and_the_memory_statistic():
@@ -151,3 +156,15 @@ def test_recipe_effects_by_value_part_each_field_by_its_other_reading():
     markdown = recipe_effects_markdown(by_value)
     assert "| `host_framework` | `megatron_te` |" in markdown and "| `host_framework` | `pytorch` |" in markdown
     assert markdown.splitlines()[0].count("|") == 7
+
+
+def test_recipe_effects_table_reads_as_text_under_readers_headings():
+    runs = load_runs()
+    by_value = recipe_effects_by_value(runs)
+    table = recipe_effects_table(by_value)
+    assert list(table.columns) == ["unstated choice", "read instead as", "open for (runs)", "mean change",
+                                   "largest change", "signed mean"]
+    assert len(table) == len(by_value) and table.map(lambda cell: isinstance(cell, str) and "nan" not in cell).all().all()
+    row = table[(table["unstated choice"] == "host_framework") & (table["read instead as"] == "pytorch")].iloc[0]
+    assert row["signed mean"].startswith("-") and row["mean change"].endswith("%")
+    assert "read instead as" not in recipe_effects_table(recipe_effects(runs)).columns

@@ -237,6 +237,28 @@ def test_the_measured_runs_page_leads_with_its_conclusions_and_folds_its_tables(
     assert found["folded"] >= 2 and found["rows"] < 40, found
 
 
+def test_the_measured_runs_page_stacks_its_per_run_tables_on_a_phone(browser, server):
+    """The side-by-side table's run ids (korthikanti2022-22b-full, simumax-b200-...) broke letter by letter in a
+    narrow column on a phone; as the recipe effects, that table now reads as one block per row, each cell the
+    phone's width."""
+    phone = browser.new_page(viewport={"width": PHONE, "height": 844})
+    try:
+        phone.goto(f"{server}/generated/against_measured_runs.html", wait_until="load")
+        found = phone.evaluate("""() => {
+          const cells = [...document.querySelectorAll('article td')].filter(td => td.closest('details') === null);
+          const ids = cells.filter(td => /^(korthikanti2022|simumax-b200)-/.test(td.innerText.trim()));
+          const choices = cells.filter(td => td.innerText.includes('host_framework'));
+          return {ids: ids.length, narrow: ids.filter(td => td.getBoundingClientRect().width < 200).map(td => td.innerText),
+                  stacked: ids.filter(td => td.closest('table.lgacc-stack') !== null).length,
+                  choices: choices.filter(td => td.closest('table.lgacc-stack') !== null).length,
+                  width: document.documentElement.scrollWidth};
+        }""")
+    finally:
+        phone.close()
+    assert found["ids"] >= 32 and found["stacked"] == found["ids"] and not found["narrow"], found
+    assert found["choices"] == 2 and found["width"] <= PHONE, found
+
+
 def test_the_evaluation_page_stacks_its_tables_on_a_phone_and_its_sidebar_fits(browser, server):
     """Issue #33 item 6: the printed-against-reproduced tables read as blocks on a phone, with words for the
     booleans; on the desktop the contents sidebar does not scroll sideways."""

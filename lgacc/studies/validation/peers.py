@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["PEERS", "side_by_side", "tool_errors", "side_by_side_markdown"]
+__all__ = ["PEERS", "side_by_side", "tool_errors", "side_by_side_markdown", "side_by_side_tables"]
 
 #: peer -> the frame's column of its step-time prediction (:data:`.tables.PEER_COLUMNS`)
 PEERS = {"SimuMax": "peer_simumax_step_s", "Calculon": "peer_calculon_step_s"}
@@ -84,3 +84,25 @@ def side_by_side_markdown(frame: pd.DataFrame) -> str:
         peers = " | ".join(_cell(r[f"{p}_s"], r[f"{p}_error"]) for p in PEERS)
         lines.append(f"| `{r['id']}` | {r['measured_s']:.3g} | {_cell(r['lgacc_s'], r['lgacc_error'])} | {peers} |")
     return "\n".join(lines)
+
+
+def side_by_side_tables(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`side_by_side_markdown`'s two tables as text cells under readers' headings, for
+    :func:`lgacc.book.notebook.show_table` (which stacks their rows on a phone, where a run's id in a narrow column
+    broke letter by letter): the per-tool summary, then one row per run."""
+    errors = tool_errors(frame)
+    summary = pd.DataFrame({"tool": errors["tool"].astype(str), "runs": errors["runs"].astype(str),
+                            "its mean error": [f"{v:.1%}" for v in errors["peer_mean_error"]],
+                            "its worst": [f"{v:.1%}" for v in errors["peer_max_error"]],
+                            "lgacc held out, mean": [f"{v:.1%}" for v in errors["lgacc_mean_error"]],
+                            "lgacc held out, worst": [f"{v:.1%}" for v in errors["lgacc_max_error"]]})
+    table = side_by_side(frame)
+    def cell(seconds: float, error: float) -> str:  # a time and its error on one line
+        return _cell(seconds, error).replace(" (", "\u00a0(")
+
+    runs = pd.DataFrame({"run": table["id"].astype(str),
+                         "measured (s)": [f"{v:.3g}" for v in table["measured_s"]],
+                         "lgacc, held out": [cell(s, e) for s, e in zip(table["lgacc_s"], table["lgacc_error"])]})
+    for peer in PEERS:
+        runs[peer] = [cell(s, e) for s, e in zip(table[f"{peer}_s"], table[f"{peer}_error"])]
+    return summary, runs

@@ -20,7 +20,8 @@ from lgacc.model.calibrated import Calibration, fitted_calibration
 from . import calibrated as cal
 from .runs import Run
 
-__all__ = ["bracket_predictions", "recipe_effects", "recipe_effects_by_value", "recipe_effects_markdown"]
+__all__ = ["bracket_predictions", "recipe_effects", "recipe_effects_by_value", "recipe_effects_markdown",
+           "recipe_effects_table"]
 
 
 def bracket_predictions(runs: Sequence[Run], calibration: Calibration | None = None) -> pd.DataFrame:
@@ -89,3 +90,14 @@ def recipe_effects_markdown(effects: pd.DataFrame) -> str:
         lines.append(f"| `{r.field}` |{value} {r.runs} | {r.mean_abs_change:.1%} | {r.max_abs_change:.1%} | "
                      f"{r.mean_change:+.1%} |")
     return "\n".join(lines)
+
+
+def recipe_effects_table(effects: pd.DataFrame) -> pd.DataFrame:
+    """The chapter's table of :func:`recipe_effects_by_value` (or :func:`recipe_effects`) as text cells under
+    readers' headings, for :func:`lgacc.book.notebook.show_table` (which stacks its rows on a phone)."""
+    columns = {"field": "unstated choice", "value": "read instead as", "runs": "open for (runs)"}
+    shown = pd.DataFrame({title: effects[name].astype(str) for name, title in columns.items() if name in effects})
+    shown["mean change"] = [f"{v:.1%}" for v in effects["mean_abs_change"]]
+    shown["largest change"] = [f"{v:.1%}" for v in effects["max_abs_change"]]
+    shown["signed mean"] = [f"{v:+.1%}" for v in effects["mean_change"]]
+    return shown
