@@ -80,7 +80,8 @@ def recipe_effects_by_value(runs: Sequence[Run], calibration: Calibration | None
 
 
 def recipe_effects_markdown(effects: pd.DataFrame) -> str:
-    """The chapter's table of :func:`recipe_effects`, or of :func:`recipe_effects_by_value` (one row per value)."""
+    """A Markdown table of :func:`recipe_effects`, or of :func:`recipe_effects_by_value` (one row per value); the
+    chapter shows :func:`recipe_effects_table`'s cells instead, stacked on a phone."""
     by_value = "value" in effects.columns
     lines = ["| unstated choice | read instead as | open for (runs) | mean change | largest change | signed mean |"
              if by_value else "| unstated choice | open for (runs) | mean change | largest change | signed mean |",
