@@ -53,9 +53,9 @@ def shape(d: int, tp: int, name: str) -> tuple[int, int]:
 def products(m: int, n: int, k: int):
     """The forward, input-gradient and weight-gradient products of a Linear(k -> n) over m tokens."""
     sets = max(1, min(3, -(-2 * measure.L2_BYTES // max(1, 2 * (m * k + n * k + m * n)))))
-    x = [torch.randn(m, k, device="cuda", dtype=torch.bfloat16) for _ in range(sets)]
-    w = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16) for _ in range(sets)]
-    g = [torch.randn(m, n, device="cuda", dtype=torch.bfloat16) for _ in range(sets)]
+    x = [torch.randn(m, k, device=measure.DEVICE, dtype=torch.bfloat16) for _ in range(sets)]
+    w = [torch.randn(n, k, device=measure.DEVICE, dtype=torch.bfloat16) for _ in range(sets)]
+    g = [torch.randn(m, n, device=measure.DEVICE, dtype=torch.bfloat16) for _ in range(sets)]
     i = [0]
 
     def pick():
