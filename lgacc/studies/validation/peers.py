@@ -15,6 +15,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from .markdown import markdown_table
+
 __all__ = ["PEERS", "side_by_side", "tool_errors", "side_by_side_markdown", "side_by_side_tables"]
 
 #: peer -> the frame's column of its step-time prediction (:data:`.tables.PEER_COLUMNS`)
@@ -71,19 +73,10 @@ def _cell(seconds: float, error: float) -> str:
 
 
 def side_by_side_markdown(frame: pd.DataFrame) -> str:
-    """The chapter's side-by-side: the per-tool summary, then one row per run (seconds and signed error)."""
-    errors = tool_errors(frame)
-    lines = ["| tool | runs | its mean error | its worst | lgacc held out, mean | lgacc held out, worst |",
-             "|---|---:|---:|---:|---:|---:|"]
-    lines += [f"| {r.tool} | {r.runs} | {r.peer_mean_error:.1%} | {r.peer_max_error:.1%} | {r.lgacc_mean_error:.1%} | "
-              f"{r.lgacc_max_error:.1%} |" for r in errors.itertuples()]
-    table = side_by_side(frame)
-    lines += ["", "| run | measured (s) | lgacc, held out | " + " | ".join(PEERS) + " |",
-              "|---|---:|---:|" + "---:|" * len(PEERS)]
-    for r in table.to_dict("records"):
-        peers = " | ".join(_cell(r[f"{p}_s"], r[f"{p}_error"]) for p in PEERS)
-        lines.append(f"| `{r['id']}` | {r['measured_s']:.3g} | {_cell(r['lgacc_s'], r['lgacc_error'])} | {peers} |")
-    return "\n".join(lines)
+    """The chapter's side-by-side as Markdown: the per-tool summary, then one row per run (seconds and signed
+    error); the cells of :func:`side_by_side_tables`."""
+    summary, runs = side_by_side_tables(frame)
+    return "\n".join([*markdown_table(summary), "", *markdown_table(runs, code=("run",))])
 
 
 def side_by_side_tables(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -18,6 +18,7 @@ import pandas as pd
 from lgacc.model.calibrated import Calibration, fitted_calibration
 
 from . import calibrated as cal
+from .markdown import markdown_table
 from .runs import Run
 
 __all__ = ["bracket_predictions", "recipe_effects", "recipe_effects_by_value", "recipe_effects_markdown",
@@ -80,17 +81,11 @@ def recipe_effects_by_value(runs: Sequence[Run], calibration: Calibration | None
 
 
 def recipe_effects_markdown(effects: pd.DataFrame) -> str:
-    """A Markdown table of :func:`recipe_effects`, or of :func:`recipe_effects_by_value` (one row per value); the
-    chapter shows :func:`recipe_effects_table`'s cells instead, stacked on a phone."""
-    by_value = "value" in effects.columns
-    lines = ["| unstated choice | read instead as | open for (runs) | mean change | largest change | signed mean |"
-             if by_value else "| unstated choice | open for (runs) | mean change | largest change | signed mean |",
-             "|---|---|---:|---:|---:|---:|" if by_value else "|---|---:|---:|---:|---:|"]
-    for r in effects.itertuples():
-        value = f" `{r.value}` |" if by_value else ""
-        lines.append(f"| `{r.field}` |{value} {r.runs} | {r.mean_abs_change:.1%} | {r.max_abs_change:.1%} | "
-                     f"{r.mean_change:+.1%} |")
-    return "\n".join(lines)
+    """A Markdown table of :func:`recipe_effects`, or of :func:`recipe_effects_by_value` (one row per value): the
+    cells of :func:`recipe_effects_table`, which the chapter shows (stacked on a phone)."""
+    table = recipe_effects_table(effects)
+    words = [c for c in ("unstated choice", "read instead as") if c in table.columns]
+    return "\n".join(markdown_table(table, left=len(words), code=words))
 
 
 def recipe_effects_table(effects: pd.DataFrame) -> pd.DataFrame:
