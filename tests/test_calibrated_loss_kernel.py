@@ -19,13 +19,22 @@ def test_flash_attentions_fused_cross_entropy_moves_eight_bytes_a_logit():
     assert {k: LOSS_TRAFFIC[k] for k in ("half", "megatron", "pytorch")} == {"half": 20, "megatron": 52, "pytorch": 48}
 
 
+def test_transformer_engines_triton_cross_entropy_moves_ten_bytes_a_logit():
+    # transformer_engine/common/triton/cross_entropy.py (v2.11) on 2-byte logits: online_softmax_kernel reads the row
+    # (2); cross_entropy_kernel reads it again and writes the gradient in place (2 + 2); the backward's
+    # element_mul_kernel reads the gradient and writes it scaled (2 + 2)
+    assert LOSS_TRAFFIC["te"] == 2 + (2 + 2) + (2 + 2) == 10
+    assert loss_traffic(Recipe(loss_kernel="te")) == 10
+    assert Recipe.from_strings(["loss_kernel=te"]).loss_kernel == "te"
+
+
 def test_unset_the_loss_is_the_one_logit_bytes_names_and_set_it_wins():
     assert loss_traffic(Recipe()) == 52
     assert loss_traffic(Recipe(logit_bytes=14)) == 48
     assert loss_traffic(Recipe(logit_bytes=14, loss_kernel="xentropy")) == 8
     assert Recipe.from_strings(["loss_kernel=unset"]).loss_kernel is None
     assert Recipe.from_strings(["loss_kernel=XENTROPY"]).loss_kernel == "xentropy"
-    with pytest.raises(UserInputError, match=r"recipe loss_kernel='liger' must be one of half, megatron, pytorch, xentropy"):
+    with pytest.raises(UserInputError, match=r"recipe loss_kernel='liger' must be one of half, megatron, pytorch, xentropy, te"):
         Recipe(loss_kernel="liger")
 
 
@@ -42,4 +51,13 @@ def test_llm_foundrys_runs_read_its_fused_cross_entropy():
     runs = load_runs()
     mosaic = [run for run in runs if run.id.startswith("mosaicml-")]
     assert len(mosaic) >= 90 and all(run.recipe.loss_kernel == "xentropy" for run in mosaic)
-    assert all(run.recipe.loss_kernel is None for run in runs if not run.id.startswith("mosaicml-"))
+    assert all(run.recipe.loss_kernel is None for run in runs if not run.id.startswith(("mosaicml-", "simumax-")))
+
+
+def test_simumaxs_cef_rows_read_transformer_engines_fused_cross_entropy_as_stated():
+    from lgacc.studies.validation.runs import load_runs
+
+    simumax = [run for run in load_runs() if run.id.startswith("simumax-")]
+    # every row of the release table is a "_cef" case: --cross-entropy-loss-fusion --cross-entropy-fusion-impl te
+    assert len(simumax) == 36 and all(run.id.endswith("-cef") for run in simumax)
+    assert all(run.recipe.loss_kernel == "te" and "loss_kernel" in run.stated for run in simumax)

@@ -170,7 +170,12 @@ def cross_entropy_bytes() -> sympy.Expr:
     * FlashAttention's fused CUDA cross entropy on half-precision logits (``loss_kernel`` xentropy; Apex's kernel in
       ``csrc/xentropy/xentropy_kernel.cu``, which LLM Foundry's MPT calls as ``loss_fn: fused_crossentropy``): the
       forward kernel reads the row twice (its maximum and sum, then its sum of exponentials), the backward reads it
-      and writes the gradient: **8**."""
+      and writes the gradient: **8**;
+    * Transformer Engine's Triton cross entropy on half-precision logits (``loss_kernel`` te; its
+      ``transformer_engine/common/triton/cross_entropy.py`` at v2.11, which Megatron-LM calls under
+      ``--cross-entropy-loss-fusion --cross-entropy-fusion-impl te``): the forward reads the row for its maximum and
+      sum, then reads it again and writes the gradient in place; the backward reads that gradient and writes it
+      scaled: **10**."""
     return g_X * tokens() * d_v / n_a
 
 

@@ -132,7 +132,10 @@ FIELDS: dict[str, str] = {
                    "megatron (Megatron-LM's vocab-parallel loss on an fp32 copy, 52 bytes a logit), pytorch "
                    "(cross_entropy on fp32 logits, 48), half (Megatron-LM's in half precision, 20) or xentropy "
                    "(FlashAttention's fused CUDA cross entropy on half logits, LLM Foundry's fused_crossentropy: two "
-                   "reads forward, a read and a write backward, 8); lgacc.model.calibrated.recipe.LOGIT_PASSES; the "
+                   "reads forward, a read and a write backward, 8) or te (Transformer Engine's Triton cross entropy "
+                   "on half logits, Megatron-LM's --cross-entropy-loss-fusion --cross-entropy-fusion-impl te: a read, "
+                   "then a read and a write of the gradient in place forward, a read and a write backward, 10); "
+                   "lgacc.model.calibrated.recipe.LOGIT_PASSES; the "
                    "memory alive at the loss stays logit_bytes'",
     "activation_kernel": "how a gated feed-forward's activation runs: fused (one kernel reads both halves and writes the "
                          "product, Megatron-LM's bias_swiglu_fusion and Transformer Engine's; the default) or eager "
@@ -163,6 +166,15 @@ LOGIT_PASSES: dict[str, tuple[tuple[str, int], ...]] = {
     # then for its sum of exponentials; cunn_SoftMaxXEntropyBackward reads it and writes the gradient), LLM
     # Foundry's MPT loss_fn fused_crossentropy
     "xentropy": (("the maximum and the sum", 2), ("the sum of exponentials", 2), ("backward: read and write", 2 + 2)),
+    # Transformer Engine's Triton cross entropy on half-precision logits (transformer_engine/common/triton/
+    # cross_entropy.py at v2.11): online_softmax_kernel reads the row for its maximum and sum; cross_entropy_kernel
+    # reads it again and writes the gradient in place; the backward's element_mul_kernel reads that gradient and
+    # writes it scaled in place (skipped only when the incoming gradient is the scalar 1, which Megatron-LM's
+    # per-token loss never passes).  Megatron-LM calls it under --cross-entropy-loss-fusion
+    # --cross-entropy-fusion-impl te (megatron/core/models/common/language_module/language_module.py,
+    # compute_language_model_loss), on the head's half-precision logits
+    "te": (("online softmax: the maximum and the sum", 2), ("the loss and the gradient in place", 2 + 2),
+           ("backward: the gradient scaled in place", 2 + 2)),
 }
 LOSS_KERNELS = tuple(LOGIT_PASSES)
 #: the loss each reading of ``logit_bytes`` names, where the recipe's ``loss_kernel`` is unset

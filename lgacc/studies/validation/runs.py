@@ -92,7 +92,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "rope_kernel": ("fused", "complex"),
     "norm_kernel": ("fused", "eager"),
     "activation_kernel": ("fused", "eager"),
-    "loss_kernel": (None, "megatron", "pytorch", "half", "xentropy"),
+    "loss_kernel": (None, "megatron", "pytorch", "half", "xentropy", "te"),
 }
 
 
@@ -175,8 +175,8 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                           "whose framework runs the SiLU and the product apart, torchtitan's without torch.compile, "
                           "says so in its file; it matters only for a gated feed-forward)", lambda r: ()),
     "loss_kernel": (None, "the cross entropy's kernels as logit_bytes names them (Megatron-LM's vocab-parallel loss "
-                    "by default; a run whose framework uses another, LLM Foundry's fused_crossentropy, says so in its "
-                    "file)", lambda r: ()),
+                    "by default; a run whose framework uses another, LLM Foundry's fused_crossentropy or Transformer Engine's "
+                    "through Megatron-LM's --cross-entropy-loss-fusion, says so in its file)", lambda r: ()),
 }
 
 
