@@ -122,8 +122,9 @@ module                              job
                                     state), ``measured``, ``ideal`` (the bound), ``calibrated`` (fit,
                                     leave one publication out), ``onefactor``, ``tables``, ``figures``,
                                     ``fit`` (the fit kept as data), ``chapter`` (the chapter's sentences),
-                                    ``peers`` (side by side with SimuMax, Calculon), ``recipe_effects``,
-                                    ``markdown`` (a chapter table's cells as Markdown)
+                                    ``peers`` (side by side with SimuMax, Calculon), ``peer_terms``
+                                    (term by term beside SimuMax), ``recipe_effects``, ``markdown`` (a
+                                    chapter table's cells as Markdown)
 ``studies/gpu_measured``            the calibrated model's kernel constants and one-GPU training
                                     steps against an H100's measurements (data/calibrated/measured)
 ``studies/zero``                    the paper's verdict on ZeRO (partitioned vs baseline and improved)

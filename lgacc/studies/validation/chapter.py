@@ -16,7 +16,7 @@ from .ideal import DP_NETWORKS
 from .tables import CALCULON_ERROR, CONTEXT_GIB, EXTENSIONS, dense_rows
 
 __all__ = ["runs_sentence", "bound_paragraph", "errors_sentence", "memory_sentence", "worst_runs_markdown",
-           "onefactor_sentence", "peers_paragraph", "extensions_paragraph", "host_floor_bullet", "te_readings"]
+           "onefactor_sentence", "peers_paragraph", "peer_flag_sentence", "peer_terms_paragraph", "extensions_paragraph", "host_floor_bullet", "te_readings"]
 
 
 def runs_sentence(numbers: Mapping[str, Any]) -> str:
@@ -242,6 +242,55 @@ def peers_paragraph(errors: pd.DataFrame) -> str:
              f"lgacc held out reads {r.lgacc_mean_error:.1%} and {r.lgacc_max_error:.1%}" for r in errors.itertuples()]
     return ("; ".join(parts) + ". The peers' columns are in-sample (each tool was set up with those runs in view); "
             "lgacc's is fitted without the run's publication.") if parts else "No peer predicts these runs."
+
+
+def peer_flag_sentence(steps: Mapping[str, tuple[float, float]]) -> str:
+    """How far SimuMax's release tool, with the cross-entropy setting it ships, reads from SimuMax's own table
+    (:func:`.peer_terms.release_tool_steps`)."""
+    slower = [unfused / step - 1 for step, unfused in steps.values()]
+    return (f"SimuMax's totals equal its table's column only with its fused cross entropy on, which the rows' `_cef` "
+            "suffix names (Megatron-LM's `--cross-entropy-loss-fusion --cross-entropy-fusion-impl te`) and its release "
+            f"tool leaves off: as shipped, the tool reads {min(slower):.1%}–{max(slower):.1%} slower than its own "
+            f"table on these {len(steps)} rows.")
+
+
+def peer_terms_paragraph(comparison: pd.DataFrame, kappa: float) -> str:
+    """What the term-by-term comparison with SimuMax (:func:`.peer_terms.term_comparison`) shows: how lgacc's layer
+    compute stands to SimuMax's (both read SimuMax's kernel table; lgacc at ``kappa`` of it), what each tool charges
+    for the terms without matrix products and for those with some, and where each total stands to the measured
+    step."""
+    from .peer_terms import TERM_NAMES
+
+    by_term = comparison.pivot_table(index="term", values=["peer_s", "lgacc_s"], aggfunc="sum")
+    compute = comparison[comparison["term"] == "layer_compute"]
+    ratios = compute["lgacc_s"] / compute["peer_s"]
+    runs = comparison["run"].nunique()
+
+    def listed(terms) -> str:
+        shown = [t for t in terms if by_term.loc[t, "peer_s"] + by_term.loc[t, "lgacc_s"] > 0]
+        return "; ".join(f"{TERM_NAMES[t].removeprefix('layers: ')} {by_term.loc[t, 'peer_s'] * 1e3:.0f} against "
+                         f"{by_term.loc[t, 'lgacc_s'] * 1e3:.0f}" for t in shown)
+
+    def direction(terms) -> str:
+        peer, ours = (sum(by_term.loc[t, column] for t in terms) for column in ("peer_s", "lgacc_s"))
+        return "less" if ours < peer else "more"
+
+    plain = ("layer_memory_bound", "layer_tensor_parallel", "data_parallel", "optimizer", "host")
+    mixed = ("vocabulary", "ramp")
+    totals = comparison[comparison["term"] == "total"].set_index("run")
+    measured = comparison[comparison["term"] == "measured"].set_index("run")["peer_s"]
+    low = {tool: int((totals[column] < measured).sum()) for tool, column in (("SimuMax", "peer_s"), ("lgacc", "lgacc_s"))}
+    return (f"**The layers' matrix products and attention cost lgacc {ratios.min():.3f}–{ratios.max():.3f} times "
+            f"SimuMax's** on these {runs} runs: both read the same kernel table, measured by SimuMax on the release "
+            f"node, and lgacc runs its kernels at $\\kappa = {kappa:.3f}$ of it (1/$\\kappa$ = {1 / kappa:.3f}; "
+            f"SimuMax reads the table at face value). **Where no matrix product runs, lgacc charges {direction(plain)}**"
+            f" (milliseconds over the {runs} steps, SimuMax's against lgacc's): {listed(plain)}. SimuMax adds 30 µs to "
+            "every memory-bound kernel; it counts 6 all-gathers and 4 reduce-scatters per layer and micro-batch where "
+            "lgacc counts 4 and 4 (the column-parallel layers gather their input again in the backward pass for the "
+            "weight gradient, which Megatron-LM overlaps with the input-gradient product and SimuMax runs in series); "
+            "and it charges the optimizer seven passes over memory. The terms that hold matrix products (the head, "
+            f"the ramp's stage pass) cost lgacc {direction(mixed)}: {listed(mixed)}. Against the measured step, "
+            f"SimuMax's total is below it on {low['SimuMax']} of the {runs} runs and lgacc's on {low['lgacc']}.")
 
 
 def extensions_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str:
