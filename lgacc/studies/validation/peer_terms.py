@@ -154,15 +154,15 @@ def _label(run: Run) -> str:
 
 def term_table(comparison: pd.DataFrame, runs: Sequence[Run]) -> pd.DataFrame:
     """The page's table: one row per term (then the total and the measured step), one column per run, each cell
-    ``SimuMax / lgacc`` in milliseconds per step (one number where both are the same measurement)."""
+    ``SimuMax / lgacc`` in milliseconds per step, unbroken (one number where both are the same measurement)."""
     by_id = {run.id: run for run in runs}
     names = {**TERM_NAMES, "total": "step (sum of the terms)", "measured": "measured step"}
     columns = {}
     for run_id, rows in comparison.groupby("run", sort=False):
         cells = {}
         for row in rows.itertuples():
-            cells[names[row.term]] = (f"{row.peer_s * 1e3:.1f}" if row.term == "measured"
-                                      else f"{row.peer_s * 1e3:.1f} / {row.lgacc_s * 1e3:.1f}")
+            cells[names[row.term]] = (f"{row.peer_s * 1e3:.1f}" if row.term == "measured"  # one line per cell:
+                                      else f"{row.peer_s * 1e3:.1f}\u00a0/\u00a0{row.lgacc_s * 1e3:.1f}")
         columns[_label(by_id[run_id])] = cells
     table = pd.DataFrame(columns)
     table.index.name = "ms per step: SimuMax / lgacc"
