@@ -51,7 +51,16 @@ def test_llm_foundrys_runs_read_its_fused_cross_entropy():
     runs = load_runs()
     mosaic = [run for run in runs if run.id.startswith("mosaicml-")]
     assert len(mosaic) >= 90 and all(run.recipe.loss_kernel == "xentropy" for run in mosaic)
-    assert all(run.recipe.loss_kernel is None for run in runs if not run.id.startswith(("mosaicml-", "simumax-")))
+    assert all(run.recipe.loss_kernel is None for run in runs
+               if not run.id.startswith(("mosaicml-", "simumax-", "mbridge2511-")))
+
+
+def test_megatron_bridges_performance_recipes_read_transformer_engines_fused_cross_entropy():
+    from lgacc.studies.validation.runs import load_runs
+
+    bridge = [run for run in load_runs() if run.id.startswith("mbridge2511-")]
+    # set_common_perf_overrides sets the TE implementation for every recipe; the providers leave the fusion on
+    assert len(bridge) == 22 and all(run.recipe.loss_kernel == "te" and "loss_kernel" in run.assumed for run in bridge)
 
 
 def test_simumaxs_cef_rows_read_transformer_engines_fused_cross_entropy_as_stated():
