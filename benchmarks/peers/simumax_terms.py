@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -75,8 +76,6 @@ def main(argv: list[str]) -> int:
         return 0 if argv[:1] in (["-h"], ["--help"]) else 2
     root = Path(argv[0]).resolve()
     sys.path.insert(0, str(root))
-    import os
-
     os.chdir(root)  # the release tool reads its configs relative to the checkout
     from simumax.core.perf_llm import FIRST_CHUNK, LAST_CHUNK
     from tools.b200.run_megatron_perf_real_batch import build_active_cases, parse_duration_ms

@@ -13,10 +13,12 @@ from typing import Any
 import pandas as pd
 
 from .ideal import DP_NETWORKS
+from .peer_terms import TERM_NAMES
 from .tables import CALCULON_ERROR, CONTEXT_GIB, EXTENSIONS, dense_rows
 
 __all__ = ["runs_sentence", "bound_paragraph", "errors_sentence", "memory_sentence", "worst_runs_markdown",
-           "onefactor_sentence", "peers_paragraph", "peer_flag_sentence", "peer_terms_paragraph", "extensions_paragraph", "host_floor_bullet", "te_readings"]
+           "onefactor_sentence", "peers_paragraph", "peer_flag_sentence", "peer_terms_paragraph", "extensions_paragraph",
+           "host_floor_bullet", "te_readings"]
 
 
 def runs_sentence(numbers: Mapping[str, Any]) -> str:
@@ -259,8 +261,6 @@ def peer_terms_paragraph(comparison: pd.DataFrame, kappa: float) -> str:
     compute stands to SimuMax's (both read SimuMax's kernel table; lgacc at ``kappa`` of it), what each tool charges
     for the terms without matrix products and for those with some, and where each total stands to the measured
     step."""
-    from .peer_terms import TERM_NAMES
-
     by_term = comparison.pivot_table(index="term", values=["peer_s", "lgacc_s"], aggfunc="sum")
     compute = comparison[comparison["term"] == "layer_compute"]
     ratios = compute["lgacc_s"] / compute["peer_s"]

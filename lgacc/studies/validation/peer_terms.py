@@ -38,9 +38,8 @@ from lgacc.yamlfile import load_yaml_mapping
 from .calibrated import fit, fit_runs, predict
 from .runs import Run
 
-__all__ = ["SIMUMAX_TERMS", "TERMS", "TERM_NAMES", "load_peer_terms", "release_tool_steps", "lgacc_terms",
-           "held_out_calibration",
-           "term_comparison", "term_table", "TOLERANCE_MS"]
+__all__ = ["SIMUMAX_TERMS", "TERMS", "TERM_NAMES", "TOLERANCE_MS", "load_peer_terms", "release_tool_steps",
+           "lgacc_terms", "held_out_calibration", "term_comparison", "term_table"]
 
 SIMUMAX_TERMS = DATA / "validation" / "peers" / "simumax_b200_terms.yaml"
 #: the terms, in the page's order, with the names the page shows
@@ -59,20 +58,26 @@ TERMS = tuple(TERM_NAMES)
 TOLERANCE_MS = 1e-3
 
 
+def _rows(path: Path) -> list[Mapping]:
+    """The rows of a peer's breakdown file, each a mapping (read once per call, checked by its readers)."""
+    rows = load_yaml_mapping(Path(path), "peer term breakdown").get("rows")
+    if not isinstance(rows, list) or not rows or not all(isinstance(row, Mapping) for row in rows):
+        raise UserInputError(f"peer term breakdown {str(path)!r} must list its rows, each a mapping, under 'rows'")
+    return rows
+
+
+def _where(path: Path, number: int) -> str:
+    return f"peer term breakdown {str(path)!r}, row {number}"
+
+
 def load_peer_terms(path: Path = SIMUMAX_TERMS) -> dict[str, dict[str, float]]:
     """``{run id: {term: seconds}}`` of a peer's breakdown file, checked: every term present, none negative or not a
     number, and the terms summing to the row's ``step_ms``."""
-    data = load_yaml_mapping(Path(path), "peer term breakdown")
-    rows = data.get("rows")
-    if not isinstance(rows, list) or not rows:
-        raise UserInputError(f"peer term breakdown {str(path)!r} must list its rows under 'rows'")
     out: dict[str, dict[str, float]] = {}
-    for number, row in enumerate(rows, start=1):
-        where = f"peer term breakdown {str(path)!r}, row {number}"
-        if not isinstance(row, Mapping) or not isinstance(row.get("terms_ms"), Mapping):
-            raise UserInputError(f"{where} must have 'run', 'step_ms' and 'terms_ms'")
-        terms = row["terms_ms"]
-        if set(terms) != set(TERMS):
+    for number, row in enumerate(_rows(path), start=1):
+        where = _where(path, number)
+        terms = row.get("terms_ms")
+        if not isinstance(terms, Mapping) or set(terms) != set(TERMS):
             raise UserInputError(f"{where}: terms_ms must name exactly {', '.join(TERMS)}")
         values = {name: _milliseconds(where, name, terms[name]) for name in TERMS}
         step = _milliseconds(where, "step_ms", row.get("step_ms"))
@@ -85,16 +90,9 @@ def load_peer_terms(path: Path = SIMUMAX_TERMS) -> dict[str, dict[str, float]]:
 def release_tool_steps(path: Path = SIMUMAX_TERMS) -> dict[str, tuple[float, float]]:
     """``{run id: (step, step without the fused cross entropy)}`` in seconds: the peer's step as its table prints it,
     and what its release tool gives with the setting it ships (``step_ms_release_tool_unfused``)."""
-    data = load_yaml_mapping(Path(path), "peer term breakdown")
-    out = {}
-    for number, row in enumerate(data.get("rows") or [], start=1):
-        where = f"peer term breakdown {str(path)!r}, row {number}"
-        if not isinstance(row, Mapping):
-            raise UserInputError(f"{where} must be a mapping")
-        out[str(row.get("run"))] = (_milliseconds(where, "step_ms", row.get("step_ms")) / 1e3,
-                                    _milliseconds(where, "step_ms_release_tool_unfused",
-                                                  row.get("step_ms_release_tool_unfused")) / 1e3)
-    return out
+    return {str(row.get("run")): tuple(_milliseconds(_where(path, number), name, row.get(name)) / 1e3
+                                       for name in ("step_ms", "step_ms_release_tool_unfused"))
+            for number, row in enumerate(_rows(path), start=1)}
 
 
 def _milliseconds(where: str, name: str, value) -> float:
