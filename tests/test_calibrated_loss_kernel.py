@@ -15,7 +15,7 @@ def test_flash_attentions_fused_cross_entropy_moves_eight_bytes_a_logit():
     # for its sum of exponentials (2 + 2); the backward reads it and writes the gradient (2 + 2)
     assert LOSS_TRAFFIC["xentropy"] == (2 + 2) + (2 + 2) == 8
     # the three implementations logit_bytes names keep their counts (test_calibrated.py counts them)
-    assert LOGIT_TRAFFIC == {6: 20, 10: 52, 14: 48}
+    assert LOGIT_TRAFFIC == {6: 20, 10: 52, 12: 48, 14: 48, 16: 48}
     assert {k: LOSS_TRAFFIC[k] for k in ("half", "megatron", "pytorch")} == {"half": 20, "megatron": 52, "pytorch": 48}
 
 
@@ -70,3 +70,30 @@ def test_simumaxs_cef_rows_read_transformer_engines_fused_cross_entropy_as_state
     # every row of the release table is a "_cef" case: --cross-entropy-loss-fusion --cross-entropy-fusion-impl te
     assert len(simumax) == 36 and all(run.id.endswith("-cef") for run in simumax)
     assert all(run.recipe.loss_kernel == "te" and "loss_kernel" in run.stated for run in simumax)
+
+
+def test_torchtitans_logits_freed_before_the_backward_save_what_its_commit_says():
+    import dataclasses
+
+    from lgacc.model.calibrated.parameters import fitted_calibration
+    from lgacc.studies.validation.calibrated import predict
+    from lgacc.studies.validation.runs import load_runs
+
+    runs = load_runs()
+    # 157a12c56 (A100 table) keeps the model's fp32 logits through the backward; 9dec370 (H100 table) frees them
+    a100 = [run for run in runs if run.id.startswith("torchtitan2024-") and "-h100-" not in run.id]
+    h100 = [run for run in runs if run.id.startswith("torchtitan2024-h100-llama31-")]
+    assert a100 and all(run.recipe.logit_bytes == 16 and "logit_bytes" in run.assumed for run in a100)
+    assert h100 and all(run.recipe.logit_bytes == 12 and "logit_bytes" in run.assumed for run in h100)
+    assert all(run.recipe.loss_kernel is None and loss_traffic(run.recipe) == 48 for run in a100 + h100)
+    # torchtitan e29b6b4d4 (2024-06-12): "del logits=(bs, seq_len, vocab_size) to save 3.9G memory", at the
+    # 8B configuration's local batch 1, sequence 8192, vocabulary 128,256: 4 fp32 bytes a logit
+    saved = (16 - 12) * 1 * 8192 * 128256
+    assert round(saved / 2**30, 1) == 3.9
+    run = next(run for run in a100 if run.id == "torchtitan2024-llama3-8b-sel-layer")
+    assert (run.b_mu, run.model.d_s, run.model.d_v) == (1, 8192, 128256)
+    freed = dataclasses.replace(run, recipe=dataclasses.replace(run.recipe, logit_bytes=12))
+    calibration = fitted_calibration()
+    kept, after = predict([run, freed], calibration)["memory_bytes"]
+    # the logits' term is at the peak; the allocator's fragmentation share rides on it as on every activation
+    assert kept - after == pytest.approx(saved * (1 + calibration.fragmentation), rel=1e-9)

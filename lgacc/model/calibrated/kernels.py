@@ -161,7 +161,7 @@ def cross_entropy_bytes() -> sympy.Expr:
       ``megatron/core/tensor_parallel/cross_entropy.py``, core_r0.14.0, unfused, the default): the cast, the
       maximum, the subtraction, ``exp`` and the division in place, the sum; backward, the gradient scaled in place
       and cast back for the head's products: **52**;
-    * PyTorch's ``cross_entropy`` on fp32 logits (``logit_bytes`` 14: ``log_softmax`` and ``nll_loss``): the cast;
+    * PyTorch's ``cross_entropy`` on fp32 logits (``logit_bytes`` 12, 14 or 16: ``log_softmax`` and ``nll_loss``): the cast;
       ``log_softmax``'s kernel for a row longer than it keeps on chip reads the row for its maximum, for its sum of
       exponentials and for its output, and writes it; ``nll_loss``'s backward writes a zero gradient and scatters
       into it; ``log_softmax``'s backward reads the incoming gradient for its sum, then it and the output, and

@@ -43,7 +43,8 @@ drop with FlashAttention); torchtitan's per-operation policy keeps the layer's i
 and every other matrix product's output (half the tensor-parallel region).
 The first stage holds ``m_flight`` micro-batches through its ``L`` layers (the schedule's closed
 form); a single stage also holds the logits (``g_L`` bytes per logit of its vocabulary share: 10 for
-half-precision logits, an fp32 softmax and its gradient; 14 for PyTorch's cross entropy on fp32 logits; 6 on half ones) from the loss to the head's backward, before any layer's
+half-precision logits, an fp32 softmax and its gradient; 14 for PyTorch's cross entropy on fp32 logits, 12 with
+the logits freed before the backward, 16 with fp32 logits kept through it; 6 on half ones) from the loss to the head's backward, before any layer's
 backward recomputes or works on its activations: the peak takes the larger of the two, not their sum.  A share ``phi`` of the activations is lost to the
 allocator's fragmentation, and ``M_0`` bytes are the framework's own (workspaces, communication
 buffers).

@@ -65,9 +65,13 @@ FIELDS: dict[str, str] = {
     "logit_bytes": "bytes per logit alive at the loss's backward: 10 (half-precision logits, an fp32 softmax and "
                    "its gradient: Megatron-LM's vocab-parallel cross entropy; the default), 14 (PyTorch's "
                    "cross_entropy on fp32 logits: the half logits, log_softmax's fp32 output, the incoming and the "
-                   "outgoing fp32 gradient) or 6 (the loss in half precision, DeepSpeed fp16 without autocast: the "
-                   "half logits' copy, log_softmax's output and its gradient, 2 bytes each); the implementation it names "
-                   "also sets the bytes per logit the loss's kernels move in the step time (52, 48 and 20, "
+                   "outgoing fp32 gradient), 12 (the same with the logits freed before the backward, torchtitan's "
+                   "del pred since 2024-06: log_softmax's fp32 output and the two fp32 gradients), 16 (the model "
+                   "returns fp32 logits kept through the backward, torchtitan before it: those, log_softmax's fp32 "
+                   "output and the two fp32 gradients) or 6 (the loss in half "
+                   "precision, DeepSpeed fp16 without autocast: the half logits' copy, log_softmax's output and its "
+                   "gradient, 2 bytes each); the implementation it names also sets the bytes per logit the loss's "
+                   "kernels move in the step time (52 for 10, 48 for 12, 14 and 16, 20 for 6, "
                    "lgacc.model.calibrated.kernels.cross_entropy_bytes)",
     "ddp_bucket_copy": "PyTorch DistributedDataParallel's buckets keep a second copy of the gradients "
                        "(gradient_as_bucket_view=False, DDP's default; grad_reduce_bytes each)",
@@ -145,7 +149,7 @@ FIELDS: dict[str, str] = {
 }
 DP_NETWORKS = ("ring", "per-gpu")
 MIXED_PRECISION = ("megatron", "amp", "amp-zeroed")
-LOGIT_BYTES = (6, 10, 14)
+LOGIT_BYTES = (6, 10, 12, 14, 16)
 #: the loss's kernels, forward then backward, with the bytes each moves per logit, for each implementation, read from
 #: the code (lgacc.model.calibrated.kernels.cross_entropy_bytes says where): each kernel's tensors read or written once
 LOGIT_PASSES: dict[str, tuple[tuple[str, int], ...]] = {
@@ -178,7 +182,7 @@ LOGIT_PASSES: dict[str, tuple[tuple[str, int], ...]] = {
 }
 LOSS_KERNELS = tuple(LOGIT_PASSES)
 #: the loss each reading of ``logit_bytes`` names, where the recipe's ``loss_kernel`` is unset
-LOGIT_IMPLEMENTATION = {6: "half", 10: "megatron", 14: "pytorch"}
+LOGIT_IMPLEMENTATION = {6: "half", 10: "megatron", 12: "pytorch", 14: "pytorch", 16: "pytorch"}
 #: bytes per logit the loss's kernels move, forward and backward: :data:`LOGIT_PASSES` summed
 LOSS_TRAFFIC = {kernel: sum(size for _, size in kernels) for kernel, kernels in LOGIT_PASSES.items()}
 #: the same, by the reading of ``logit_bytes`` that names the implementation
@@ -305,7 +309,8 @@ class Recipe:
             raise UserInputError(f"recipe mixed_precision={self.mixed_precision!r} must be one of "
                                  f"{', '.join(MIXED_PRECISION)}")
         if isinstance(self.logit_bytes, bool) or self.logit_bytes not in LOGIT_BYTES:
-            raise UserInputError(f"recipe logit_bytes={self.logit_bytes!r} must be one of 6, 10, 14")
+            raise UserInputError(f"recipe logit_bytes={self.logit_bytes!r} must be one of "
+                                 f"{', '.join(map(str, LOGIT_BYTES))}")
         if self.host_framework not in HOST_FRAMEWORKS:
             raise UserInputError(f"recipe host_framework={self.host_framework!r} must be one of "
                                  f"{', '.join(HOST_FRAMEWORKS)}")

@@ -79,7 +79,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "attention_kernel": ("fa2", "cudnn", "triton"),
     "mixed_precision": ("megatron", "amp", "amp-zeroed"),
     "main_grad_bytes": (2, 4),
-    "logit_bytes": (6, 10, 14),
+    "logit_bytes": (6, 10, 12, 14, 16),
     "ddp_bucket_copy": (True, False),
     "cuda_graphs": (True, False),
     "host_sync": (True, False),
