@@ -82,7 +82,7 @@ def test_torchtitans_logits_freed_before_the_backward_save_what_its_commit_says(
     runs = load_runs()
     # 157a12c56 (A100 table) keeps the model's fp32 logits through the backward; 9dec370 (H100 table) frees them
     a100 = [run for run in runs if run.id.startswith("torchtitan2024-") and "-h100-" not in run.id]
-    h100 = [run for run in runs if run.id.startswith("torchtitan2024-h100-llama31-")]
+    h100 = [run for run in runs if run.id.startswith(("torchtitan2024-h100-llama31-", "torchtitan2024-h100-float8-"))]
     assert a100 and all(run.recipe.logit_bytes == 16 and "logit_bytes" in run.assumed for run in a100)
     assert h100 and all(run.recipe.logit_bytes == 12 and "logit_bytes" in run.assumed for run in h100)
     assert all(run.recipe.loss_kernel is None and loss_traffic(run.recipe) == 48 for run in a100 + h100)
