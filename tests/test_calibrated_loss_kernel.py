@@ -34,7 +34,7 @@ def test_unset_the_loss_is_the_one_logit_bytes_names_and_set_it_wins():
     assert loss_traffic(Recipe(logit_bytes=14, loss_kernel="xentropy")) == 8
     assert Recipe.from_strings(["loss_kernel=unset"]).loss_kernel is None
     assert Recipe.from_strings(["loss_kernel=XENTROPY"]).loss_kernel == "xentropy"
-    with pytest.raises(UserInputError, match=r"recipe loss_kernel='liger' must be one of half, megatron, pytorch, xentropy, te"):
+    with pytest.raises(UserInputError, match=r"recipe loss_kernel='liger' must be one of half, megatron, pytorch, xentropy, te, pytorch-half"):
         Recipe(loss_kernel="liger")
 
 
@@ -52,7 +52,7 @@ def test_llm_foundrys_runs_read_its_fused_cross_entropy():
     mosaic = [run for run in runs if run.id.startswith("mosaicml-")]
     assert len(mosaic) >= 90 and all(run.recipe.loss_kernel == "xentropy" for run in mosaic)
     assert all(run.recipe.loss_kernel is None for run in runs
-               if not run.id.startswith(("mosaicml-", "simumax-", "mbridge2511-")))
+               if not run.id.startswith(("mosaicml-", "simumax-", "mbridge2511-", "automodel2025-")))
 
 
 def test_megatron_bridges_performance_recipes_read_transformer_engines_fused_cross_entropy():
@@ -97,3 +97,17 @@ def test_torchtitans_logits_freed_before_the_backward_save_what_its_commit_says(
     kept, after = predict([run, freed], calibration)["memory_bytes"]
     # the logits' term is at the peak; the allocator's fragmentation share rides on it as on every activation
     assert kept - after == pytest.approx(saved * (1 + calibration.fragmentation), rel=1e-9)
+
+
+def test_nemo_automodels_loss_is_pytorchs_cross_entropy_on_the_half_logits():
+    from lgacc.studies.validation.runs import load_runs
+
+    # PyTorch's kernels on 2-byte logits without the casts: log_softmax reads the row three times and writes it
+    # (4 x 2), nll_loss's backward writes a zero gradient and scatters (2), log_softmax's backward reads the incoming
+    # gradient twice and its output once and writes (4 x 2)
+    assert LOSS_TRAFFIC["pytorch-half"] == 4 * 2 + 2 + 4 * 2 == 18
+    # the same kernels as the fp32 loss, every tensor half the size, less the two casts (2 + 4 each way)
+    assert LOSS_TRAFFIC["pytorch"] == 2 * LOSS_TRAFFIC["pytorch-half"] + (2 + 4) + (4 + 2)
+    automodel = [run for run in load_runs() if run.id.startswith("automodel2025-")]
+    assert automodel and all(run.recipe.loss_kernel == "pytorch-half" and "loss_kernel" in run.assumed
+                             for run in automodel)

@@ -175,7 +175,10 @@ def cross_entropy_bytes() -> sympy.Expr:
       ``transformer_engine/common/triton/cross_entropy.py`` at v2.11, which Megatron-LM calls under
       ``--cross-entropy-loss-fusion --cross-entropy-fusion-impl te``): the forward reads the row for its maximum and
       sum, then reads it again and writes the gradient in place; the backward reads that gradient and writes it
-      scaled: **10**."""
+      scaled: **10**;
+    * PyTorch's ``cross_entropy`` on the half-precision logits themselves (``loss_kernel`` pytorch-half; NeMo
+      AutoModel's ``MaskedCrossEntropy`` with ``fp32_upcast: false``): PyTorch's kernels above without the casts,
+      every tensor in 2 bytes: **18**."""
     return g_X * tokens() * d_v / n_a
 
 

@@ -134,11 +134,13 @@ FIELDS: dict[str, str] = {
                    "lgacc.model.calibrated.recipe.EAGER_NORM_PASSES)",
     "loss_kernel": "the cross entropy's kernels, where they are not the ones logit_bytes names (unset, the default): "
                    "megatron (Megatron-LM's vocab-parallel loss on an fp32 copy, 52 bytes a logit), pytorch "
-                   "(cross_entropy on fp32 logits, 48), half (Megatron-LM's in half precision, 20) or xentropy "
+                   "(cross_entropy on fp32 logits, 48), half (Megatron-LM's in half precision, 20), xentropy "
                    "(FlashAttention's fused CUDA cross entropy on half logits, LLM Foundry's fused_crossentropy: two "
-                   "reads forward, a read and a write backward, 8) or te (Transformer Engine's Triton cross entropy "
+                   "reads forward, a read and a write backward, 8), te (Transformer Engine's Triton cross entropy "
                    "on half logits, Megatron-LM's --cross-entropy-loss-fusion --cross-entropy-fusion-impl te: a read, "
-                   "then a read and a write of the gradient in place forward, a read and a write backward, 10); "
+                   "then a read and a write of the gradient in place forward, a read and a write backward, 10) or "
+                   "pytorch-half (cross_entropy on the half logits without a cast, NeMo AutoModel's "
+                   "MaskedCrossEntropy with fp32_upcast false: 18); "
                    "lgacc.model.calibrated.recipe.LOGIT_PASSES; the "
                    "memory alive at the loss stays logit_bytes'",
     "activation_kernel": "how a gated feed-forward's activation runs: fused (one kernel reads both halves and writes the "
@@ -179,6 +181,12 @@ LOGIT_PASSES: dict[str, tuple[tuple[str, int], ...]] = {
     # compute_language_model_loss), on the head's half-precision logits
     "te": (("online softmax: the maximum and the sum", 2), ("the loss and the gradient in place", 2 + 2),
            ("backward: the gradient scaled in place", 2 + 2)),
+    # PyTorch's cross_entropy on the half-precision logits themselves, no cast (NeMo AutoModel's MaskedCrossEntropy
+    # with fp32_upcast false, nemo_automodel/components/loss/masked_ce.py): "pytorch" above without its two casts,
+    # every tensor in 2 bytes
+    "pytorch-half": (("log_softmax: three reads of the row and its write", 2 + 2 + 2 + 2),
+                     ("backward: nll_loss's zero gradient and its scatter", 2),
+                     ("backward: log_softmax's two reads of the gradient, one of its output, the write", 2 + 2 + 2 + 2)),
 }
 LOSS_KERNELS = tuple(LOGIT_PASSES)
 #: the loss each reading of ``logit_bytes`` names, where the recipe's ``loss_kernel`` is unset

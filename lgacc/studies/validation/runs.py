@@ -92,7 +92,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "rope_kernel": ("fused", "complex"),
     "norm_kernel": ("fused", "eager"),
     "activation_kernel": ("fused", "eager"),
-    "loss_kernel": (None, "megatron", "pytorch", "half", "xentropy", "te"),
+    "loss_kernel": (None, "megatron", "pytorch", "half", "xentropy", "te", "pytorch-half"),
 }
 
 
