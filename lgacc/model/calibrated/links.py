@@ -11,7 +11,9 @@ bandwidth ``B = eta beta`` by least squares on the relative error of ``t`` over 
 
 The calibrated model reads the NVLink 3 table (A100, the GPU of most measured runs): its ``eta`` and its
 ``alpha`` replace the fitted bus efficiency and Calculon's 10 us (:func:`link_constants`); the same
-``eta`` serves InfiniBand, for want of a published inter-node table of the same kind (a known limit).
+``eta`` serves InfiniBand, for want of a published inter-node table of the same kind (a known limit: NCCL's
+developers state that a ring reaches about 0.96 of an InfiniBand card, ``data/calibrated/nccl_infiniband_statements.yaml``;
+the measured-runs page computes what that reading would move, :mod:`lgacc.studies.validation.what_if`).
 A GPU whose NVLink runs at the bandwidth of another table's link (the same NVLink generation and link count:
 H100 and H200 SXM, 450 GB/s per direction, NVLink 4 with NVSwitch) reads its NVLink collectives from that
 table instead (:func:`nvlink_constants`: ``eta_nvl`` and ``alpha_nvl``); a GPU without one (H800's reduced

@@ -145,12 +145,14 @@ def fit_runs(runs: Sequence[Run]) -> list[Run]:
 KAPPA_MAX = 1.5
 
 
-def _calibration(x: Sequence[float]) -> Calibration:
-    return link_priors().replace(kappa=math.exp(x[0]), xi=min(1.0, max(0.0, x[1])))
+def _calibration(x: Sequence[float], base: Calibration | None = None) -> Calibration:
+    return (link_priors() if base is None else base).replace(kappa=math.exp(x[0]), xi=min(1.0, max(0.0, x[1])))
 
 
-def objective(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None) -> Callable[[Sequence[float]], float]:
-    """The fit's loss as a function of ``(ln kappa, xi)`` over ``runs`` (dense bf16 runs: :func:`fit_runs`)."""
+def objective(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None,
+              base: Calibration | None = None) -> Callable[[Sequence[float]], float]:
+    """The fit's loss as a function of ``(ln kappa, xi)`` over ``runs`` (dense bf16 runs: :func:`fit_runs`), the
+    other constants ``base``'s (the priors with the measured tables' constants, :func:`.link_priors`, unless given)."""
     if any(run.extended for run in runs):
         raise ValueError("the calibration is fitted on dense bf16 runs only (fit_runs)")
     values = stacked_inputs(runs) if values is None else values
@@ -163,7 +165,7 @@ def objective(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None) 
     def loss(x: Sequence[float]) -> float:
         if not 0 < math.exp(x[0]) <= KAPPA_MAX:  # outside Calibration's range: the simplex must turn back, not fail
             return math.inf
-        step = predict(runs, _calibration(x), values, compact=True)["step_time_s"]
+        step = predict(runs, _calibration(x, base), values, compact=True)["step_time_s"]
         residual = np.log(step / measured)
         return float(np.sum(weights * np.abs(residual)) + RIDGE * np.sum((np.asarray(x[:1]) - prior) ** 2))
 
@@ -202,18 +204,21 @@ def nelder_mead(function: Callable[[np.ndarray], float], start: Sequence[float],
     return points[int(np.argmin(values))]
 
 
-def fit(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None) -> Calibration:
-    """The calibration fitted on ``runs`` (their step times only), from the priors."""
+def fit(runs: Sequence[Run], values: dict[str, np.ndarray] | None = None,
+        base: Calibration | None = None) -> Calibration:
+    """The calibration fitted on ``runs`` (their step times only), from the priors; its fixed constants ``base``'s
+    where given (a what-if: :mod:`.what_if`)."""
     start = [math.log(PRIORS.kappa), 0.0]
-    best = nelder_mead(objective(runs, values), start)
-    fitted = _calibration(best)
+    best = nelder_mead(objective(runs, values, base), start)
+    fitted = _calibration(best, base)
     return fitted.replace(**{name: round(getattr(fitted, name), 4) for name in FITTED})
 
 
-def leave_one_publication_out(runs: Sequence[Run]) -> dict[str, tuple[Calibration, np.ndarray]]:
+def leave_one_publication_out(runs: Sequence[Run], base: Calibration | None = None
+                              ) -> dict[str, tuple[Calibration, np.ndarray]]:
     """For each publication of the time runs: the calibration fitted on the dense bf16 runs of the others
-    (:func:`fit_runs`), and the predicted step times of its own time runs with it, extended ones included (in the
-    order of ``runs`` filtered to that publication)."""
+    (:func:`fit_runs`; its fixed constants ``base``'s where given), and the predicted step times of its own time runs
+    with it, extended ones included (in the order of ``runs`` filtered to that publication)."""
     timed = time_runs(runs)
     dense = fit_runs(runs)
     values = stacked_inputs(dense)
@@ -224,7 +229,7 @@ def leave_one_publication_out(runs: Sequence[Run]) -> dict[str, tuple[Calibratio
         if not keep.any():
             continue
         train = [run for run, k in zip(dense, keep) if k]
-        calibration = fit(train, {key: value[keep] for key, value in values.items()})
+        calibration = fit(train, {key: value[keep] for key, value in values.items()}, base)
         held = [run for run in timed if run.publication == publication]
         step = predict(held, calibration, {key: value[~keep] for key, value in values.items()}, compact=True)
         out[publication] = (calibration, step["step_time_s"])
