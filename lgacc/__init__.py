@@ -123,7 +123,8 @@ module                              job
                                     leave one publication out), ``onefactor``, ``tables``, ``figures``,
                                     ``fit`` (the fit kept as data), ``chapter`` (the chapter's sentences),
                                     ``peers`` (side by side with SimuMax, Calculon), ``peer_terms``
-                                    (term by term beside SimuMax), ``recipe_effects``, ``markdown`` (a
+                                    (term by term beside SimuMax), ``recipe_effects``, ``what_if`` (the
+                                    held-out errors at NCCL's stated InfiniBand share), ``markdown`` (a
                                     chapter table's cells as Markdown)
 ``studies/gpu_measured``            the calibrated model's kernel constants and one-GPU training
                                     steps against an H100's measurements (data/calibrated/measured)

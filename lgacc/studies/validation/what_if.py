@@ -157,7 +157,7 @@ def _change(row) -> str:
 
 def infiniband_paragraph(what_if: dict, statements: Sequence[Statement]) -> str:
     """What the table shows, computed: the two readings, the refit, the headline under each, the sources that gain
-    and lose most, and the run that turns fastest."""
+    and lose most, and the run whose prediction moves most."""
     eta, model, stated = what_if["eta"], what_if["model"], what_if["stated"]
     rows = what_if["by_publication"].assign(delta=lambda f: f["mean_error_stated"] - f["mean_error"])
     gain = rows[rows["delta"] < 0].nsmallest(2, "delta")
