@@ -81,5 +81,5 @@ def test_the_page_says_what_the_table_holds(what_if):
     assert verdict in text
     table = infiniband_table(what_if)
     assert len(table) == len(what_if["by_publication"]) and table.columns[0] == "source"
-    assert all("/" in cell for cell in table.iloc[:, 2]) and "\\" not in text.replace("$\\eta$", "").replace(
+    assert all("\u00a0/\u00a0" in cell for cell in table.iloc[:, 2]) and "\\" not in text.replace("$\\eta$", "").replace(
         "$\\kappa$", "").replace("$\\xi$", "")

@@ -7,19 +7,27 @@ import sys
 
 from lgacc.errors import UserInputError
 
-__all__ = ["main"]
+__all__ = ["main", "usage_exit"]
+
+
+def usage_exit(argv: list[str], usage: str, well_formed: bool) -> int | None:
+    """The exit code of a script writer's command line that asks for help (usage on stdout, 0) or is malformed
+    (usage on stderr, 2: a leading option is never a file name to write over), else None: go on."""
+    if argv in (["-h"], ["--help"]):
+        print(usage)
+        return 0
+    if not well_formed or not argv or argv[0].startswith("-"):
+        print(usage, file=sys.stderr)
+        return 2
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     usage = "usage: python -m lgacc.book.jsgen OUT.js [--hardware NAME|PATH]  (the page's preselected spec)"
-    if argv in (["-h"], ["--help"]):
-        print(usage)
-        return 0
-    if (len(argv) not in (1, 3) or (len(argv) == 3 and argv[1] != "--hardware")
-            or argv[0].startswith("-")):  # an option is not a file name to write over
-        print(usage, file=sys.stderr)
-        return 2
+    code = usage_exit(argv, usage, len(argv) == 1 or (len(argv) == 3 and argv[1] == "--hardware"))
+    if code is not None:
+        return code
     from .bundle import write
 
     try:

@@ -44,6 +44,8 @@ from lgacc.schedule.builders import ALIASES, LOOPED
 from lgacc.schedule.gantt import layer_colours, light
 from lgacc.schedule.summary import simulation
 
+from .command import usage_exit
+
 __all__ = ["GRID", "PHASES", "grid_data", "generate", "write", "main"]
 
 #: The values of each argument the page offers (``lgacc simulate`` takes any).
@@ -224,12 +226,8 @@ def write(path: str | Path, grid: dict = GRID) -> Path:
 def main(argv: list[str] | None = None) -> int:
     """``python -m lgacc.book.jsgen.schedules OUT.js``."""
     argv = sys.argv[1:] if argv is None else argv
-    usage = "usage: python -m lgacc.book.jsgen.schedules OUT.js"
-    if argv in (["-h"], ["--help"]):
-        print(usage)
-        return 0
-    if len(argv) != 1 or argv[0].startswith("-"):  # an option is not a file name to write over
-        print(usage, file=sys.stderr)
-        return 2
+    code = usage_exit(argv, "usage: python -m lgacc.book.jsgen.schedules OUT.js", len(argv) == 1)
+    if code is not None:
+        return code
     print(write(argv[0]))
     return 0

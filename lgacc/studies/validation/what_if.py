@@ -138,14 +138,16 @@ def infiniband_what_if(runs: Sequence[Run], statements: Sequence[Statement] | No
 
 def infiniband_table(what_if: dict) -> pd.DataFrame:
     """The page's table: per source, its runs and the held-out mean and worst errors under each reading of
-    InfiniBand, as text cells for :func:`lgacc.book.notebook.show_table` (which stacks its rows on a phone)."""
+    InfiniBand, as text cells for :func:`lgacc.book.notebook.show_table` (which stacks its rows on a phone); a
+    mean and its worst stay on one line."""
     rows = what_if["by_publication"]
     eta = what_if["eta"]
     return pd.DataFrame({
         "source": rows["publication"].astype(str),
         "runs": rows["runs"].astype(str),
-        f"η {eta['model']:.2f}: mean / worst": [f"{m:.1%} / {w:.1%}" for m, w in zip(rows["mean_error"], rows["max_error"])],
-        f"η {eta['stated']:.2f}: mean / worst": [f"{m:.1%} / {w:.1%}" for m, w in
+        f"η {eta['model']:.2f}: mean / worst": [f"{m:.1%}\u00a0/\u00a0{w:.1%}" for m, w in
+                                                zip(rows["mean_error"], rows["max_error"])],
+        f"η {eta['stated']:.2f}: mean / worst": [f"{m:.1%}\u00a0/\u00a0{w:.1%}" for m, w in
                                                  zip(rows["mean_error_stated"], rows["max_error_stated"])],
         f"η {eta['stated']:.2f}: signed mean": [f"{v:+.1%}" for v in rows["mean_signed_stated"]],
     })
@@ -173,8 +175,8 @@ def infiniband_paragraph(what_if: dict, statements: Sequence[Statement]) -> str:
     text = (f"The model reads a collective over InfiniBand at $\\eta$ = {eta['model']:.3g} of the card's bandwidth, the "
             f"share it fits to the NVLink 3 all-reduce table, for want of a published table across nodes. NCCL's "
             f"developers state what a ring reaches per card: {'; '.join(shares)} (the median share, "
-            f"{eta['stated']:.2f}). Read at {eta['stated']:.2f}, with $\\kappa$ and $\\xi$ refitted "
-            f"({model['kappa']:.3g} → {stated['kappa']:.3g}, {model['xi']:.3g} → {stated['xi']:.3g}), the held-out "
+            f"{eta['stated']:.2f}). Read at {eta['stated']:.2f}, with the two fitted parameters refitted ($\\kappa$ "
+            f"{model['kappa']:.3g} → {stated['kappa']:.3g}, $\\xi$ {model['xi']:.3g} → {stated['xi']:.3g}), the held-out "
             f"mean moves from **{model['mean_error']:.2%} to {stated['mean_error']:.2%}** (worst "
             f"{model['max_error']:.1%} → {stated['max_error']:.1%}) over {model['runs']} runs.")
     if len(gain):
