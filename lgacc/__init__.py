@@ -72,6 +72,7 @@ module                              job
                                     framework's host floor, measured), ``program`` (the
                                     expressions as data), ``store`` (kept on disk, verified),
                                     ``expected`` (evaluation), ``sparse`` (experts, context, FP8),
+                                    ``dispatch`` (the experts' token permutations, measured),
                                     ``device_memory`` (NCCL's buffers beyond the allocation)
 **schedule/**                       event simulation of the training schedules: ``operations``,
                                     ``programs``, ``lowering``, ``builders``, ``engine``, ``measure``,

@@ -88,8 +88,9 @@ def test_the_step_holds_the_addition_over_every_layer_and_the_ramp():
     per_layer = attention_core_addition(model, active_surrogate(model), hw, config, fitted_calibration(), CUDNN, 0.0)
     assert result.attention_core_s == pytest.approx((4 + 1 - 1) * 4 * per_layer)
     assert result.summary()["expected_step_breakdown_s"]["attention_core"] == result.attention_core_s
-    parts = result.dense.step_time_s + result.expert_gemm_s + result.all_to_all_s + result.attention_core_s
-    assert result.step_time_s == pytest.approx(parts)
+    parts = (result.dense.step_time_s + result.expert_gemm_s + result.all_to_all_s + result.attention_core_s
+             + result.dispatch_s)
+    assert result.dispatch_s > 0 and result.step_time_s == pytest.approx(parts)
 
 
 def test_unfused_core_at_the_gemm_rate_by_hand():

@@ -224,12 +224,14 @@ def test_overlapped_all_to_alls_cost_only_what_outlasts_the_computation():
         plain = expected_sparse("deepseek-v3", "h100-sxm", config)
         hidden = expected_sparse("deepseek-v3", "h100-sxm", config, recipe=Recipe(ep_overlap=True))
         total = plain.all_to_all_s
-        compute = plain.dense.step_parts_s["pipeline"] + plain.expert_gemm_s + plain.attention_core_s
+        compute = (plain.dense.step_parts_s["pipeline"] + plain.expert_gemm_s + plain.attention_core_s
+                   + plain.dispatch_s)
         assert total > 0 and plain.all_to_all_hidden_s == 0
         assert hidden.all_to_all_s == pytest.approx(max(0.0, total - compute), rel=1e-12)
         assert hidden.all_to_all_hidden_s == pytest.approx(min(total, compute), rel=1e-12)
         assert plain.step_time_s - hidden.step_time_s == pytest.approx(min(total, compute), rel=1e-12)
-        # off, the busiest rank's (1 + iota) tokens add iota times the all-to-alls and the experts' GEMMs, as before
+        # off, the busiest rank's (1 + iota) tokens add iota times the all-to-alls, the experts' GEMMs and the
+        # permutations, as before
         iota = IMBALANCE["capacity-2"]
         assert plain.step_time_imbalanced_s - plain.step_time_s > iota * total
         assert hidden.step_time_imbalanced_s <= plain.step_time_imbalanced_s

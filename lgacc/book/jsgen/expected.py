@@ -25,8 +25,8 @@ from lgacc.model.calibrated.attention import attention_tables, fallback_factor
 from lgacc.model.calibrated.gemm_table import MAPS, PRODUCT_LAYOUTS, gemm_tables, shape_tables
 from lgacc.model.calibrated.links import link_fits, measured_fits, nvlink_constants
 from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, HOST_FRAMEWORKS,
-                                          LOGIT_BYTES, LOGIT_IMPLEMENTATION, LOSS_TRAFFIC, MIXED_PRECISION, RECOMPUTE,
-                                          ROPE_KERNELS, NORM_KERNELS, ACTIVATION_KERNELS, rope_traffic)
+                                          LOGIT_BYTES, LOGIT_IMPLEMENTATION, LOSS_TRAFFIC, MIXED_PRECISION, MOE_DISPATCHERS,
+                                          RECOMPUTE, ROPE_KERNELS, NORM_KERNELS, ACTIVATION_KERNELS, rope_traffic)
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
 from lgacc.model.transformer import load_model, shipped_model_files
 
@@ -126,6 +126,7 @@ def expected_data() -> dict[str, Any]:
         "recompute": list(RECOMPUTE),
         "dp_networks": list(DP_NETWORKS),
         "host_frameworks": list(HOST_FRAMEWORKS),
+        "moe_dispatchers": list(MOE_DISPATCHERS),
         "attention_kernels": list(ATTENTION_KERNELS),
         "mixed_precision": list(MIXED_PRECISION),
         "logit_bytes": list(LOGIT_BYTES),
@@ -195,6 +196,7 @@ EXPECTED_JS = r"""
     if (!EXPECTED_DATA.attention_kernels.includes(R.attention_kernel)) fail(`recipe attention_kernel=${pyRepr(R.attention_kernel)} must be one of ${EXPECTED_DATA.attention_kernels.join(", ")}`);
     if (!EXPECTED_DATA.mixed_precision.includes(R.mixed_precision)) fail(`recipe mixed_precision=${pyRepr(R.mixed_precision)} must be one of ${EXPECTED_DATA.mixed_precision.join(", ")}`);
     if (!EXPECTED_DATA.logit_bytes.includes(R.logit_bytes)) fail(`recipe logit_bytes=${pyRepr(R.logit_bytes)} must be one of ${EXPECTED_DATA.logit_bytes.join(", ")}`);
+    if (!EXPECTED_DATA.moe_dispatchers.includes(R.moe_dispatcher)) fail(`recipe moe_dispatcher=${pyRepr(R.moe_dispatcher)} must be one of ${EXPECTED_DATA.moe_dispatchers.join(", ")}`);
     if (!Object.keys(EXPECTED_DATA.rope_traffic).includes(R.rope_kernel)) fail(`recipe rope_kernel=${pyRepr(R.rope_kernel)} must be one of ${Object.keys(EXPECTED_DATA.rope_traffic).join(", ")}`);
     if (R.loss_kernel !== null && !Object.keys(EXPECTED_DATA.loss_traffic).includes(R.loss_kernel)) fail(`recipe loss_kernel=${pyRepr(R.loss_kernel)} must be one of ${Object.keys(EXPECTED_DATA.loss_traffic).join(", ")} (or unset)`);
     if (!EXPECTED_DATA.norm_kernels.includes(R.norm_kernel)) fail(`recipe norm_kernel=${pyRepr(R.norm_kernel)} must be one of ${EXPECTED_DATA.norm_kernels.join(", ")}`);

@@ -24,10 +24,12 @@ from lgacc.errors import UserInputError
 __all__ = ["Recipe", "RECOMPUTE", "FIELDS", "DEFAULT_RECIPE", "ATTENTION_KERNELS", "MIXED_PRECISION", "LOGIT_BYTES",
            "LOGIT_PASSES", "LOGIT_TRAFFIC", "LOSS_KERNELS", "LOSS_TRAFFIC", "LOGIT_IMPLEMENTATION", "loss_traffic", "ROPE_PASSES", "ROPE_KERNELS", "rope_traffic",
            "NORM_KERNELS", "ACTIVATION_KERNELS", "EAGER_NORM_PASSES", "EAGER_ACTIVATION_PASSES", "eager_traffic",
-           "HOST_FRAMEWORKS",
+           "HOST_FRAMEWORKS", "MOE_DISPATCHERS",
            "zero_stage"]
 
 RECOMPUTE = ("full", "selective", "none", "op", "alternate")
+#: the experts' token dispatchers (lgacc.model.calibrated.dispatch.DISPATCHERS says what each runs)
+MOE_DISPATCHERS = ("alltoall", "deepep", "hybridep")
 ZERO_STAGES = (0, 1, 2, 3)
 GRADIENT_BYTES = (2, 4)
 
@@ -104,6 +106,12 @@ FIELDS: dict[str, str] = {
                   "be fully hidden\") and Megatron-Core's --overlap-moe-expert-parallel-comm schedule them: the step "
                   "pays only what the all-to-alls take beyond its stages' computation; off: they stall the layer "
                   "(Megatron-Core's default)",
+    "moe_dispatcher": "how a mixture of experts' tokens reach their experts, for the permutations that reorder them "
+                      "(lgacc.model.calibrated.dispatch): alltoall (Megatron-Core's MoEAlltoAllTokenDispatcher, its "
+                      "default: every copy permuted and sent, and sorted by expert where a GPU holds more than one; "
+                      "the default), deepep (its MoEFlexTokenDispatcher over DeepEP: a token sent once to each GPU "
+                      "holding one of its experts and permuted there) or hybridep (the same over HybridEP, the "
+                      "permutations fused into the communication kernels); a dense model permutes nothing",
     "host_framework": "whose modules the host issues, where the step is eager: pytorch (plain torch.nn layers under "
                       "autocast; the default) or megatron (Megatron-Core's GPTModel, its DistributedDataParallel wrapper "
                       "and forward-backward schedule, with its own modules: Megatron-LM's --transformer-impl local and "
@@ -293,6 +301,7 @@ class Recipe:
     host_sync: bool = True
     vocabulary_chunks: bool = False
     ep_overlap: bool = False
+    moe_dispatcher: str = "alltoall"
     host_framework: str = "pytorch"
     recompute_early_stop: bool = False
     rope_kernel: str = "fused"
@@ -322,6 +331,9 @@ class Recipe:
         if self.host_framework not in HOST_FRAMEWORKS:
             raise UserInputError(f"recipe host_framework={self.host_framework!r} must be one of "
                                  f"{', '.join(HOST_FRAMEWORKS)}")
+        if self.moe_dispatcher not in MOE_DISPATCHERS:
+            raise UserInputError(f"recipe moe_dispatcher={self.moe_dispatcher!r} must be one of "
+                                 f"{', '.join(MOE_DISPATCHERS)}")
         if self.rope_kernel not in ROPE_KERNELS:
             raise UserInputError(f"recipe rope_kernel={self.rope_kernel!r} must be one of {', '.join(ROPE_KERNELS)}")
         for name, allowed in (("norm_kernel", NORM_KERNELS), ("activation_kernel", ACTIVATION_KERNELS)):
@@ -364,7 +376,7 @@ class Recipe:
 def _parse(key: str, text: str) -> Any:
     lowered = text.lower()
     if key in ("recompute", "dp_network", "attention_kernel", "mixed_precision", "host_framework", "rope_kernel",
-               "norm_kernel", "activation_kernel"):
+               "norm_kernel", "activation_kernel", "moe_dispatcher"):
         return lowered
     if key in ("zero_stage", "loss_kernel"):
         if lowered in ("", "none", "unset", "default"):

@@ -22,7 +22,9 @@ Otherwise the expected step is composed of:
    experts' products are timed at ``kappa`` times their measured efficiency instead, each stage (forward, input
    gradient, weight gradient) at its own, ``F / (kappa e c)``, and the dense products they replace at the rate the
    dense program spent on them (its feed-forward maps' measured efficiencies);
-3. **dispatch and combine by alpha-beta**: two all-to-alls of ``t k d_m`` bf16 values, a share ``(n_e - 1)/n_e``
+3. **dispatch and combine by alpha-beta**: two all-to-alls of ``t k d_m`` bf16 values (under the recipe's
+   ``moe_dispatcher`` deepep or hybridep ``t r d_m``, a token once to each of the ``r`` GPUs it meets:
+   :func:`.dispatch.dispatch_rows`), a share ``(n_e - 1)/n_e``
    leaving the GPU, per MoE layer and pass (forward, backward, recomputation): ``alpha + S / (eta beta)`` (over
    NVLink ``eta_nvl`` and ``alpha_nvl`` of the GPU's NVLink generation, :func:`.links.nvlink_constants`; a GPU
    whose node has a measured all-to-all fit, the B200's, reads its share and its latency for ``n_e`` ranks,
@@ -32,10 +34,13 @@ Otherwise the expected step is composed of:
    Megatron-Core's ``--overlap-moe-expert-parallel-comm``: one micro-batch's all-to-alls run while another's chunk
    computes), hidden up to the stages' computation: the step pays ``max(0, A - C)``, ``A`` the step's all-to-alls
    and ``C`` its stages' compute (the dense program's pipeline time, the experts' and the attention's additions), an
-   upper bound on what the overlap hides (the schedule's first and last chunks have no partner);
+   upper bound on what the overlap hides (the schedule's first and last chunks have no partner); around them, the
+   **permutations** that order the tokens by expert and back (:mod:`.dispatch`: the dispatcher's rows read and
+   written at the share of the HBM bandwidth Transformer Engine's fused permutation was measured to reach), stage
+   computation like the experts' products (in ``C``);
 4. **router and load imbalance** (an assumption with both ends, :data:`IMBALANCE`): the busiest expert-parallel rank
-   receives ``(1 + iota)`` times the mean tokens and every rank waits for it: the experts' GEMMs and the
-   all-to-all grow by ``1 + iota``.  ``iota = 0`` (perfect balance: DeepSeek-V3's auxiliary-loss-free balancing
+   receives ``(1 + iota)`` times the mean tokens and every rank waits for it: the experts' GEMMs, the permutations
+   and the all-to-all grow by ``1 + iota``.  ``iota = 0`` (perfect balance: DeepSeek-V3's auxiliary-loss-free balancing
    as its limit) and ``iota = 1`` (the busiest rank at twice the mean: a capacity factor of 2, the largest that
    GShard and Switch Transformer configurations use) are both reported; the expected step is at ``iota = 0``;
 5. **the per-micro-batch additions** (2-4) run on every stage for every micro-batch and stretch the pipeline's
@@ -73,6 +78,7 @@ from ..config import TrainingConfig
 from ..hardware import Hardware, load_hardware
 from ..transformer import Transformer
 from ..evaluator.inputs import as_model
+from .dispatch import dispatch_rows, dispatch_seconds
 from .expected import SECONDS_PER_DAY, Expected, _calibration_inputs, _hardware_inputs, _link_inputs, expected
 from .parameters import Calibration, fitted_calibration
 from .recipe import DEFAULT_RECIPE, Recipe, zero_stage
@@ -149,12 +155,14 @@ class SparseExpected:
     #: the all-to-alls' time hidden under the stages' computation (the recipe's ``ep_overlap``; ``all_to_all_s`` is
     #: what the step pays beyond it)
     all_to_all_hidden_s: float = 0.0
+    #: the dispatch permutations around the all-to-alls (:mod:`.dispatch`), in ``step_time_s``
+    dispatch_s: float = 0.0
 
     def summary(self) -> dict:
         out = self.dense.summary()
         parts = dict(out["expected_step_breakdown_s"])
         parts.update(expert_gemm=self.expert_gemm_s, all_to_all=self.all_to_all_s, attention_core=self.attention_core_s,
-                     all_to_all_hidden=self.all_to_all_hidden_s)
+                     all_to_all_hidden=self.all_to_all_hidden_s, dispatch=self.dispatch_s)
         memory = {"total": self.memory_bytes / GIB, **{k: v / GIB for k, v in self.memory_parts_bytes.items()}}
         out.update({
             "expected_step_time_s": self.step_time_s,
@@ -250,9 +258,11 @@ def attention_core_addition(model: Transformer, surrogate: Transformer, hw: Hard
 
 
 def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfig, calibration: Calibration,
-                         recompute: float, surrogate: Transformer | None = None) -> tuple[float, float, float]:
+                         recompute: float, surrogate: Transformer | None = None,
+                         dispatcher: str = "alltoall") -> tuple[float, float, float]:
     """(expert GEMM time added, the experts' whole GEMM time, all-to-all time) of one MoE layer and micro-batch,
-    forward, backward and recomputation."""
+    forward, backward and recomputation; each all-to-all carries the rows ``dispatcher`` sends
+    (:func:`.dispatch.dispatch_rows`: every copy, or over DeepEP and HybridEP a token once per GPU it meets)."""
     if not model.is_sparse:
         return 0.0, 0.0, 0.0
     h = _hardware_inputs(hw)
@@ -274,8 +284,7 @@ def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfi
         dense = inputs * gemm(tokens, k * width, model.d_m, *fixed) + gemm(tokens, model.d_m, k * width, *fixed)
         passes = 3 + recompute  # forward, backward (twice the forward), the recomputed forward
         expert, whole = passes * float(grouped - dense), passes * float(grouped)
-    tokens = config.b_mu * model.d_s / config.n_c
-    k, n_e = model.experts_per_token, config.n_e
+    n_e = config.n_e
     if n_e == 1:
         return expert, whole, 0.0
     inside = n_e * config.n_a <= hw.gpus_per_node
@@ -289,7 +298,7 @@ def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfi
         bandwidth, alpha = link["eta_nvl"] * h["beta_nvl"], link["alpha_nvl"] + (n_e - 1) * link["delta_nvl"]
     else:
         bandwidth, alpha = cal["eta"] * h["beta_ib"], cal["alpha_ib"]
-    size = tokens * k * model.d_m * 2 * (n_e - 1) / n_e / config.n_a
+    size = dispatch_rows(model, config, dispatcher).sent * model.d_m * 2 * (n_e - 1) / n_e
     one = alpha + size / bandwidth
     return expert, whole, (2 + recompute) * 2 * one
 
@@ -335,24 +344,28 @@ def expected_sparse(
     dense = expected(surrogate, hw, dense_config, recipe=recipe, schedule=schedule, n_v=n_v, calibration=calibration,
                      steps=steps, assumptions=assumptions.replace(gb="GiB"), attention_peak_flop_per_s=attention_peak)
     recompute = {"full": 1.0, "alternate": 0.5}.get(recipe.recompute, 0.0)
-    expert_s, whole_s, a2a_s = _per_layer_additions(model, hw, config, calibration, recompute, surrogate)
+    expert_s, whole_s, a2a_s = _per_layer_additions(model, hw, config, calibration, recompute, surrogate,
+                                                    recipe.moe_dispatcher)
     repeats = (config.n_mu + config.n_l - 1) * model.moe_layers / config.n_l
+    # the permutations around the all-to-alls (module docstring, 3): memory-bound work on the stage, like the experts'
+    permute_s = repeats * dispatch_seconds(model, config, _hardware_inputs(hw)["beta_hbm"], recipe.moe_dispatcher,
+                                           recompute)
     # every layer's attention core beyond the surrogate's, stretched by the ramp like the experts' additions
     core_s = (config.n_mu + config.n_l - 1) * model.d_l / config.n_l * attention_core_addition(
         model, surrogate, hw, config, calibration, recipe, recompute, attention_peak)
     a2a_total = repeats * a2a_s
-    compute = dense.step_parts_s.get("pipeline", 0.0) + repeats * expert_s + core_s
+    compute = dense.step_parts_s.get("pipeline", 0.0) + repeats * expert_s + core_s + permute_s
 
     def paid(all_to_all: float, window: float) -> float:
         """What the step pays of its all-to-alls: all of them, or under ep_overlap what outlasts ``window``, the
         stages' computation (the module's docstring, 3)."""
         return max(0.0, all_to_all - window) if recipe.ep_overlap else all_to_all
 
-    base = dense.step_time_s + repeats * expert_s + core_s
+    base = dense.step_time_s + repeats * expert_s + core_s + permute_s
     exposed = paid(a2a_total, compute)
     step = base + exposed
-    # the busiest rank's (1 + iota) tokens grow its experts' GEMMs and its all-to-alls
-    extra = repeats * IMBALANCE["capacity-2"] * whole_s
+    # the busiest rank's (1 + iota) tokens grow its experts' GEMMs, its permutations and its all-to-alls
+    extra = IMBALANCE["capacity-2"] * (repeats * whole_s + permute_s)
     imbalanced = base + extra + paid((1 + IMBALANCE["capacity-2"]) * a2a_total, compute + extra)
     held = float(model.p_held(config.n_e)) + model.p_embedding
     active = float(surrogate.p) + surrogate.p_embedding
@@ -375,4 +388,4 @@ def expected_sparse(
                           expert_gemm_s=repeats * expert_s, all_to_all_s=exposed,
                           all_to_all_hidden_s=a2a_total - exposed,
                           step_time_imbalanced_s=imbalanced, fits=memory <= hw.memory_bytes, memory_parts_bytes=parts,
-                          attention_core_s=core_s)
+                          attention_core_s=core_s, dispatch_s=permute_s)

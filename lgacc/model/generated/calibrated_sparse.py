@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = 'e8140ff31b5b827bec0597e2'
+SOURCE_KEY = '93c47868121fc5cd56745d19'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
