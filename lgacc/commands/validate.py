@@ -48,8 +48,10 @@ RUN_KEYS = ("id", "publication", "citation", "model", "hardware", "n_gpu", "n_b"
 SPARSE_RUN_DEFAULTS = {"n_e": 1, "n_c": 1, "precision": "bf16"}
 #: Further keys of each run (issue #36): whether its model has experts, whether it needs the sparse extension
 #: (experts, context parallelism or FP8: reported apart, in the calibrated block's ``moe`` and ``fp8``), and the
-#: calibrated model's expert GEMM and all-to-all time (present when some run needs the extension).
-EXTENSION_RUN_KEYS = ("moe", "extended", "expected_expert_gemm_s", "expected_all_to_all_s", "expected_all_to_all_share")
+#: calibrated model's expert GEMM, all-to-all and dispatch permutation time (present when some run needs the
+#: extension).
+EXTENSION_RUN_KEYS = ("moe", "extended", "expected_expert_gemm_s", "expected_all_to_all_s", "expected_all_to_all_share",
+                      "expected_dispatch_s")
 
 KEY_MODELS = {
     **{key: "measured" for key in ("measured_step_s", "measured_memory_gib", "memory_statistic",

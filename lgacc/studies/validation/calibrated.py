@@ -65,8 +65,8 @@ def stacked_inputs(runs: Sequence[Run], calibration: Calibration | None = None) 
     return {key: np.array([row[key] for row in rows]) for key in rows[0]}
 
 
-#: The parts of an extended run's prediction (the dense program's parts of its active surrogate, plus two).
-EXTENDED_PARTS = ("expert_gemm_s", "all_to_all_s", "step_time_imbalanced_s")
+#: The parts of an extended run's prediction (the dense program's parts of its active surrogate, plus these).
+EXTENDED_PARTS = ("expert_gemm_s", "all_to_all_s", "dispatch_s", "step_time_imbalanced_s")
 
 
 def predict_extended(run: Run, calibration: Calibration) -> dict[str, float]:
@@ -79,6 +79,7 @@ def predict_extended(run: Run, calibration: Calibration) -> dict[str, float]:
            **{f"{part}_s": float(value) for part, value in dense.step_parts_s.items()}}
     out["expert_gemm_s"] = float(getattr(result, "expert_gemm_s", 0.0))
     out["all_to_all_s"] = float(getattr(result, "all_to_all_s", 0.0))
+    out["dispatch_s"] = float(getattr(result, "dispatch_s", 0.0))
     out["step_time_imbalanced_s"] = float(getattr(result, "step_time_imbalanced_s", result.step_time_s))
     return out
 
@@ -103,8 +104,8 @@ def predict(runs: Sequence[Run], calibration: Calibration, values: dict[str, np.
     """Expected step time (s), memory (GiB) and, unless ``compact``, every part, for each run; ``values`` are
     the stacked inputs of its dense bf16 runs (:func:`stacked_inputs`).  The dense bf16 runs go through the
     stacked program as before issue #36; the extended ones through :func:`predict_extended` (their parts that
-    the stacked program has and the sparse one lacks are NaN; ``expert_gemm_s``, ``all_to_all_s`` are 0 for a
-    dense run)."""
+    the stacked program has and the sparse one lacks are NaN; ``expert_gemm_s``, ``all_to_all_s`` and
+    ``dispatch_s`` are 0 for a dense run)."""
     dense = [i for i, run in enumerate(runs) if not run.extended]
     if len(dense) == len(runs):
         return _predict_dense(runs, calibration, values, compact)
@@ -120,7 +121,7 @@ def predict(runs: Sequence[Run], calibration: Calibration, values: dict[str, np.
         column = np.full(len(runs), np.nan)
         if key in part:
             column[dense] = part[key]
-        elif key in ("expert_gemm_s", "all_to_all_s"):
+        elif key in ("expert_gemm_s", "all_to_all_s", "dispatch_s"):
             column[dense] = 0.0
         elif key == "step_time_imbalanced_s" and "step_time_s" in part:
             column[dense] = part["step_time_s"]

@@ -114,7 +114,7 @@ def _compute(runs: tuple[Run, ...], calibration: Calibration) -> pd.DataFrame:
     for part in ("pipeline", "bubble", "data_parallel", "optimizer", "fixed"):
         frame[f"expected_{part}_s"] = central[f"{part}_s"]
     if frame["extended"].any():  # the sparse extension's own parts (0 for a dense bf16 run)
-        for part in ("expert_gemm", "all_to_all"):
+        for part in ("expert_gemm", "all_to_all", "dispatch"):
             frame[f"expected_{part}_s"] = central[f"{part}_s"]
         frame["expected_all_to_all_share"] = frame["expected_all_to_all_s"] / frame["expected_step_s"]
     # both ends of every unstated choice: the ideal bound and the calibrated prediction at each reading
