@@ -134,3 +134,4 @@ def test_a_bad_permutation_file_is_one_clear_error(tmp_path, change, rule):
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(UserInputError, match=rule):
         permute_shares(path)
+
