@@ -42,6 +42,7 @@ class PageVisit:
     too_wide: list[str] = field(default_factory=list)
     scrolling_tables: list[str] = field(default_factory=list)
     small_text: list[str] = field(default_factory=list)
+    math_errors: list[str] = field(default_factory=list)  # formulas MathJax could not parse ("Math input error")
     screenshot: Path | None = None
 
     def raw_markers(self) -> list[str]:
@@ -117,6 +118,8 @@ PROBE_JS = r"""(minimum) => {
     text: document.body.innerText,
     pageWidth: document.documentElement.scrollWidth,
     tooWide, scrolling, small,
+    mathErrors: [...document.querySelectorAll('mjx-merror')].map(
+      (e) => (e.getAttribute('data-mjx-error') || e.textContent || '').slice(0, 80)),
     math: document.querySelectorAll('.math').length,
     typeset: document.querySelectorAll('mjx-container').length,
     tracebacks: document.querySelectorAll('.output.traceback, .output.error, .output_error').length,
@@ -163,6 +166,7 @@ async def visit(browser, server: str, page_path: str, width: int, screenshots: P
         result.prose, result.text, result.page_width = measured["prose"], measured["text"], measured["pageWidth"]
         result.too_wide, result.scrolling_tables, result.small_text = measured["tooWide"], measured["scrolling"], measured["small"]
         result.math, result.typeset, result.tracebacks = measured["math"], measured["typeset"], measured["tracebacks"]
+        result.math_errors = measured["mathErrors"]
         if screenshots is not None:
             result.screenshot = screenshots / screenshot_name(page_path, width)
             await page.screenshot(path=str(result.screenshot), full_page=True)

@@ -1,10 +1,10 @@
 """The built book as a reader sees it, in headless Chromium at a desktop width (1400 px) and a
 phone's (390 px): every page loads with no failed request, no console error and no page reaching
 outside the book; MathJax finishes and leaves no raw LaTeX (``\\(``, ``\\[``, ``_{``, ``^{``) or
-Markdown table syntax in the text; no page is wider than the screen; on the desktop every table and
-figure fits its column without scrolling; figure text is legible (9 px or more as rendered, at both
-widths: on a phone a figure keeps a legible width and scrolls sideways in its own box); and no
-notebook shows an error.  Each page is visited once per width (``conftest.visits``); a full-page
+Markdown table syntax in the text, and no formula it could not parse ("Math input error"); no page is
+wider than the screen; on the desktop every table and figure fits its column without scrolling; figure text
+is legible (9 px or more as rendered, at both widths: on a phone a figure keeps a legible width and
+scrolls sideways in its own box); and no notebook shows an error.  Each page is visited once per width (``conftest.visits``); a full-page
 screenshot of each visit is kept under ``build/screenshots/`` or ``$LGACC_SCREENSHOTS`` (a CI artifact)."""
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ def problems(result: PageVisit) -> list[str]:
         found.append("shows a notebook error")
     if result.math and result.typeset < result.math:
         found.append(f"{result.math} equations, {result.typeset} typeset")
+    if result.math_errors:
+        found.append(f"formulas MathJax could not read (shown as 'Math input error'): {result.math_errors}")
     if result.raw_markers():
         found.append(f"raw markup as text (a formula or table did not render): {result.raw_markup()}")
     if result.page_width > result.width + 1:
@@ -142,7 +144,8 @@ def test_the_reader_checks_can_fail(browser):
     """The checks find, on a page made to have them: LaTeX that MathJax left raw in a table cell (as the
     x_model page once showed \\(3 d_{m}^{2}\\)) but not the same text in code; a table wider than the
     column that does not scroll; a table that scrolls (accepted on a phone, not on the desktop); a
-    page wider than the screen; and figure text too small to read."""
+    page wider than the screen; figure text too small to read; and a formula MathJax could not parse (it shows
+    "Math input error", which the prose check cannot see: MathJax's output is not prose)."""
     page = browser.new_page(viewport={"width": PHONE, "height": 900})
     page.set_content(
         """<body><article class="bd-article" style="width: 360px">
@@ -152,6 +155,7 @@ def test_the_reader_checks_can_fail(browser):
         <table id="wide" style="width: 1200px"><tr><td>too wide</td></tr></table>
         <div style="overflow-x: auto; width: 360px"><table style="width: 1200px"><tr><td>scrolls</td></tr></table></div>
         <svg viewBox="0 0 1000 100" style="width: 360px"><text x="10" y="50" style="font-size: 20px">tiny</text></svg>
+        <mjx-container><mjx-merror data-mjx-error="Missing argument for \\frac">Math input error</mjx-merror></mjx-container>
         </article><div style="width: 700px">wider than the screen</div></body>"""
     )
     measured = page.evaluate(PROBE_JS, MIN_FIGURE_TEXT_PX)
@@ -163,6 +167,7 @@ def test_the_reader_checks_can_fail(browser):
     assert len(measured["scrolling"]) == 1 and "scrolls" in measured["scrolling"][0]
     assert measured["pageWidth"] > PHONE + 1
     assert measured["small"] == ["tiny (7.2 px)"]
+    assert measured["mathErrors"] == ["Missing argument for \\frac"]
     cells = PageVisit(prose="memory 4.7 GiB | nan GiB per GPU | -Infinity days | undefined | NaN\nNanjing, a nano-batch, ZeRO-Infinity")
     assert [found.split(" in ")[0] for found in cells.not_numbers()] == ["'nan'", "'NaN'", "'Infinity'", "'undefined'"]
 
