@@ -165,7 +165,10 @@ def test_extensions_paragraph_on_hand_made_numbers():
                                  "lopo_mean_signed": -0.125}]}
     text = extensions_paragraph(pd.DataFrame(), {"moe": block, "fp8": {"time_runs": 0}})
     assert "**MoE: 3 runs with routed experts from 2 sources; left out 25.0% mean, 50.0% worst**" in text
-    assert "20% faster than measured on average; the ideal model is a bound for 2 of 3." in text
+    assert "20.0% faster than measured on average; the ideal model is a bound for 2 of 3." in text
+    # a mean that rounds to nothing at whole percents still says how far and which way (not "0% slower")
+    near = extensions_paragraph(pd.DataFrame(), {"moe": {**block, "lopo_mean_signed": 0.0034}, "fp8": {}})
+    assert "the calibrated step 0.3% slower than measured on average" in near
     assert "No runs computing in FP8" in text
     assert "| MoE | A | 2 | 12.5% | 25.0% | -12.5% |" in text
 

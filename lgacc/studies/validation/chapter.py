@@ -311,7 +311,7 @@ def extensions_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str
         sentences.append(
             f"**{label}: {block['runs']} {kind} from {block['publications']} sources; left out "
             f"{block['lopo_mean_error']:.1%} mean, {block['lopo_max_error']:.1%} worst**, the calibrated step "
-            f"{abs(block['lopo_mean_signed']):.0%} {sign} than measured on average; the ideal model is a bound for "
+            f"{abs(block['lopo_mean_signed']):.1%} {sign} than measured on average; the ideal model is a bound for "
             f"{block['ideal_upper_bound']} of {block['runs']}.")
         lines += [f"| {label} | {row['publication']} | {row['runs']} | {row['lopo_mean_error']:.1%} | "
                   f"{row['lopo_max_error']:.1%} | {row['lopo_mean_signed']:+.1%} |" for row in block["by_publication"]]
