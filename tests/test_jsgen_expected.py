@@ -81,6 +81,7 @@ def _case(rng: random.Random):
                            ("tp_overlap", [True, False]), ("grad_reduce_bytes", [2, 4]),
                            ("attention_kernel", ["cudnn", "fa2", "triton"]), ("mixed_precision", ["megatron", "amp", "amp-zeroed"]),
                            ("logit_bytes", [6, 10, 12, 14, 16]), ("ddp_bucket_copy", [True, False]),
+                           ("fsdp_pipeline_unsharded", [True, False]),
                            ("host_sync", [True, False]),
                            ("deepspeed_optimizer", [True, False]), ("deepspeed_pipeline", [True, False]),
                            ("vocabulary_chunks", [True, False]), ("host_framework", ["pytorch", "megatron", "megatron_te"]),

@@ -190,7 +190,7 @@ EXPECTED_JS = r"""
       R[key] = v;
     }
     if (!EXPECTED_DATA.recompute.includes(R.recompute)) fail(`recipe recompute=${pyRepr(R.recompute)} must be one of ${EXPECTED_DATA.recompute.join(", ")}`);
-    for (const key of ["sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy", "cuda_graphs", "host_sync", "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap", "recompute_early_stop"])
+    for (const key of ["sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy", "cuda_graphs", "host_sync", "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap", "recompute_early_stop", "fsdp_pipeline_unsharded"])
       if (R[key] !== true && R[key] !== false) fail(`recipe ${key}=${pyRepr(R[key])} must be true or false`);
     if (R.zero_stage !== null && ![0, 1, 2, 3].includes(R.zero_stage)) fail(`recipe zero_stage=${pyRepr(R.zero_stage)} must be one of 0, 1, 2, 3 (or unset)`);
     if (!EXPECTED_DATA.attention_kernels.includes(R.attention_kernel)) fail(`recipe attention_kernel=${pyRepr(R.attention_kernel)} must be one of ${EXPECTED_DATA.attention_kernels.join(", ")}`);
@@ -352,7 +352,7 @@ EXPECTED_JS = r"""
       g_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][0], n_R: EXPECTED_DATA.rope_traffic[R.rope_kernel][1],
       e_N: R.norm_kernel === "eager" ? 1 : 0, e_A: R.activation_kernel === "eager" ? 1 : 0,
       ddp_copy: R.ddp_bucket_copy ? 1 : 0, s_h: R.host_sync ? 1 : 0, ds_opt: R.deepspeed_optimizer ? 1 : 0,
-      ds_pipe: R.deepspeed_pipeline ? 1 : 0, vc: R.vocabulary_chunks ? 1 : 0,
+      ds_pipe: R.deepspeed_pipeline ? 1 : 0, vc: R.vocabulary_chunks ? 1 : 0, fsdp_pp: R.fsdp_pipeline_unsharded ? 1 : 0,
     }, EXPECTED_DATA.calibration);
     const nvlink = EXPECTED_DATA.nvlink_tables.find((t) => Math.abs(t.link_bytes_per_s - hw.nvlink_bandwidth_bytes_per_s / 2) <= 1e-6 * t.link_bytes_per_s
       && (t.gpus_per_node === null || t.gpus_per_node === hw.gpus_per_node));

@@ -145,6 +145,7 @@ def _recipe_inputs(recipe: Recipe, stage: int, method: Method) -> dict[str, floa
         "e_N": float(recipe.norm_kernel == "eager"), "e_A": float(recipe.activation_kernel == "eager"),
         "ddp_copy": float(recipe.ddp_bucket_copy),
         "ds_opt": float(recipe.deepspeed_optimizer), "ds_pipe": float(recipe.deepspeed_pipeline),
+        "fsdp_pp": float(recipe.fsdp_pipeline_unsharded),
         "ov_dp": float(recipe.dp_overlap), "ov_tp": float(recipe.tp_overlap), "pg": float(recipe.dp_network == "per-gpu"),
         "improved": float(method is Method.IMPROVED), "s_h": float(recipe.host_sync),
         "vc": float(recipe.vocabulary_chunks),

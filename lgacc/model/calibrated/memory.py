@@ -27,7 +27,10 @@ value).  The peak is the larger of the loss's and the first layer's backward.  P
 bytes each, counted with the buffers).  The paper's 12 bytes per parameter leave out the half-precision weights and
 gradients: 2/3 of the 18 that Megatron-LM's estimator counts.  ZeRO-3 adds the gathered weights of
 two units (the current and the prefetched layer, or the vocabulary matrix if larger) and one
-gradient bucket: ``(2 x 2 + gamma_G) max(p_layer, d_v d_m) / n_a``.
+gradient bucket: ``(2 x 2 + gamma_G) max(p_layer, d_v d_m) / n_a``; under a pipeline, torchtitan's FSDP2 (recipe
+``fsdp_pipeline_unsharded``, ``fsdp_pp``) keeps the stage's weights gathered instead (``reshard_after_forward``
+False) and ``torch.distributed.pipelining`` runs every backward without gradient sync, so the stage's gradients
+accumulate unsharded, in the reduction's precision, until the last micro-batch: ``(2 + gamma_G) P_dev``.
 
 **Activations** per layer, micro-batch and token (Korthikanti et al. 2022, Table 2, generalised to
 grouped-query attention, gated feed-forward, no dropout and FlashAttention; ``t = n_a``)::
@@ -81,6 +84,7 @@ from .symbols import (
     ds_opt,
     ds_pipe,
     fa,
+    fsdp_pp,
     gamma_G,
     g_L,
     gamma_M,
@@ -157,7 +161,12 @@ def memory_terms() -> dict[str, sympy.Expr]:
     all_gradients = gamma_M * parameters / _sharded(z_2)
     optimizer = (12 - 4 * amp) * parameters / _sharded(z_1)
     unit = maximum(layer_weights(), d_v * d_m) / n_a
-    buffers = z_3 * (2 * 2 + gamma_G) * unit + ddp_copy * gamma_G * parameters
+    # FSDP2 under a pipeline (fsdp_pp, torchtitan): the stage's weights stay gathered through the step and its
+    # gradients accumulate unsharded in the reduction's precision until the last micro-batch, in place of the two
+    # gathered units and the bucket
+    gathered = fsdp_pp * (1 - single_stage())
+    buffers = (z_3 * (1 - gathered) * (2 * 2 + gamma_G) * unit + z_3 * gathered * (2 + gamma_G) * parameters
+               + ddp_copy * gamma_G * parameters)
     per_token = activation_bytes_per_token()
     full_layer = per_token["replicated"] + per_token["split"] + per_token["core"]
     checkpoint = (2 + 2 * amp) * d_m * (1 - sp + sp / n_a)

@@ -106,6 +106,12 @@ FIELDS: dict[str, str] = {
                   "be fully hidden\") and Megatron-Core's --overlap-moe-expert-parallel-comm schedule them: the step "
                   "pays only what the all-to-alls take beyond its stages' computation; off: they stall the layer "
                   "(Megatron-Core's default)",
+    "fsdp_pipeline_unsharded": "with a pipeline and ZeRO-3, the stage's weights stay gathered through the step and its "
+                               "gradients accumulate unsharded, in the reduction's precision (grad_reduce_bytes), until "
+                               "the last micro-batch: torchtitan's FSDP2 under pipeline parallelism (apply_fsdp sets "
+                               "reshard_after_forward False, and torch.distributed.pipelining runs each backward with "
+                               "set_requires_gradient_sync(False)); off: two gathered layers and a gradient bucket at a "
+                               "time (the default)",
     "moe_dispatcher": "how a mixture of experts' tokens reach their experts, for the permutations that reorder them "
                       "(lgacc.model.calibrated.dispatch): alltoall (Megatron-Core's MoEAlltoAllTokenDispatcher, its "
                       "default: every copy permuted and sent, and sorted by expert where a GPU holds more than one; "
@@ -301,6 +307,7 @@ class Recipe:
     host_sync: bool = True
     vocabulary_chunks: bool = False
     ep_overlap: bool = False
+    fsdp_pipeline_unsharded: bool = False
     moe_dispatcher: str = "alltoall"
     host_framework: str = "pytorch"
     recompute_early_stop: bool = False
@@ -314,7 +321,8 @@ class Recipe:
             raise UserInputError(f"recipe recompute={self.recompute!r} must be one of {', '.join(RECOMPUTE)}")
         for name in ("sequence_parallel", "flash_attention", "dropout", "dp_overlap", "tp_overlap", "ddp_bucket_copy",
                      "cuda_graphs", "host_sync", "deepspeed_optimizer",
-                     "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap", "recompute_early_stop"):
+                     "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap", "recompute_early_stop",
+                     "fsdp_pipeline_unsharded"):
             if not isinstance(getattr(self, name), bool):
                 raise UserInputError(f"recipe {name}={getattr(self, name)!r} must be true or false")
         if self.zero_stage is not None and (isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES):

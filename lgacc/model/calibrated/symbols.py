@@ -100,6 +100,7 @@ e_A = _indicator("e_A")
 ddp_copy = _indicator("ddp_copy")
 ds_opt = _indicator("ds_opt")
 ds_pipe = _indicator("ds_pipe")
+fsdp_pp = _indicator("fsdp_pp")
 ov_dp = _indicator("ov_dp")
 ov_tp = _indicator("ov_tp")
 s_h = _indicator("s_h")
@@ -207,6 +208,8 @@ TABLE: tuple[tuple[str, sympy.Symbol, str, str], ...] = (
      "its gradient reduction's flat bucket and its step's flat gradient copies, 0 or 1", "indicator"),
     ("ds_pipe", ds_pipe, "DeepSpeed's PipelineEngine: each in-flight micro-batch's stage output kept (split by n_a), "
      "restored in full with the full received gradient at its backward, 0 or 1", "indicator"),
+    ("fsdp_pp", fsdp_pp, "FSDP2 under a pipeline keeps the stage's weights gathered and accumulates its gradients "
+     "unsharded, in the reduction's precision, until the last micro-batch (torchtitan), 0 or 1", "indicator"),
     ("ov_dp", ov_dp, "data-parallel reduction overlapped with the backward pass, 0 or 1", "indicator"),
     ("pg", pg, "data-parallel collectives through each GPU's own network card (the paper's per-GPU count), 0 or 1",
      "indicator"),

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '48ba890f4c7ec20c4c861020'
+SOURCE_KEY = '5a700202c06362abeb9a422f'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

@@ -88,6 +88,7 @@ READING_FIELDS: dict[str, tuple[Any, ...] | None] = {
     "vocabulary_chunks": (True, False),
     "ep_overlap": (True, False),
     "moe_dispatcher": ("alltoall", "deepep", "hybridep"),
+    "fsdp_pipeline_unsharded": (True, False),
     "host_framework": ("pytorch", "megatron", "megatron_te"),
     "recompute_early_stop": (True, False),
     "rope_kernel": ("fused", "complex"),
@@ -157,6 +158,9 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
                           "them a chunk of their own says so in its file)", lambda r: ()),
     "ep_overlap": (False, "the experts' all-to-alls stall their layer, Megatron-Core's default (a run whose schedule "
                    "hides them says so in its file; it matters only with expert parallelism)", lambda r: ()),
+    "fsdp_pipeline_unsharded": (False, "a pipeline whose sharded weights are gathered a layer at a time and whose "
+                                "gradients are reduced as they come (a torchtitan run with FSDP and a pipeline says so "
+                                "in its file; it matters only with both)", lambda r: ()),
     "moe_dispatcher": ("alltoall", "Megatron-Core's default token dispatcher, MoEAlltoAllTokenDispatcher "
                        "(moe_token_dispatcher_type alltoall; Megatron-Bridge's MoE providers keep it, "
                        "moe_permute_fusion on): every copy permuted, sent and sorted by expert (a run that dispatches "
@@ -279,7 +283,7 @@ class Run:
                         "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
                         "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs", "host_sync",
                         "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap",
-                        "moe_dispatcher", "host_framework", "recompute_early_stop", "rope_kernel", "norm_kernel",
+                        "moe_dispatcher", "fsdp_pipeline_unsharded", "host_framework", "recompute_early_stop", "rope_kernel", "norm_kernel",
                         "activation_kernel", "loss_kernel")})
         return values
 
@@ -548,7 +552,8 @@ def _run(spec: Mapping[str, Any], top: Mapping[str, Any], hardware: Hardware, or
                     deepspeed_optimizer=values["deepspeed_optimizer"],
                     deepspeed_pipeline=values["deepspeed_pipeline"],
                     vocabulary_chunks=values["vocabulary_chunks"], ep_overlap=values["ep_overlap"],
-                    moe_dispatcher=values["moe_dispatcher"], host_framework=values["host_framework"],
+                    moe_dispatcher=values["moe_dispatcher"],
+                    fsdp_pipeline_unsharded=values["fsdp_pipeline_unsharded"], host_framework=values["host_framework"],
                     recompute_early_stop=values["recompute_early_stop"], rope_kernel=values["rope_kernel"],
                     norm_kernel=values["norm_kernel"], activation_kernel=values["activation_kernel"],
                     loss_kernel=values["loss_kernel"])
