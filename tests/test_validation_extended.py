@@ -169,6 +169,10 @@ def test_extensions_paragraph_on_hand_made_numbers():
     # a mean that rounds to nothing at whole percents still says how far and which way (not "0% slower")
     near = extensions_paragraph(pd.DataFrame(), {"moe": {**block, "lopo_mean_signed": 0.0034}, "fp8": {}})
     assert "the calibrated step 0.3% slower than measured on average" in near
+    assert "memory" not in near.split("|")[0]  # no memory run, no memory sentence
+    measured = extensions_paragraph(pd.DataFrame(), {"moe": {**block, "memory_runs": 4, "memory_mean_error": 0.0776,
+                                                             "memory_max_error": 0.1315}, "fp8": {}})
+    assert "Their memory, 4 runs: 7.8% mean, 13.2% worst." in measured
     assert "No runs computing in FP8" in text
     assert "| MoE | A | 2 | 12.5% | 25.0% | -12.5% |" in text
 

@@ -296,7 +296,8 @@ def peer_terms_paragraph(comparison: pd.DataFrame, kappa: float) -> str:
 def extensions_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str:
     """The runs with experts and the FP8 runs, apart (the summary's ``moe`` and ``fp8`` keys): how many, from how
     many sources, the calibrated model's error with each source left out (its calibration fitted on dense bf16
-    runs only), which way it errs, how often the ideal model is a bound; then one line per source."""
+    runs only), which way it errs, how often the ideal model is a bound, and the error of the memory where runs
+    measure it; then one line per source."""
     sentences, lines = [], ["| group | source | runs | left out: mean | left out: worst | signed mean |",
                             "|---|---|---:|---:|---:|---:|"]
     for name, (_, what) in EXTENSIONS.items():
@@ -308,11 +309,13 @@ def extensions_paragraph(frame: pd.DataFrame, numbers: Mapping[str, Any]) -> str
         sign = "faster" if block["lopo_mean_signed"] < 0 else "slower"
         kind = ("runs with routed experts" if name == "moe" else
                 f"FP8 runs ({block['dense_runs']} of dense models)")
+        memory = (f" Their memory, {block['memory_runs']} runs: {block['memory_mean_error']:.1%} mean, "
+                  f"{block['memory_max_error']:.1%} worst." if block.get("memory_runs") else "")
         sentences.append(
             f"**{label}: {block['runs']} {kind} from {block['publications']} sources; left out "
             f"{block['lopo_mean_error']:.1%} mean, {block['lopo_max_error']:.1%} worst**, the calibrated step "
             f"{abs(block['lopo_mean_signed']):.1%} {sign} than measured on average; the ideal model is a bound for "
-            f"{block['ideal_upper_bound']} of {block['runs']}.")
+            f"{block['ideal_upper_bound']} of {block['runs']}.{memory}")
         lines += [f"| {label} | {row['publication']} | {row['runs']} | {row['lopo_mean_error']:.1%} | "
                   f"{row['lopo_max_error']:.1%} | {row['lopo_mean_signed']:+.1%} |" for row in block["by_publication"]]
     return (" ".join(sentences) + " The calibration was fitted on dense bf16 runs only: these errors are those of "
