@@ -30,6 +30,27 @@ def test_the_experts_state_is_sharded_over_the_ranks_holding_the_same_experts(st
     assert result.memory_parts_bytes["weights"] == pytest.approx(2 * (held + rest), rel=1e-12)
 
 
+def test_the_experts_state_is_read_on_the_stage_with_the_most_expert_layers():
+    """Two stages of the 4-layer DeepSeek-V3 (a dense layer, then three with experts): one stage holds two expert
+    layers, 4/3 of the average, and every state part of the routed experts is read there, the sharded ones (ZeRO-1's
+    optimizer) over the n_b / n_e = 1 ranks that share them, the rest as the dense program has it."""
+    from lgacc.model.calibrated.sparse import active_surrogate, expected_sparse
+    from lgacc.studies.validation.runs import load_runs
+
+    model = next(run.model for run in load_runs() if run.id.startswith("simumax-b200-deepseekv3-l4-tp1-ep4"))
+    routed = 3 * 256 * 3 * 7168 * 2048 / 4  # a GPU's 64 experts of each of the three layers, on average
+    fullest = 4 / 3  # two expert layers where the average stage has one and a half
+    held = model.p_total - 3 * 256 * 3 * 7168 * 2048 * 3 / 4  # the rest whole, the routed experts over n_e = 4
+    surrogate = active_surrogate(model)
+    active = surrogate.p + surrogate.p_embedding
+    result = expected_sparse(model, "b200", TrainingConfig("baseline", n_b=4, n_l=2, n_e=4, n_mu=4),
+                             recipe=Recipe(zero_stage=1))
+    dense = result.dense.memory_parts_bytes
+    for part, shared_by in (("weights", 1), ("gradients", 1), ("optimizer", 4)):
+        expected = dense[part] / active * (held - routed + fullest * routed * shared_by)
+        assert result.memory_parts_bytes[part] == pytest.approx(expected, rel=1e-12)
+
+
 def test_torchtitans_pipeline_keeps_the_stage_gathered_and_its_gradients_unsharded():
     """Under a pipeline (fsdp_pipeline_unsharded, torchtitan's FSDP2): the stage's weights in bf16 and its gradients
     in the reduction's fp32, unsharded, in place of two gathered layers and a bucket. Hand count on Llama 3 8B (32

@@ -4,8 +4,9 @@ outside the book; MathJax finishes and leaves no raw LaTeX (``\\(``, ``\\[``, ``
 Markdown table syntax in the text, and no formula it could not parse ("Math input error"); no page is
 wider than the screen; on the desktop every table and figure fits its column without scrolling; figure text
 is legible (9 px or more as rendered, at both widths: on a phone a figure keeps a legible width and
-scrolls sideways in its own box); and no notebook shows an error.  Each page is visited once per width (``conftest.visits``); a full-page
-screenshot of each visit is kept under ``build/screenshots/`` or ``$LGACC_SCREENSHOTS`` (a CI artifact)."""
+scrolls sideways in its own box); and no notebook shows an error.  Each page is visited once per width
+(``conftest.visits``); a full-page screenshot of each visit is kept under ``build/screenshots/`` or
+``$LGACC_SCREENSHOTS`` (a CI artifact)."""
 
 from __future__ import annotations
 

@@ -25,8 +25,9 @@ from lgacc.model.calibrated.attention import attention_tables, fallback_factor
 from lgacc.model.calibrated.gemm_table import MAPS, PRODUCT_LAYOUTS, gemm_tables, shape_tables
 from lgacc.model.calibrated.links import link_fits, measured_fits, nvlink_constants
 from lgacc.model.calibrated.recipe import (ATTENTION_KERNELS, DEFAULT_RECIPE, DP_NETWORKS, FIELDS, HOST_FRAMEWORKS,
-                                          LOGIT_BYTES, LOGIT_IMPLEMENTATION, LOSS_TRAFFIC, MIXED_PRECISION, MOE_DISPATCHERS,
-                                          RECOMPUTE, ROPE_KERNELS, NORM_KERNELS, ACTIVATION_KERNELS, rope_traffic)
+                                          LOGIT_BYTES, LOGIT_IMPLEMENTATION, LOSS_TRAFFIC, MIXED_PRECISION,
+                                          MOE_DISPATCHERS, RECOMPUTE, ROPE_KERNELS, NORM_KERNELS, ACTIVATION_KERNELS,
+                                          rope_traffic)
 from lgacc.model.hardware import GIB, available_hardware, load_hardware
 from lgacc.model.transformer import load_model, shipped_model_files
 

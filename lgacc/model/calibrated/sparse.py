@@ -373,10 +373,11 @@ def expected_sparse(
     extra = IMBALANCE["capacity-2"] * (repeats * whole_s + permute_s)
     imbalanced = base + extra + paid((1 + IMBALANCE["capacity-2"]) * a2a_total, compute + extra)
     held = float(model.p_held(config.n_e)) + model.p_embedding
-    # the routed experts' parameters a GPU holds (p_held counts them divided by n_e, the rest whole)
-    routed = (float(model.p_held(1)) - float(model.p_held(config.n_e))) / (config.n_e - 1) if config.n_e > 1 else 0.0
-    if model.moe_layers:  # the peak is the fullest stage's: some stage holds ceil(moe_layers / n_l) expert layers
-        routed *= -(-model.moe_layers // config.n_l) * config.n_l / model.moe_layers
+    # the routed experts' parameters a GPU holds, on average over the stages (p_held counts them divided by n_e, the
+    # rest whole: the difference between one and two expert-parallel ranks is half of them)
+    routed = 2 * (float(model.p_held(1)) - float(model.p_held(2))) / config.n_e if model.is_sparse else 0.0
+    # the peak is the fullest stage's: some stage holds ceil(moe_layers / n_l) expert layers
+    fullest = -(-model.moe_layers // config.n_l) * config.n_l / model.moe_layers if model.moe_layers else 1.0
     active = float(surrogate.p) + surrogate.p_embedding
     stage = zero_stage(recipe, config.is_partitioned)
     sharded = {"weights": stage >= 3, "gradients": stage >= 2, "optimizer": stage >= 1}
@@ -384,7 +385,8 @@ def expected_sparse(
     # the expert-data-parallel group (Megatron-Core's distributed optimizer and DDP shard expert parameters over
     # expert_data_parallel_group, torchtitan's and AutoModel's FSDP2 over the mesh without the expert dimension):
     # n_e times the share of the rest, which the dense program split over n_b
-    scale = {part: (held + (config.n_e - 1) * routed * is_sharded) / active for part, is_sharded in sharded.items()}
+    scale = {part: (held - routed + fullest * routed * (config.n_e if is_sharded else 1)) / active
+             for part, is_sharded in sharded.items()}
     parts = {k: v * scale.get(k, 1.0) for k, v in dense.memory_parts_bytes.items()}
     memory = dense.memory_bytes + sum(parts[p] - dense.memory_parts_bytes[p] for p in sharded)
     if config.n_c > 1:

@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '5a700202c06362abeb9a422f'
+SOURCE_KEY = '8a48d24986be9abc6379d4b1'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):

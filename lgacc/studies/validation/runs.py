@@ -164,7 +164,8 @@ DEFAULTS: dict[str, tuple[Any, str, Any]] = {
     "moe_dispatcher": ("alltoall", "Megatron-Core's default token dispatcher, MoEAlltoAllTokenDispatcher "
                        "(moe_token_dispatcher_type alltoall; Megatron-Bridge's MoE providers keep it, "
                        "moe_permute_fusion on): every copy permuted, sent and sorted by expert (a run that dispatches "
-                       "over DeepEP or HybridEP says deepep or hybridep in its file; a dense model permutes nothing)", lambda r: ()),
+                       "over DeepEP or HybridEP says deepep or hybridep in its file; a dense model permutes nothing)",
+                       lambda r: ()),
     "host_framework": ("pytorch", "plain PyTorch modules, the host time the floor was measured with (a run whose "
                        "framework is Megatron-LM, NeMo or Megatron-Bridge says megatron in its file: Megatron-Core's "
                        "layer, measured on the same kind of H100, costs the host more per micro-batch, python -m "
@@ -283,8 +284,8 @@ class Run:
                         "dp_overlap", "tp_overlap", "dp_network", "attention_kernel", "mixed_precision",
                         "main_grad_bytes", "logit_bytes", "ddp_bucket_copy", "cuda_graphs", "host_sync",
                         "deepspeed_optimizer", "deepspeed_pipeline", "vocabulary_chunks", "ep_overlap",
-                        "moe_dispatcher", "fsdp_pipeline_unsharded", "host_framework", "recompute_early_stop", "rope_kernel", "norm_kernel",
-                        "activation_kernel", "loss_kernel")})
+                        "moe_dispatcher", "fsdp_pipeline_unsharded", "host_framework", "recompute_early_stop",
+                        "rope_kernel", "norm_kernel", "activation_kernel", "loss_kernel")})
         return values
 
     def with_reading(self, name: str, value: Any) -> "Run | None":
