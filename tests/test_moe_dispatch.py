@@ -135,3 +135,28 @@ def test_a_bad_permutation_file_is_one_clear_error(tmp_path, change, rule):
     with pytest.raises(UserInputError, match=rule):
         permute_shares(path)
 
+
+
+def test_deepep_crosses_the_network_once_per_node_a_token_meets():
+    """DeepEP's internode kernels send a token over the network once to each node holding one of its experts
+    (get_dispatch_layout's num_tokens_per_rdma_rank), so DeepSeek-V3 over 64 GPUs of 8 nodes sends t q rows,
+    q = 8 (1 - C(224, 8) / C(256, 8)) the nodes a token meets, 7/8 of them off the node; by hand, through the step."""
+    from lgacc.model.calibrated.dispatch import rows_between_nodes
+    from lgacc.model.calibrated.parameters import fitted_calibration
+    from lgacc.model.calibrated.sparse import expected_sparse
+
+    model = load_model("deepseek-v3")
+    config = TrainingConfig("baseline", n_b=128, n_l=16, n_e=64, n_mu=120, precision="fp8")
+    q = 8 * (1 - math.comb(224, 8) / math.comb(256, 8))
+    rows, nodes = rows_between_nodes(model, config, "deepep", 8)
+    assert nodes == 8 and rows == pytest.approx(4096 * q, rel=1e-12) and 5 < q < 6
+    # every other reading keeps the per-GPU rows: another dispatcher, a group inside a node, uneven experts
+    assert rows_between_nodes(model, config, "alltoall", 8) is None
+    assert rows_between_nodes(model, config, "hybridep", 8) is None
+    assert rows_between_nodes(model, TrainingConfig("baseline", n_b=8, n_e=8), "deepep", 8) is None
+    assert rows_between_nodes(model, config, "deepep", 72) is None
+    cal = fitted_calibration()
+    e = expected_sparse(model, "h100-sxm", config, recipe=Recipe(moe_dispatcher="deepep"))
+    one_way = 4096 * q * 7168 * 2 * 7 / 8
+    per_layer = 2 * 3 * (cal.infiniband_latency_s + one_way / (cal.eta * 50e9))  # dispatch, combine; three passes
+    assert e.all_to_all_s == pytest.approx((120 + 16 - 1) * 58 / 16 * per_layer, rel=1e-9)

@@ -18,6 +18,11 @@ meets, ``L = E / n_e`` the experts a GPU holds, every row ``d_m`` bf16 values:
   (:func:`ranks_per_token`); the receiving GPU permutes them into its experts' copies
   (``get_permuted_hidden_states_by_experts``: ``t r`` rows in, ``t k`` out, balanced) and unpermutes before the
   combine.  No chunk sort.
+  Across nodes, DeepEP's internode kernels send a token over the network once to each *node* holding one of its
+  experts, to the GPU of the same local index, which forwards it over NVLink (``get_dispatch_layout``'s
+  ``num_tokens_per_rdma_rank`` counts a token once per node of 8 GPUs; DeepSeek-V3's report, sec. 3.2.2: "transmitted
+  via IB to the GPUs with the same in-node index on its target nodes [...] forwarded via NVLink"): ``t q`` rows
+  cross the network, ``q`` the nodes a token meets (:func:`rows_between_nodes`).
 * **hybridep** (``MoEFlexTokenDispatcher`` over HybridEP, ``_HybridEPManager`` at Megatron-LM 3cbe5c68a, the
   Megatron-Core of Megatron-Bridge's 25.11 release): the same ``t r`` rows sent, and the permutations fused into the
   communication kernels ("Permute tokens for communication, perform all-to-all communication, and permute tokens for
@@ -50,7 +55,7 @@ from ..config import TrainingConfig
 from ..transformer import Transformer
 
 __all__ = ["DISPATCHERS", "PERMUTE_FILE", "DispatchRows", "PermuteShares", "dispatch_rows", "dispatch_seconds",
-           "permute_shares", "ranks_per_token"]
+           "permute_shares", "ranks_per_token", "rows_between_nodes"]
 
 PERMUTE_FILE = DATA / "calibrated" / "moe_permute.yaml"
 
@@ -161,6 +166,23 @@ def dispatch_rows(model: Transformer, config: TrainingConfig, dispatcher: str = 
         return DispatchRows(permute=received + copies, unpermute=copies + received, sort=0.0, sent=received)
     sort = 4 * copies * config.n_a if E // n_e > 1 else 0.0  # sorted after the tensor-parallel gather
     return DispatchRows(permute=t + copies, unpermute=copies + t, sort=sort, sent=copies)
+
+
+def rows_between_nodes(model: Transformer, config: TrainingConfig, dispatcher: str,
+                       gpus_per_node: int) -> tuple[float, int] | None:
+    """``(rows, nodes)``: the rows of ``d_m`` values a GPU sends over the network per all-to-all under DeepEP's
+    internode kernels, ``t q`` with ``q`` the nodes a token's experts sit on (:func:`ranks_per_token` over the
+    ``nodes`` the expert- and tensor-parallel group spans), and that number of nodes; ``None`` where the reading
+    does not apply (another dispatcher, a group inside one node, or experts that do not split evenly over its
+    nodes): the all-to-all then carries :func:`dispatch_rows`' ``sent`` rows."""
+    span = config.n_e * config.n_a
+    if dispatcher != "deepep" or not model.is_sparse or span <= gpus_per_node or span % gpus_per_node:
+        return None
+    nodes = span // gpus_per_node
+    if model.experts % nodes:
+        return None
+    t = config.b_mu * model.d_s / (config.n_c * config.n_a)
+    return t * ranks_per_token(model.experts, model.experts_per_token, nodes), nodes
 
 
 def dispatch_seconds(model: Transformer, config: TrainingConfig, beta_hbm: float, dispatcher: str = "alltoall",

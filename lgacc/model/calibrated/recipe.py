@@ -116,7 +116,7 @@ FIELDS: dict[str, str] = {
                       "(lgacc.model.calibrated.dispatch): alltoall (Megatron-Core's MoEAlltoAllTokenDispatcher, its "
                       "default: every copy permuted and sent, and sorted by expert where a GPU holds more than one; "
                       "the default), deepep (its MoEFlexTokenDispatcher over DeepEP: a token sent once to each GPU "
-                      "holding one of its experts and permuted there) or hybridep (the same over HybridEP, the "
+                      "holding one of its experts, across nodes once to each node, and permuted there) or hybridep (the same over HybridEP, the "
                       "permutations fused into the communication kernels); a dense model permutes nothing",
     "host_framework": "whose modules the host issues, where the step is eager: pytorch (plain torch.nn layers under "
                       "autocast; the default) or megatron (Megatron-Core's GPTModel, its DistributedDataParallel wrapper "

@@ -24,7 +24,9 @@ Otherwise the expected step is composed of:
    dense program spent on them (its feed-forward maps' measured efficiencies);
 3. **dispatch and combine by alpha-beta**: two all-to-alls of ``t k d_m`` bf16 values (under the recipe's
    ``moe_dispatcher`` deepep or hybridep ``t r d_m``, a token once to each of the ``r`` GPUs it meets:
-   :func:`.dispatch.dispatch_rows`), a share ``(n_e - 1)/n_e``
+   :func:`.dispatch.dispatch_rows`; across nodes DeepEP's ``t q d_m``, once to each of the ``q`` nodes it meets, a
+   share ``(N - 1)/N`` of the ``N`` nodes' leaving the node: :func:`.dispatch.rows_between_nodes`), a share
+   ``(n_e - 1)/n_e``
    leaving the GPU, per MoE layer and pass (forward, backward, recomputation): ``alpha + S / (eta beta)`` (over
    NVLink ``eta_nvl`` and ``alpha_nvl`` of the GPU's NVLink generation, :func:`.links.nvlink_constants`; a GPU
    whose node has a measured all-to-all fit, the B200's, reads its share and its latency for ``n_e`` ranks,
@@ -83,7 +85,7 @@ from ..config import TrainingConfig
 from ..hardware import Hardware, load_hardware
 from ..transformer import Transformer
 from ..evaluator.inputs import as_model
-from .dispatch import dispatch_rows, dispatch_seconds
+from .dispatch import dispatch_rows, dispatch_seconds, rows_between_nodes
 from .expected import SECONDS_PER_DAY, Expected, _calibration_inputs, _hardware_inputs, _link_inputs, expected
 from .parameters import Calibration, fitted_calibration
 from .recipe import DEFAULT_RECIPE, Recipe, zero_stage
@@ -304,6 +306,10 @@ def _per_layer_additions(model: Transformer, hw: Hardware, config: TrainingConfi
     else:
         bandwidth, alpha = cal["eta"] * h["beta_ib"], cal["alpha_ib"]
     size = dispatch_rows(model, config, dispatcher).sent * model.d_m * 2 * (n_e - 1) / n_e
+    between = None if inside else rows_between_nodes(model, config, dispatcher, hw.gpus_per_node)
+    if between is not None:  # DeepEP across nodes: a token crosses the network once per node it meets
+        rows, nodes = between
+        size = rows * model.d_m * 2 * (nodes - 1) / nodes
     one = alpha + size / bandwidth
     return expert, whole, (2 + recompute) * 2 * one
 

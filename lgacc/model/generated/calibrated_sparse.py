@@ -4,7 +4,7 @@
 # fmt: off
 import numpy
 
-SOURCE_KEY = '8a48d24986be9abc6379d4b1'
+SOURCE_KEY = '4c69f9b6fc9563fe1d06a44b'
 
 
 def f0(a0, a1, a2, a3, a4, a5, a6, a7, a8):
