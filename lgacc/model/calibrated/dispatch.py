@@ -154,7 +154,7 @@ def dispatch_rows(model: Transformer, config: TrainingConfig, dispatcher: str = 
     own tokens: sequence-parallel shards under tensor parallelism)."""
     if dispatcher not in DISPATCHERS:
         raise UserInputError(f"recipe moe_dispatcher={dispatcher!r} must be one of {', '.join(DISPATCHERS)}")
-    if not model.is_sparse or config.n_e < 1:
+    if not model.is_sparse:
         return DispatchRows(0.0, 0.0, 0.0, 0.0)
     t = config.b_mu * model.d_s / (config.n_c * config.n_a)
     k, E, n_e = model.experts_per_token, model.experts, config.n_e
